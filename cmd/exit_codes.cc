@@ -1,0 +1,28 @@
+#include "cmd/exit_codes.h"
+
+namespace widen {
+
+int ExitCodeFor(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kOk:
+      return kExitOk;
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kNotFound:
+      return kExitInvalid;
+    case StatusCode::kUnavailable:
+      return kExitUnavailable;
+    case StatusCode::kUnauthenticated:
+      return kExitUnauthenticated;
+    case StatusCode::kFailedPrecondition:
+      return kExitTargetState;
+    case StatusCode::kDataLoss:
+      return kExitDataLoss;
+    case StatusCode::kCancelled:
+      return kExitCancelled;
+    case StatusCode::kInternal:
+      return kExitInternal;
+  }
+  return kExitInternal;
+}
+
+}  // namespace widen

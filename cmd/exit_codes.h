@@ -1,0 +1,22 @@
+// Exit codes of the widen command (documented in README.md, "Exit codes").
+#pragma once
+
+#include "common/status.h"
+
+namespace widen {
+
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitInternal = 1,         // a bug or an unexpected failure
+  kExitInvalid = 2,          // bad command line, mapping or data (InvalidArgument, NotFound)
+  kExitUnavailable = 3,      // a server cannot be reached or went away (Unavailable)
+  kExitUnauthenticated = 4,  // credentials refused
+  kExitTargetState = 5,      // the target must be fixed first (FailedPrecondition)
+  kExitDataLoss = 6,         // corrupt bytes in the target (DataLoss)
+  kExitCancelled = 130,      // interrupted (Ctrl-C)
+};
+
+/// The exit code for a failed Status.
+int ExitCodeFor(const Status& status);
+
+}  // namespace widen

@@ -1,0 +1,74 @@
+// widen: migrate relational databases into wide-column stores.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+
+#include "cmd/commands.h"
+#include "cmd/exit_codes.h"
+
+int main(int argc, char** argv) {
+  using namespace widen;
+  CLI::App app{
+      "widen: migrate a PostgreSQL or MySQL database into HBase or an embedded "
+      "wide-column store, following a DDI mapping"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "widen 0.1.0");
+
+  MigrateOptions mo;
+  auto* migrate =
+      app.add_subcommand("migrate", "Run the mapping once: read the source, write the target");
+  migrate->add_option("-m,--mapping", mo.mapping_path, "Mapping YAML file")->required();
+  migrate->add_option("--source", mo.source_url, "Source URL, overrides the mapping's 'source'");
+  migrate->add_option("--target", mo.target_url, "Target URL, overrides the mapping's 'target'");
+  migrate->add_option("--table", mo.only_table, "Migrate only this target table (ns:table)");
+  migrate->add_option("--rejects", mo.rejects_path,
+                      "Write rows that cannot be encoded to this file (JSON lines) and go on, "
+                      "instead of stopping at the first");
+  migrate->add_option("--timestamp-ms", mo.timestamp_ms,
+                      "Timestamp of every cell in ms since the epoch (default: the mapping's "
+                      "timestamp_ms, else the run's start time)");
+  migrate->add_option("--fetch-rows", mo.fetch_rows, "Rows fetched per round trip from the source")
+      ->check(CLI::Range(1, 1000000));
+  migrate->add_flag("-q,--quiet", mo.quiet, "No progress line and no summary");
+
+  ReadOptionsCli so;
+  auto* scan =
+      app.add_subcommand("scan", "Print a target table's cells as HBase's shell shows a scan");
+  scan->add_option("table", so.table, "Target table (ns:table)")->required();
+  scan->add_option("-m,--mapping", so.mapping_path,
+                   "Mapping file: its target, and key names for --decode");
+  scan->add_option("--target", so.target_url, "Target URL (e.g. leveldb:PATH)");
+  scan->add_option("--limit", so.limit, "Rows to print at most (0 = all)");
+  scan->add_option("--prefix", so.prefix, "Only rows starting with this (\\xNN for bytes)");
+  scan->add_option("--start-row", so.start_row, "First row (inclusive)");
+  scan->add_option("--stop-row", so.stop_row, "Stop before this row (exclusive)");
+  scan->add_option("--versions", so.versions, "Versions per column")->check(CLI::Range(1, 1 << 30));
+  scan->add_flag("--decode", so.decode,
+                 "Show each row key decoded into its named parts (needs -m)");
+
+  ReadOptionsCli go;
+  auto* get = app.add_subcommand("get", "Print one row as HBase's shell shows a get");
+  get->add_option("table", go.table, "Target table (ns:table)")->required();
+  get->add_option("row", go.row, "Row key (\\xNN for bytes)")->required();
+  get->add_option("-m,--mapping", go.mapping_path, "Mapping file (for its target)");
+  get->add_option("--target", go.target_url, "Target URL (e.g. leveldb:PATH)");
+  get->add_option("--versions", go.versions, "Versions per column")->check(CLI::Range(1, 1 << 30));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitInvalid;
+  }
+
+  try {
+    if (*migrate) return RunMigrate(mo);
+    if (*scan) return RunScan(so);
+    if (*get) return RunGet(go);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "widen: internal error: %s\n", e.what());
+    return kExitInternal;
+  }
+  return kExitInvalid;
+}

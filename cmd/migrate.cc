@@ -1,0 +1,133 @@
+// widen migrate: mapping -> source -> plan -> assemble -> store, with a
+// progress line and a summary table.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cmd/commands.h"
+#include "cmd/exit_codes.h"
+#include "cmd/report.h"
+#include "extract/source.h"
+#include "mapping/mapping.h"
+#include "store/store.h"
+#include "transform/assembler.h"
+#include "transform/plan.h"
+
+namespace widen {
+
+namespace {
+
+// Writes rejected rows as JSON lines: {"table":..., "row":..., "reason":...}.
+class JsonLinesRejects : public RejectHandler {
+ public:
+  static Result<std::unique_ptr<JsonLinesRejects>> Open(const std::string& path) {
+    auto r = std::make_unique<JsonLinesRejects>();
+    r->path_ = path;
+    r->out_.open(path, std::ios::out | std::ios::trunc);
+    if (!r->out_)
+      return Status::InvalidArgument(fmt::format("{}: cannot write the rejects file", path));
+    return r;
+  }
+  Status Reject(const std::string& table, const std::string& row_id,
+                const std::string& reason) override {
+    nlohmann::json j = {{"table", table}, {"row", row_id}, {"reason", reason}};
+    out_ << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    if (!out_) return Status::Unavailable(fmt::format("{}: write failed", path_));
+    ++count_;
+    return Status::OK();
+  }
+  uint64_t count() const { return count_; }
+
+ private:
+  std::string path_;
+  std::ofstream out_;
+  uint64_t count_ = 0;
+};
+
+int Fail(const Status& s) {
+  std::fprintf(stderr, "widen: %s\n", s.message().c_str());
+  return ExitCodeFor(s);
+}
+
+}  // namespace
+
+int RunMigrate(const MigrateOptions& o) {
+  const auto run_start = std::chrono::system_clock::now();
+  auto mapping = load_mapping(o.mapping_path);
+  if (!mapping.ok()) return Fail(mapping.status());
+  Mapping& m = *mapping;
+  if (!o.source_url.empty()) m.source_url = o.source_url;
+  if (!o.target_url.empty()) m.target_url = o.target_url;
+  if (m.target_url.empty()) {
+    return Fail(Status::InvalidArgument(fmt::format(
+        "{}: no target: set 'target' in the mapping or pass --target leveldb:PATH", m.file)));
+  }
+  if (!o.only_table.empty() && m.FindTable(o.only_table) == nullptr) {
+    return Fail(Status::NotFound(
+        fmt::format("--table {}: the mapping {} has no such target table", o.only_table, m.file)));
+  }
+
+  SourceOptions so;
+  so.fetch_rows = o.fetch_rows;
+  auto source = Source::Open(m.source_url, so);
+  if (!source.ok()) return Fail(source.status());
+  auto schema = (*source)->Introspect();
+  if (!schema.ok()) return Fail(schema.status());
+  auto plan = Plan::Make(m, *schema);
+  if (!plan.ok()) return Fail(plan.status());
+
+  StoreOptions sto;
+  auto store = Store::Open(m.target_url, sto);
+  if (!store.ok()) return Fail(store.status());
+
+  std::unique_ptr<JsonLinesRejects> rejects;
+  if (!o.rejects_path.empty()) {
+    auto r = JsonLinesRejects::Open(o.rejects_path);
+    if (!r.ok()) return Fail(r.status());
+    rejects = std::move(*r);
+  }
+
+  AssembleOptions ao;
+  ao.timestamp_ms =
+      o.timestamp_ms >= 0 ? o.timestamp_ms
+      : m.timestamp_ms
+          ? *m.timestamp_ms
+          : std::chrono::duration_cast<std::chrono::milliseconds>(run_start.time_since_epoch())
+                .count();
+  ao.rejects = rejects.get();
+  ProgressLine progress(!o.quiet && isatty(STDERR_FILENO));
+  ao.progress = [&progress](const TableStats& s) { progress.Update(s); };
+
+  std::vector<TableStats> all;
+  for (const TablePlan& tp : plan->tables) {
+    if (!o.only_table.empty() && tp.mapping->name != o.only_table) continue;
+    if (Status s = (*store)->CreateTable(tp.descriptor); !s.ok()) {
+      progress.Clear();
+      return Fail(s);
+    }
+    auto sink = (*store)->NewSink(tp.descriptor.FullName());
+    if (!sink.ok()) return Fail(sink.status());
+    TableStats stats;
+    Status s = Assemble(tp, source->get(), sink->get(), ao, &stats);
+    if (s.ok()) s = (*sink)->Close();
+    progress.Clear();
+    if (!s.ok()) return Fail(s);
+    all.push_back(stats);
+  }
+  if (!o.quiet) {
+    PrintSummary(all, stdout);
+    if (rejects && rejects->count() > 0) {
+      std::fprintf(stdout, "%llu row(s) rejected; see %s\n",
+                   static_cast<unsigned long long>(rejects->count()), o.rejects_path.c_str());
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace widen

@@ -1,0 +1,29 @@
+// Progress line and summary table of a run.
+#pragma once
+
+#include <cstdio>
+#include <vector>
+
+#include "transform/assembler.h"
+
+namespace widen {
+
+/// A one-line progress display on stderr, rewritten in place; does nothing
+/// when disabled (output is not a terminal, or --quiet).
+class ProgressLine {
+ public:
+  explicit ProgressLine(bool enabled) : enabled_(enabled) {}
+  void Update(const TableStats& s);
+  /// Erases the line (before printing anything else).
+  void Clear();
+
+ private:
+  bool enabled_;
+  bool shown_ = false;
+};
+
+/// Prints one line per target table — source rows, rows, cells, bytes,
+/// seconds, rows/s — and a total line.
+void PrintSummary(const std::vector<TableStats>& stats, std::FILE* out);
+
+}  // namespace widen

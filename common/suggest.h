@@ -1,0 +1,21 @@
+// "Did you mean" suggestions for misspelt names in messages.
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace widen {
+
+/// Levenshtein distance between two short strings.
+size_t EditDistance(std::string_view a, std::string_view b);
+
+/// The closest of `candidates` to `word` within edit distance 2, or "".
+std::string ClosestName(std::string_view word, const std::vector<std::string>& candidates);
+
+/// "; did you mean 'x'?" for the closest candidate, or "" when none is close.
+std::string DidYouMean(std::string_view word, const std::vector<std::string>& candidates);
+
+}  // namespace widen

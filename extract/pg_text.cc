@@ -1,0 +1,286 @@
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include "extract/pg_text_internal.h"
+
+namespace widen::pg_internal {
+
+namespace {
+
+// PostgreSQL type OIDs (pg_type.dat; stable across versions).
+enum : uint32_t {
+  kBoolOid = 16,
+  kByteaOid = 17,
+  kCharOid = 18,
+  kNameOid = 19,
+  kInt8Oid = 20,
+  kInt2Oid = 21,
+  kInt4Oid = 23,
+  kTextOid = 25,
+  kOidOid = 26,
+  kJsonOid = 114,
+  kFloat4Oid = 700,
+  kFloat8Oid = 701,
+  kBpcharOid = 1042,
+  kVarcharOid = 1043,
+  kDateOid = 1082,
+  kTimeOid = 1083,
+  kTimestampOid = 1114,
+  kTimestampTzOid = 1184,
+  kNumericOid = 1700,
+  kJsonbOid = 3802,
+};
+
+bool ParseDigits(std::string_view s, size_t pos, size_t n, int64_t* out) {
+  if (pos + n > s.size()) return false;
+  int64_t v = 0;
+  for (size_t i = pos; i < pos + n; ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    v = v * 10 + (s[i] - '0');
+  }
+  *out = v;
+  return true;
+}
+
+bool StripBc(std::string_view* s) {
+  if (s->size() > 3 && s->substr(s->size() - 3) == " BC") {
+    s->remove_suffix(3);
+    return true;
+  }
+  return false;
+}
+
+// Parses "YYYY...-MM-DD" at the start of s; sets *used to the bytes consumed.
+bool ParseDatePrefix(std::string_view s, bool bc, int64_t* days, size_t* used) {
+  size_t dash = s.find('-');
+  if (dash == std::string_view::npos || dash < 4) return false;
+  int64_t y, m, d;
+  if (!ParseDigits(s, 0, dash, &y) || s.size() < dash + 6 || s[dash + 3] != '-' ||
+      !ParseDigits(s, dash + 1, 2, &m) || !ParseDigits(s, dash + 4, 2, &d)) {
+    return false;
+  }
+  if (m < 1 || m > 12 || d < 1 || d > 31) return false;
+  if (bc) y = 1 - y;  // 1 BC is year 0 (proleptic)
+  *days = DaysFromCivil(y, static_cast<unsigned>(m), static_cast<unsigned>(d));
+  *used = dash + 6;
+  return true;
+}
+
+// "HH:MM:SS[.ffffff]" at the start of s (hours may have more than two digits).
+bool ParseClockPrefix(std::string_view s, int64_t* micros, size_t* used) {
+  size_t colon = s.find(':');
+  if (colon == std::string_view::npos || colon == 0) return false;
+  int64_t h, m, sec;
+  if (!ParseDigits(s, 0, colon, &h) || s.size() < colon + 6 || s[colon + 3] != ':' ||
+      !ParseDigits(s, colon + 1, 2, &m) || !ParseDigits(s, colon + 4, 2, &sec)) {
+    return false;
+  }
+  size_t pos = colon + 6;
+  int64_t frac = 0;
+  if (pos < s.size() && s[pos] == '.') {
+    ++pos;
+    int digits = 0;
+    while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') {
+      if (digits < 6) {
+        frac = frac * 10 + (s[pos] - '0');
+        ++digits;
+      }
+      ++pos;
+    }
+    while (digits++ < 6) frac *= 10;
+  }
+  *micros = ((h * 60 + m) * 60 + sec) * 1000000 + frac;
+  *used = pos;
+  return true;
+}
+
+int HexVal(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+ValueType TypeForOid(uint32_t oid) {
+  switch (oid) {
+    case kBoolOid:
+      return ValueType::kBool;
+    case kInt2Oid:
+    case kInt4Oid:
+    case kInt8Oid:
+    case kOidOid:
+      return ValueType::kInt;
+    case kFloat4Oid:
+    case kFloat8Oid:
+      return ValueType::kFloat;
+    case kNumericOid:
+      return ValueType::kDecimal;
+    case kTextOid:
+    case kVarcharOid:
+    case kBpcharOid:
+    case kCharOid:
+    case kNameOid:
+      return ValueType::kText;
+    case kByteaOid:
+      return ValueType::kBytes;
+    case kDateOid:
+      return ValueType::kDate;
+    case kTimeOid:
+      return ValueType::kTime;
+    case kTimestampOid:
+      return ValueType::kTimestamp;
+    case kTimestampTzOid:
+      return ValueType::kTimestampTz;
+    case kJsonOid:
+    case kJsonbOid:
+      return ValueType::kJson;
+    default:
+      return ValueType::kOther;
+  }
+}
+
+bool ParseDate(std::string_view s, int64_t* days) {
+  if (s == "infinity") {
+    *days = std::numeric_limits<int64_t>::max();
+    return true;
+  }
+  if (s == "-infinity") {
+    *days = std::numeric_limits<int64_t>::min();
+    return true;
+  }
+  bool bc = StripBc(&s);
+  size_t used = 0;
+  return ParseDatePrefix(s, bc, days, &used) && used == s.size();
+}
+
+bool ParseTimestamp(std::string_view s, int64_t* micros) {
+  if (s == "infinity") {
+    *micros = std::numeric_limits<int64_t>::max();
+    return true;
+  }
+  if (s == "-infinity") {
+    *micros = std::numeric_limits<int64_t>::min();
+    return true;
+  }
+  bool bc = StripBc(&s);
+  int64_t days = 0, clock = 0;
+  size_t used = 0, used2 = 0;
+  if (!ParseDatePrefix(s, bc, &days, &used) || used >= s.size() || s[used] != ' ') return false;
+  std::string_view rest = s.substr(used + 1);
+  if (!ParseClockPrefix(rest, &clock, &used2)) return false;
+  rest.remove_prefix(used2);
+  int64_t offset = 0;
+  if (!rest.empty()) {
+    if (rest[0] != '+' && rest[0] != '-') return false;
+    int sign = rest[0] == '-' ? -1 : 1;
+    int64_t h = 0, m = 0, sec = 0;
+    if (!ParseDigits(rest, 1, 2, &h)) return false;
+    size_t pos = 3;
+    if (pos < rest.size()) {
+      if (rest[pos] != ':' || !ParseDigits(rest, pos + 1, 2, &m)) return false;
+      pos += 3;
+    }
+    if (pos < rest.size()) {
+      if (rest[pos] != ':' || !ParseDigits(rest, pos + 1, 2, &sec)) return false;
+      pos += 3;
+    }
+    if (pos != rest.size()) return false;
+    offset = sign * ((h * 60 + m) * 60 + sec) * 1000000;
+  }
+  *micros = days * 86400000000LL + clock - offset;
+  return true;
+}
+
+bool ParseTime(std::string_view s, int64_t* micros) {
+  bool neg = !s.empty() && s[0] == '-';
+  if (neg) s.remove_prefix(1);
+  size_t used = 0;
+  if (!ParseClockPrefix(s, micros, &used) || used != s.size()) return false;
+  if (neg) *micros = -*micros;
+  return true;
+}
+
+bool ParseByteaHex(std::string_view s, std::string* out) {
+  out->clear();
+  if (s.size() < 2 || s[0] != '\\' || s[1] != 'x' || (s.size() % 2) != 0) return false;
+  out->reserve((s.size() - 2) / 2);
+  for (size_t i = 2; i < s.size(); i += 2) {
+    int h = HexVal(s[i]), l = HexVal(s[i + 1]);
+    if (h < 0 || l < 0) return false;
+    out->push_back(static_cast<char>(h * 16 + l));
+  }
+  return true;
+}
+
+bool ParseText(uint32_t oid, std::string_view text, Value* out) {
+  switch (oid) {
+    case kBoolOid:
+      if (text == "t") {
+        out->SetInt(ValueType::kBool, 1);
+      } else if (text == "f") {
+        out->SetInt(ValueType::kBool, 0);
+      } else {
+        return false;
+      }
+      return true;
+    case kInt2Oid:
+    case kInt4Oid:
+    case kInt8Oid:
+    case kOidOid: {
+      int64_t v = 0;
+      auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (r.ec != std::errc() || r.ptr != text.data() + text.size()) return false;
+      out->SetInt(ValueType::kInt, v);
+      return true;
+    }
+    case kFloat4Oid:
+    case kFloat8Oid: {
+      double d;
+      if (text == "NaN") {
+        d = std::numeric_limits<double>::quiet_NaN();
+      } else if (text == "Infinity") {
+        d = std::numeric_limits<double>::infinity();
+      } else if (text == "-Infinity") {
+        d = -std::numeric_limits<double>::infinity();
+      } else {
+        std::string tmp(text);  // strtod needs a terminator
+        char* end = nullptr;
+        d = oid == kFloat4Oid ? static_cast<double>(std::strtof(tmp.c_str(), &end))
+                              : std::strtod(tmp.c_str(), &end);
+        if (end != tmp.c_str() + tmp.size()) return false;
+      }
+      out->SetDouble(d);
+      return true;
+    }
+    case kByteaOid:
+      return ParseByteaHex(text, out->mutable_bytes(ValueType::kBytes));
+    case kDateOid: {
+      int64_t days;
+      if (!ParseDate(text, &days)) return false;
+      out->SetInt(ValueType::kDate, days);
+      return true;
+    }
+    case kTimeOid: {
+      int64_t us;
+      if (!ParseTime(text, &us)) return false;
+      out->SetInt(ValueType::kTime, us);
+      return true;
+    }
+    case kTimestampOid:
+    case kTimestampTzOid: {
+      int64_t us;
+      if (!ParseTimestamp(text, &us)) return false;
+      out->SetInt(oid == kTimestampOid ? ValueType::kTimestamp : ValueType::kTimestampTz, us);
+      return true;
+    }
+    default:
+      out->SetBytes(TypeForOid(oid), text);
+      return true;
+  }
+}
+
+}  // namespace widen::pg_internal

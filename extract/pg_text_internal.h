@@ -1,0 +1,31 @@
+// Parsers for PostgreSQL's text output formats (with DateStyle ISO, TimeZone
+// UTC, bytea_output hex), shared by the reader and its tests. Internal.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "common/value.h"
+
+namespace widen::pg_internal {
+
+/// widen's type for a PostgreSQL type OID (base type of a domain already
+/// resolved); kOther for anything unlisted (its text form is kept).
+ValueType TypeForOid(uint32_t oid);
+
+/// Parses `text` (the server's text form of a non-NULL value of type `oid`)
+/// into *out. Returns false when the text is not of the expected form.
+bool ParseText(uint32_t oid, std::string_view text, Value* out);
+
+/// "YYYY-MM-DD[ BC]" -> days since 1970-01-01.
+bool ParseDate(std::string_view s, int64_t* days);
+/// "YYYY-MM-DD HH:MM:SS[.f][+HH[:MM[:SS]]][ BC]" -> microseconds since the epoch,
+/// offset applied (so the result is UTC for timestamptz).
+bool ParseTimestamp(std::string_view s, int64_t* micros);
+/// "[-]HH:MM:SS[.f]" -> microseconds.
+bool ParseTime(std::string_view s, int64_t* micros);
+/// "\x0a0b..." -> bytes.
+bool ParseByteaHex(std::string_view s, std::string* out);
+
+}  // namespace widen::pg_internal

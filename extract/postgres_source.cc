@@ -1,0 +1,301 @@
+#include "extract/postgres_source.h"
+
+#include <pqxx/pqxx>
+
+#include <fmt/format.h>
+
+#include "extract/pg_text_internal.h"
+
+namespace widen {
+
+namespace {
+
+using Txn = pqxx::transaction<pqxx::repeatable_read, pqxx::read_only>;
+
+// Turns a libpq connection failure into a Status with a one-line reason.
+Status ConnectError(const std::string& url, const std::string& what) {
+  std::string msg = what;
+  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+  for (char& c : msg) {
+    if (c == '\n') c = ' ';
+  }
+  std::string m = fmt::format("source {}: {}", MaskUrl(url), msg);
+  if (msg.find("password authentication failed") != std::string::npos ||
+      msg.find("no password supplied") != std::string::npos ||
+      msg.find("authentication failed") != std::string::npos) {
+    return Status::Unauthenticated(m);
+  }
+  if (msg.find("does not exist") != std::string::npos) return Status::NotFound(m);
+  return Status::Unavailable(m);
+}
+
+// Converts an exception from libpqxx during a query into a Status.
+Status QueryError(const std::string& context, const std::exception& e) {
+  std::string msg = e.what();
+  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+  for (char& c : msg) {
+    if (c == '\n') c = ' ';
+  }
+  if (dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr) {
+    return Status::Unavailable(
+        fmt::format("{}: the connection to the source was lost: {}", context, msg));
+  }
+  return Status::InvalidArgument(fmt::format("{}: {}", context, msg));
+}
+
+class PostgresRowStream : public RowStream {
+ public:
+  PostgresRowStream(pqxx::dbtransaction* txn, std::string cursor, std::string table, int fetch_rows)
+      : txn_(txn), cursor_(std::move(cursor)), table_(std::move(table)), fetch_rows_(fetch_rows) {}
+
+  ~PostgresRowStream() override {
+    try {
+      if (txn_ != nullptr && status_.ok()) txn_->exec("CLOSE " + cursor_);
+    } catch (const std::exception&) {
+      // The transaction is read-only and ends with the source; nothing to undo.
+    }
+  }
+
+  // Fetches the first batch and sets up the schema.
+  Status Start() {
+    Fetch();
+    if (!status_.ok()) return status_;
+    const int n = batch_.columns();
+    schema_.resize(n);
+    oids_.resize(n);
+    for (int i = 0; i < n; ++i) {
+      schema_[i].name = batch_.column_name(i);
+      oids_[i] = batch_.column_type(i);
+      schema_[i].type = pg_internal::TypeForOid(oids_[i]);
+      schema_[i].source_type = std::to_string(oids_[i]);
+    }
+    row_.values.resize(n);
+    Position();
+    return status_;
+  }
+
+  bool Valid() const override { return valid_; }
+  void Next() override {
+    ++index_;
+    if (index_ >= batch_.size() && !exhausted_) Fetch();
+    Position();
+  }
+  const Row& row() const override { return row_; }
+  const RowSchema& schema() const override { return schema_; }
+  Status status() const override { return status_; }
+
+ private:
+  void Fetch() {
+    try {
+      batch_ = txn_->exec(fmt::format("FETCH FORWARD {} FROM {}", fetch_rows_, cursor_));
+      index_ = 0;
+      exhausted_ = static_cast<int>(batch_.size()) < fetch_rows_;
+    } catch (const std::exception& e) {
+      status_ = QueryError(fmt::format("reading table {}", table_), e);
+      exhausted_ = true;
+      batch_ = pqxx::result();
+      index_ = 0;
+    }
+  }
+
+  void Position() {
+    valid_ = status_.ok() && index_ < batch_.size();
+    if (!valid_) return;
+    const pqxx::row r = batch_[static_cast<pqxx::result::size_type>(index_)];
+    for (size_t i = 0; i < oids_.size(); ++i) {
+      const pqxx::field f = r[static_cast<pqxx::row::size_type>(i)];
+      Value& v = row_.values[i];
+      if (f.is_null()) {
+        v.SetNull(schema_[i].type);
+        continue;
+      }
+      std::string_view text(f.c_str(), f.size());
+      if (!pg_internal::ParseText(oids_[i], text, &v)) {
+        status_ = Status::InvalidArgument(
+            fmt::format("table {}, column {}: cannot read value '{}' of type oid {}", table_,
+                        schema_[i].name, text.substr(0, 80), oids_[i]));
+        valid_ = false;
+        return;
+      }
+    }
+  }
+
+  pqxx::dbtransaction* txn_;
+  std::string cursor_;
+  std::string table_;
+  int fetch_rows_;
+  pqxx::result batch_;
+  size_t index_ = 0;
+  bool exhausted_ = false;
+  bool valid_ = false;
+  RowSchema schema_;
+  std::vector<uint32_t> oids_;
+  Row row_;
+  Status status_;
+};
+
+}  // namespace
+
+struct PostgresSource::Session {
+  std::unique_ptr<pqxx::connection> conn;
+  std::unique_ptr<pqxx::dbtransaction> txn;
+};
+
+PostgresSource::PostgresSource(std::string url, SourceOptions options)
+    : url_(std::move(url)), options_(options), session_(std::make_unique<Session>()) {}
+
+PostgresSource::~PostgresSource() {
+  try {
+    if (session_->txn) session_->txn->abort();  // read-only: nothing to keep
+  } catch (const std::exception&) {
+  }
+  session_->txn.reset();
+  session_->conn.reset();
+}
+
+std::string PostgresSource::QuoteIdent(const std::string& name) {
+  std::string q = "\"";
+  for (char c : name) {
+    if (c == '"') q.push_back('"');
+    q.push_back(c);
+  }
+  q.push_back('"');
+  return q;
+}
+
+Result<std::unique_ptr<PostgresSource>> PostgresSource::Open(const std::string& url,
+                                                             const SourceOptions& options) {
+  std::unique_ptr<PostgresSource> src(new PostgresSource(url, options));
+  // postgres:// is libpq's other spelling; libpq takes both.
+  try {
+    src->session_->conn = std::make_unique<pqxx::connection>(url);
+  } catch (const std::exception& e) {
+    return ConnectError(url, e.what());
+  }
+  try {
+    src->session_->conn->set_client_encoding("UTF8");
+    pqxx::nontransaction setup(*src->session_->conn);
+    setup.exec(
+        "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET bytea_output = 'hex'; "
+        "SET extra_float_digits = 3; SET IntervalStyle = 'iso_8601'");
+    setup.commit();
+    src->session_->txn = std::make_unique<Txn>(*src->session_->conn, "widen");
+  } catch (const std::exception& e) {
+    return QueryError(fmt::format("source {}", MaskUrl(url)), e);
+  }
+  return src;
+}
+
+Result<SourceSchema> PostgresSource::Introspect() {
+  SourceSchema schema;
+  try {
+    // Columns of ordinary tables, views and partitioned tables in the current
+    // schema; domains resolve to their base type.
+    pqxx::result cols = session_->txn->exec(R"SQL(
+      SELECT c.relname, a.attname,
+             COALESCE(NULLIF(t.typbasetype, 0), a.atttypid)::int8 AS base_oid,
+             format_type(a.atttypid, a.atttypmod) AS declared,
+             NOT a.attnotnull AS nullable, t.typtype,
+             c.reltuples::int8
+      FROM pg_attribute a
+      JOIN pg_class c ON c.oid = a.attrelid
+      JOIN pg_namespace n ON n.oid = c.relnamespace
+      JOIN pg_type t ON t.oid = a.atttypid
+      WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'v', 'm', 'p', 'f')
+        AND a.attnum > 0 AND NOT a.attisdropped
+      ORDER BY c.relname, a.attnum)SQL");
+    for (const auto& r : cols) {
+      std::string table = r[0].c_str();
+      if (schema.tables.empty() || schema.tables.back().name != table) {
+        SourceTable t;
+        t.name = table;
+        t.estimated_rows = r[6].as<int64_t>();
+        schema.tables.push_back(std::move(t));
+      }
+      SourceColumn col;
+      col.name = r[1].c_str();
+      uint32_t oid = static_cast<uint32_t>(r[2].as<int64_t>());
+      col.type = pg_internal::TypeForOid(oid);
+      if (std::string(r[5].c_str()) == "e") col.type = ValueType::kText;  // enum types
+      col.source_type = r[3].c_str();
+      col.nullable = std::string(r[4].c_str()) == "t";
+      schema.tables.back().columns.push_back(std::move(col));
+    }
+    pqxx::result keys = session_->txn->exec(R"SQL(
+      SELECT c.relname, con.contype, a.attname, rc.relname, ra.attname, con.conname, k.ord
+      FROM pg_constraint con
+      JOIN pg_class c ON c.oid = con.conrelid
+      JOIN pg_namespace n ON n.oid = c.relnamespace
+      CROSS JOIN LATERAL unnest(con.conkey) WITH ORDINALITY AS k(attnum, ord)
+      JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum
+      LEFT JOIN pg_class rc ON rc.oid = con.confrelid
+      LEFT JOIN pg_attribute ra ON ra.attrelid = con.confrelid AND ra.attnum = con.confkey[k.ord]
+      WHERE n.nspname = current_schema() AND con.contype IN ('p', 'f')
+      ORDER BY c.relname, con.conname, k.ord)SQL");
+    std::string last_fk;
+    for (const auto& r : keys) {
+      SourceTable* t = nullptr;
+      for (auto& x : schema.tables) {
+        if (x.name == r[0].c_str()) t = &x;
+      }
+      if (t == nullptr) continue;
+      if (std::string(r[1].c_str()) == "p") {
+        t->primary_key.push_back(r[2].c_str());
+      } else {
+        std::string id = std::string(r[0].c_str()) + "/" + r[5].c_str();
+        if (id != last_fk) {
+          t->foreign_keys.push_back(ForeignKey{{}, r[3].c_str(), {}});
+          last_fk = id;
+        }
+        t->foreign_keys.back().columns.push_back(r[2].c_str());
+        t->foreign_keys.back().ref_columns.push_back(r[4].c_str());
+      }
+    }
+  } catch (const std::exception& e) {
+    return QueryError(fmt::format("source {}: reading the schema", MaskUrl(url_)), e);
+  }
+  return schema;
+}
+
+std::string PostgresSource::SelectSql(const ScanSpec& spec) const {
+  auto col = [](const ColumnExpr& c) { return QuoteIdent(c.alias) + "." + QuoteIdent(c.column); };
+  std::string sql = "SELECT ";
+  for (size_t i = 0; i < spec.columns.size(); ++i) {
+    if (i) sql += ", ";
+    sql += col(spec.columns[i]);
+  }
+  sql += " FROM " + QuoteIdent(spec.table) + " AS " + QuoteIdent(spec.alias);
+  for (const auto& j : spec.joins) {
+    sql += " LEFT JOIN " + QuoteIdent(j.table) + " AS " + QuoteIdent(j.alias) + " ON ";
+    for (size_t i = 0; i < j.on.size(); ++i) {
+      if (i) sql += " AND ";
+      sql += QuoteIdent(j.alias) + "." + QuoteIdent(j.on[i].second) + " = " + col(j.on[i].first);
+    }
+  }
+  std::vector<std::string> preds;
+  if (!spec.where.empty()) preds.push_back("(" + spec.where + ")");
+  for (const auto& c : spec.not_null) preds.push_back(col(c) + " IS NOT NULL");
+  for (size_t i = 0; i < preds.size(); ++i) sql += (i ? " AND " : " WHERE ") + preds[i];
+  for (size_t i = 0; i < spec.order_by.size(); ++i) {
+    sql += i ? ", " : " ORDER BY ";
+    sql += col(spec.order_by[i]);
+    if (spec.order_by[i].is_text) sql += " COLLATE \"C\"";
+  }
+  return sql;
+}
+
+Result<std::unique_ptr<RowStream>> PostgresSource::Scan(const ScanSpec& spec) {
+  std::string cursor = fmt::format("widen_c{}", ++next_cursor_);
+  std::string sql = SelectSql(spec);
+  try {
+    session_->txn->exec("DECLARE " + cursor + " NO SCROLL CURSOR FOR " + sql);
+  } catch (const std::exception& e) {
+    return QueryError(fmt::format("table {}: query failed ({})", spec.table, sql), e);
+  }
+  auto stream = std::make_unique<PostgresRowStream>(session_->txn.get(), cursor, spec.table,
+                                                    options_.fetch_rows);
+  WIDEN_RETURN_IF_ERROR(stream->Start());
+  return std::unique_ptr<RowStream>(std::move(stream));
+}
+
+}  // namespace widen

@@ -1,0 +1,135 @@
+// Source: a relational database widen reads from, and RowStream, the rows of
+// one query streamed in bounded memory.
+//
+// A Source is opened from a URL:
+//   postgresql://USER[:PASSWORD]@HOST:PORT/DB     (also postgres://)
+//   mysql://USER[:PASSWORD]@HOST:PORT/DB          (MySQL or MariaDB)
+// It reads inside one read-only transaction on one consistent snapshot, and
+// never writes. The SQL it runs is built here from a ScanSpec (identifiers are
+// quoted for the engine; values never spliced into SQL text).
+//
+// A RowStream is an iterator like leveldb::Iterator: Valid(), Next(), row(),
+// status(). Errors are sticky in status(); row() is a view valid until Next().
+//
+// Thread safety: a Source and its streams are used by one thread; several
+// streams of one Source may be open and advanced in turn (nesting merges them).
+// A stream borrows its Source, which must outlive it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+#include "common/value.h"
+
+namespace widen {
+
+/// A column of a table: `alias.column` in a ScanSpec.
+struct ColumnExpr {
+  std::string alias;
+  std::string column;
+  /// In order_by only: the column holds text, to be sorted as unsigned bytes.
+  bool is_text = false;
+};
+
+/// A LEFT JOIN of a many-to-one related table.
+struct ScanJoin {
+  std::string table;
+  std::string alias;
+  /// (column of an alias already in the scan, column of this joined table).
+  std::vector<std::pair<ColumnExpr, std::string>> on;
+};
+
+/// A query: what to select, from where, in which order.
+struct ScanSpec {
+  std::string table;  // driving table
+  std::string alias;  // its alias in the query
+  std::vector<ScanJoin> joins;
+  std::vector<ColumnExpr> columns;   // selected, in this order (the stream's schema)
+  std::string where;                 // SQL filter from the mapping (trusted text), may be empty
+  std::vector<ColumnExpr> not_null;  // rows with NULL in any of these are left out
+  /// Ascending order; text sorts as unsigned bytes ("C" collation) so that the
+  /// transformer can merge streams with CompareValues.
+  std::vector<ColumnExpr> order_by;
+};
+
+/// One column of a source table, as introspected.
+struct SourceColumn {
+  std::string name;
+  ValueType type;
+  std::string source_type;  // the engine's declared type, e.g. "numeric(10,2)"
+  bool nullable = true;
+};
+
+struct ForeignKey {
+  std::vector<std::string> columns;
+  std::string ref_table;
+  std::vector<std::string> ref_columns;
+};
+
+struct SourceTable {
+  std::string name;
+  std::vector<SourceColumn> columns;
+  std::vector<std::string> primary_key;
+  std::vector<ForeignKey> foreign_keys;
+  int64_t estimated_rows = -1;  // from the engine's statistics; -1 = unknown
+
+  /// nullptr when the table has no such column (exact, case-sensitive match).
+  const SourceColumn* FindColumn(const std::string& name) const;
+};
+
+struct SourceSchema {
+  std::vector<SourceTable> tables;
+  /// nullptr when absent (exact, case-sensitive match).
+  const SourceTable* FindTable(const std::string& name) const;
+};
+
+class RowStream {
+ public:
+  virtual ~RowStream() = default;
+  virtual bool Valid() const = 0;
+  /// REQUIRES: Valid().
+  virtual void Next() = 0;
+  /// REQUIRES: Valid(). Valid until Next() or destruction.
+  virtual const Row& row() const = 0;
+  /// The stream's columns, in ScanSpec::columns order.
+  virtual const RowSchema& schema() const = 0;
+  /// OK, or the first error (sticky); check after Valid() turns false.
+  virtual Status status() const = 0;
+};
+
+struct SourceOptions {
+  /// Rows fetched per round trip from a server-side cursor.
+  int fetch_rows = 5000;
+};
+
+class Source {
+ public:
+  virtual ~Source() = default;
+
+  /// Connects and starts the read-only snapshot transaction.
+  /// InvalidArgument: malformed or unknown URL scheme. Unavailable: the server
+  /// cannot be reached. Unauthenticated: credentials refused. NotFound: no such
+  /// database. Messages show the URL with its password masked.
+  static Result<std::unique_ptr<Source>> Open(const std::string& url, const SourceOptions& options);
+
+  /// Tables of the connection's current schema (PostgreSQL) or database (MySQL).
+  virtual Result<SourceSchema> Introspect() = 0;
+
+  /// The SELECT this source runs for `spec` (for `plan` and tests).
+  virtual std::string SelectSql(const ScanSpec& spec) const = 0;
+
+  /// Starts streaming `spec`. The stream is positioned on its first row.
+  virtual Result<std::unique_ptr<RowStream>> Scan(const ScanSpec& spec) = 0;
+
+  /// "postgresql" or "mysql".
+  virtual std::string dialect() const = 0;
+};
+
+/// The URL with any password replaced by "***", for messages.
+std::string MaskUrl(const std::string& url);
+
+}  // namespace widen

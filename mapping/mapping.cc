@@ -1,0 +1,441 @@
+#include "mapping/mapping.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "common/suggest.h"
+#include "mapping/yaml_internal.h"
+
+namespace widen {
+
+using mapping_internal::YamlContext;
+
+std::string SourceLocation::ToString() const {
+  if (line <= 0) return file;
+  return fmt::format("{}:{}:{}", file, line, column);
+}
+
+const TableMapping* Mapping::FindTable(const std::string& name) const {
+  for (const auto& t : tables) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+namespace {
+
+// Expands ${VAR} and ${VAR:-default} from the environment.
+Result<std::string> ExpandEnv(const std::string& in) {
+  std::string out;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i] == '$' && i + 1 < in.size() && in[i + 1] == '{') {
+      size_t end = in.find('}', i + 2);
+      if (end == std::string::npos) {
+        return Status::InvalidArgument(fmt::format("unterminated '${{' in '{}'", in));
+      }
+      std::string expr = in.substr(i + 2, end - i - 2);
+      std::string name = expr, fallback;
+      bool has_default = false;
+      if (size_t d = expr.find(":-"); d != std::string::npos) {
+        name = expr.substr(0, d);
+        fallback = expr.substr(d + 2);
+        has_default = true;
+      }
+      const char* v = std::getenv(name.c_str());
+      if (v != nullptr && *v != '\0') {
+        out += v;
+      } else if (has_default) {
+        out += fallback;
+      } else {
+        return Status::InvalidArgument(fmt::format(
+            "environment variable {} is not set (write ${{{}:-default}} to give one)", name, name));
+      }
+      i = end;
+    } else {
+      out.push_back(in[i]);
+    }
+  }
+  return out;
+}
+
+ColumnRef ParseColumnRef(const std::string& text) {
+  ColumnRef ref;
+  size_t dot = text.find('.');
+  if (dot == std::string::npos) {
+    ref.column = text;
+  } else {
+    ref.alias = text.substr(0, dot);
+    ref.column = text.substr(dot + 1);
+  }
+  return ref;
+}
+
+class Loader {
+ public:
+  explicit Loader(std::string file) : ctx_(file), file_(std::move(file)) {}
+
+  Result<Mapping> Load(const YAML::Node& root) {
+    Mapping m;
+    m.file = file_;
+    WIDEN_RETURN_IF_ERROR(
+        ctx_.CheckMap(root, "the mapping", {"source", "target", "timestamp_ms", "tables"}));
+    std::string source, target;
+    WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(root, "source", &source));
+    WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(root, "target", &target));
+    auto src = ExpandEnv(source);
+    if (!src.ok()) return ctx_.Error(root["source"], src.status().message());
+    m.source_url = *src;
+    if (!target.empty()) {
+      auto tgt = ExpandEnv(target);
+      if (!tgt.ok()) return ctx_.Error(root["target"], tgt.status().message());
+      m.target_url = *tgt;
+    }
+    if (root["timestamp_ms"]) {
+      int64_t ts = 0;
+      WIDEN_RETURN_IF_ERROR(ctx_.OptionalInt(root, "timestamp_ms", 0, INT64_MAX, &ts));
+      m.timestamp_ms = ts;
+    }
+    YAML::Node tables = root["tables"];
+    if (!tables) return ctx_.Error(root, "missing required field 'tables'");
+    WIDEN_RETURN_IF_ERROR(ctx_.CheckSequence(tables, "'tables'"));
+    if (tables.size() == 0) return ctx_.Error(tables, "'tables' is empty: map at least one table");
+    std::set<std::string> names;
+    for (const auto& t : tables) {
+      TableMapping tm;
+      WIDEN_RETURN_IF_ERROR(LoadTable(t, &tm));
+      if (!names.insert(tm.name).second) {
+        return ctx_.Error(t, fmt::format("target table '{}' is mapped twice", tm.name));
+      }
+      m.tables.push_back(std::move(tm));
+    }
+    return m;
+  }
+
+ private:
+  Status LoadTable(const YAML::Node& n, TableMapping* t) {
+    WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(
+        n, "a table", {"name", "from", "where", "families", "key", "joins", "columns", "nest"}));
+    t->loc = ctx_.Loc(n);
+    WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(n, "name", &t->name));
+    WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(n, "from", &t->from));
+    WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "where", &t->where));
+    const std::string where = fmt::format("table '{}'", t->name);
+
+    YAML::Node fams = n["families"];
+    if (!fams) return ctx_.Error(n, where + ": missing required field 'families'");
+    WIDEN_RETURN_IF_ERROR(ctx_.CheckSequence(fams, "'families'"));
+    if (fams.size() == 0) return ctx_.Error(fams, where + ": at least one column family is needed");
+    for (const auto& f : fams) {
+      FamilySpec fs;
+      fs.loc = ctx_.Loc(f);
+      if (f.IsScalar()) {
+        fs.name = f.Scalar();
+      } else {
+        WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(f, "a column family", {"name", "versions"}));
+        WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(f, "name", &fs.name));
+        int64_t v = fs.versions;
+        WIDEN_RETURN_IF_ERROR(ctx_.OptionalInt(f, "versions", 1, INT32_MAX, &v));
+        fs.versions = static_cast<int>(v);
+      }
+      for (const auto& other : t->families) {
+        if (other.name == fs.name) {
+          return ctx_.Error(
+              f, fmt::format("{}: column family '{}' is declared twice", where, fs.name));
+        }
+      }
+      t->families.push_back(fs);
+    }
+
+    YAML::Node joins = n["joins"];
+    if (joins) {
+      WIDEN_RETURN_IF_ERROR(ctx_.CheckSequence(joins, "'joins'"));
+      for (const auto& j : joins) {
+        JoinSpec js;
+        WIDEN_RETURN_IF_ERROR(LoadJoin(j, *t, &js));
+        t->joins.push_back(std::move(js));
+      }
+    }
+
+    YAML::Node key = n["key"];
+    if (!key) return ctx_.Error(n, where + ": missing required field 'key'");
+    WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(key, "'key'", {"separator", "parts"}));
+    t->key.loc = ctx_.Loc(key);
+    WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(key, "separator", &t->key.separator));
+    YAML::Node parts = key["parts"];
+    if (!parts) return ctx_.Error(key, where + ": the key needs 'parts'");
+    WIDEN_RETURN_IF_ERROR(ctx_.CheckSequence(parts, "'parts'"));
+    if (parts.size() == 0) return ctx_.Error(parts, where + ": the key needs at least one part");
+    for (const auto& p : parts) {
+      KeyPart kp;
+      WIDEN_RETURN_IF_ERROR(LoadKeyPart(p, *t, &kp));
+      t->key.parts.push_back(std::move(kp));
+    }
+
+    YAML::Node cols = n["columns"];
+    if (cols) {
+      WIDEN_RETURN_IF_ERROR(ctx_.CheckSequence(cols, "'columns'"));
+      for (const auto& c : cols) {
+        ColumnSpec cs;
+        WIDEN_RETURN_IF_ERROR(LoadColumn(c, *t, &cs));
+        t->columns.push_back(std::move(cs));
+      }
+    }
+
+    YAML::Node nests = n["nest"];
+    if (nests) {
+      WIDEN_RETURN_IF_ERROR(ctx_.CheckSequence(nests, "'nest'"));
+      for (const auto& x : nests) {
+        NestSpec ns;
+        WIDEN_RETURN_IF_ERROR(LoadNest(x, *t, &ns));
+        t->nests.push_back(std::move(ns));
+      }
+    }
+    return CheckQualifiers(*t);
+  }
+
+  Status LoadJoin(const YAML::Node& n, const TableMapping& t, JoinSpec* j) {
+    WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(n, "a join", {"table", "as", "on"}));
+    j->loc = ctx_.Loc(n);
+    WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(n, "table", &j->table));
+    j->alias = j->table;
+    WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "as", &j->alias));
+    if (j->alias == t.from || j->alias.find('.') != std::string::npos) {
+      return ctx_.Error(n, fmt::format("join alias '{}' must differ from the driving table and "
+                                       "contain no '.' (set 'as')",
+                                       j->alias));
+    }
+    for (const auto& other : t.joins) {
+      if (other.alias == j->alias) {
+        return ctx_.Error(n, fmt::format("join alias '{}' is used twice (set 'as')", j->alias));
+      }
+    }
+    YAML::Node on = n["on"];
+    if (!on || !on.IsMap() || on.size() == 0) {
+      return ctx_.Error(on ? on : n, "a join needs 'on': a map {this_column: joined_column, ...}");
+    }
+    for (auto it = on.begin(); it != on.end(); ++it) {
+      ColumnRef left = ParseColumnRef(it->first.Scalar());
+      if (!left.alias.empty() && !HasAlias(t, left.alias)) {
+        return ctx_.Error(it->first, UnknownAlias(t, left.alias));
+      }
+      if (!it->second.IsScalar() || it->second.Scalar().empty()) {
+        return ctx_.Error(it->second, "a join's 'on' values are column names of the joined table");
+      }
+      j->on.emplace_back(left, it->second.Scalar());
+    }
+    return Status::OK();
+  }
+
+  Status LoadKeyPart(const YAML::Node& p, const TableMapping& t, KeyPart* kp) {
+    kp->loc = ctx_.Loc(p);
+    if (p.IsScalar()) {
+      kp->column = ParseColumnRef(p.Scalar());
+    } else {
+      WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(p, "a key part", {"column", "literal", "width"}));
+      if (p["column"] && p["literal"]) {
+        return ctx_.Error(p, "a key part is either a 'column' or a 'literal', not both");
+      }
+      if (p["literal"]) {
+        kp->is_literal = true;
+        WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(p, "literal", &kp->literal));
+      } else {
+        std::string col;
+        WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(p, "column", &col));
+        kp->column = ParseColumnRef(col);
+      }
+      int64_t w = 0;
+      WIDEN_RETURN_IF_ERROR(ctx_.OptionalInt(p, "width", 0, 40, &w));
+      kp->width = static_cast<int>(w);
+    }
+    if (!kp->is_literal && !kp->column.alias.empty() && !HasAlias(t, kp->column.alias)) {
+      return ctx_.Error(p, UnknownAlias(t, kp->column.alias));
+    }
+    return Status::OK();
+  }
+
+  Status LoadColumn(const YAML::Node& c, const TableMapping& t, ColumnSpec* cs) {
+    cs->loc = ctx_.Loc(c);
+    std::string to;
+    if (c.IsScalar()) {
+      cs->column = ParseColumnRef(c.Scalar());
+    } else {
+      WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(c, "a column", {"column", "to", "on_null"}));
+      std::string col;
+      WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(c, "column", &col));
+      cs->column = ParseColumnRef(col);
+      WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(c, "to", &to));
+      std::string on_null = "omit";
+      WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(c, "on_null", &on_null));
+      if (on_null == "omit") {
+        cs->on_null = NullPolicy::kOmit;
+      } else if (on_null == "empty") {
+        cs->on_null = NullPolicy::kEmpty;
+      } else if (on_null == "reject") {
+        cs->on_null = NullPolicy::kReject;
+      } else {
+        return ctx_.Error(
+            c["on_null"],
+            fmt::format("'on_null' must be omit, empty or reject, got '{}'", on_null));
+      }
+    }
+    if (!cs->column.alias.empty() && !HasAlias(t, cs->column.alias)) {
+      return ctx_.Error(c, UnknownAlias(t, cs->column.alias));
+    }
+    if (to.empty()) {
+      cs->family = t.families.front().name;
+      cs->qualifier = cs->column.column;
+    } else {
+      size_t colon = to.find(':');
+      if (colon == std::string::npos) {
+        return ctx_.Error(c["to"], fmt::format("'to' must be family:qualifier, got '{}'", to));
+      }
+      cs->family = to.substr(0, colon);
+      cs->qualifier = to.substr(colon + 1);
+    }
+    if (cs->qualifier.empty()) cs->qualifier = cs->column.column;
+    return CheckFamily(c.IsScalar() ? c : (c["to"] ? c["to"] : c), t, cs->family);
+  }
+
+  Status LoadNest(const YAML::Node& n, const TableMapping& t, NestSpec* ns) {
+    WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(
+        n, "a nest",
+        {"table", "on", "family", "prefix", "id", "id_separator", "columns", "where"}));
+    ns->loc = ctx_.Loc(n);
+    WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(n, "table", &ns->table));
+    WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(n, "family", &ns->family));
+    WIDEN_RETURN_IF_ERROR(CheckFamily(n["family"], t, ns->family));
+    WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "prefix", &ns->prefix));
+    WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "where", &ns->where));
+    YAML::Node on = n["on"];
+    if (!on || !on.IsMap() || on.size() == 0) {
+      return ctx_.Error(on ? on : n, "a nest needs 'on': a map {parent_column: child_column, ...}");
+    }
+    for (auto it = on.begin(); it != on.end(); ++it) {
+      if (!it->second.IsScalar() || it->second.Scalar().empty()) {
+        return ctx_.Error(it->second, "a nest's 'on' values are column names of the child table");
+      }
+      if (it->first.Scalar().find('.') != std::string::npos) {
+        return ctx_.Error(it->first, "a nest's 'on' keys are columns of the driving table");
+      }
+      ns->on.emplace_back(it->first.Scalar(), it->second.Scalar());
+    }
+    YAML::Node id = n["id"];
+    if (!id) return ctx_.Error(n, "a nest needs 'id': the child columns that name each child");
+    if (id.IsScalar()) {
+      KeyPart kp;
+      kp.loc = ctx_.Loc(id);
+      kp.column.column = id.Scalar();
+      ns->id.push_back(kp);
+    } else {
+      WIDEN_RETURN_IF_ERROR(ctx_.CheckSequence(id, "'id'"));
+      if (id.size() == 0) return ctx_.Error(id, "'id' needs at least one child column");
+      for (const auto& p : id) {
+        KeyPart kp;
+        WIDEN_RETURN_IF_ERROR(LoadKeyPart(p, t, &kp));
+        if (!kp.column.alias.empty()) {
+          return ctx_.Error(p, "a nest's id parts are columns of the child table (no alias)");
+        }
+        ns->id.push_back(std::move(kp));
+      }
+    }
+    ns->id_separator = ns->id.size() > 1 ? "|" : "";
+    WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "id_separator", &ns->id_separator));
+    YAML::Node cols = n["columns"];
+    if (cols) {
+      WIDEN_RETURN_IF_ERROR(ctx_.CheckSequence(cols, "'columns'"));
+      for (const auto& c : cols) {
+        if (!c.IsScalar()) return ctx_.Error(c, "a nest's 'columns' are child column names");
+        ns->value_columns.push_back(c.Scalar());
+      }
+    }
+    return Status::OK();
+  }
+
+  Status CheckFamily(const YAML::Node& at, const TableMapping& t, const std::string& family) {
+    std::vector<std::string> names;
+    for (const auto& f : t.families) {
+      if (f.name == family) return Status::OK();
+      names.push_back(f.name);
+    }
+    std::string hint = ClosestName(family, names);
+    return ctx_.Error(at,
+                      fmt::format("table '{}' has no column family '{}'{}", t.name, family,
+                                  hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
+  }
+
+  // Two columns written to the same family:qualifier would overwrite each other.
+  Status CheckQualifiers(const TableMapping& t) {
+    std::set<std::string> seen;
+    for (const auto& c : t.columns) {
+      std::string fq = c.family + ":" + c.qualifier;
+      if (!seen.insert(fq).second) {
+        return Status::InvalidArgument(fmt::format(
+            "{}: table '{}': column '{}' is written twice (each cell would overwrite the other)",
+            c.loc.ToString(), t.name, fq));
+      }
+    }
+    std::set<std::string> prefixes;
+    for (const auto& n : t.nests) {
+      if (!prefixes.insert(n.family + ":" + n.prefix).second) {
+        return Status::InvalidArgument(fmt::format(
+            "{}: table '{}': two nests use family '{}' with prefix '{}'; give each its own prefix",
+            n.loc.ToString(), t.name, n.family, n.prefix));
+      }
+    }
+    return Status::OK();
+  }
+
+  static bool HasAlias(const TableMapping& t, const std::string& alias) {
+    if (alias == t.from) return true;
+    for (const auto& j : t.joins) {
+      if (j.alias == alias) return true;
+    }
+    return false;
+  }
+
+  static std::string UnknownAlias(const TableMapping& t, const std::string& alias) {
+    std::vector<std::string> names{t.from};
+    for (const auto& j : t.joins) names.push_back(j.alias);
+    std::string hint = ClosestName(alias, names);
+    return fmt::format("'{}' is neither the driving table nor a join of table '{}'{}", alias,
+                       t.name, hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint));
+  }
+
+  YamlContext ctx_;
+  std::string file_;
+};
+
+}  // namespace
+
+Result<Mapping> ParseMapping(const std::string& yaml_text, const std::string& file_name) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    return Status::InvalidArgument(fmt::format("{}:{}:{}: invalid YAML: {}", file_name,
+                                               e.mark.line + 1, e.mark.column + 1, e.msg));
+  }
+  if (!root || root.IsNull()) return Status::InvalidArgument(file_name + ": the mapping is empty");
+  try {
+    return Loader(file_name).Load(root);
+  } catch (const YAML::Exception& e) {
+    return Status::InvalidArgument(
+        fmt::format("{}:{}:{}: {}", file_name, e.mark.line + 1, e.mark.column + 1, e.msg));
+  }
+}
+
+Result<Mapping> load_mapping(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound(fmt::format("{}: cannot open the mapping file", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return ParseMapping(text.str(), path);
+}
+
+}  // namespace widen

@@ -1,0 +1,146 @@
+// The mapping model: what a mapping YAML file says, as plain structs, with the
+// place in the file each part came from so later checks (against the source
+// schema, the design linter) can name file:line:col.
+//
+// load_mapping() parses and checks the file on its own (syntax, known fields,
+// required fields, value ranges, references between parts of the mapping).
+// Checks against the live source schema happen in transform/ (Plan), which
+// needs a source connection.
+//
+// Thread safety: plain values; read-only after loading.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+
+namespace widen {
+
+/// Where a mapping element was written: "mapping.yaml:12:7" (1-based).
+struct SourceLocation {
+  std::string file;
+  int line = 0;
+  int column = 0;
+  std::string ToString() const;
+};
+
+/// A reference to a source column: `column` of the driving table, or
+/// `alias.column` of a joined table.
+struct ColumnRef {
+  std::string alias;  // empty = the table the element belongs to
+  std::string column;
+  /// "alias.column" or "column".
+  std::string ToString() const { return alias.empty() ? column : alias + "." + column; }
+};
+
+/// What to do when a value needed for a row key or qualifier is NULL.
+enum class KeyNullRule {
+  kReject,  // the row is rejected with a reason (default)
+  kMarker,  // binary keys: a marker byte that sorts before every value
+};
+
+/// One part of a row key or of a nested cell's qualifier.
+struct KeyPart {
+  SourceLocation loc;
+  ColumnRef column;  // the source column (unset for a literal)
+  bool is_literal = false;
+  std::string literal;  // constant bytes for a literal part
+  int width = 0;        // text keys: zero-pad integers to this many digits (0 = as is)
+};
+
+/// The row key: parts joined into bytes.
+struct KeySpec {
+  SourceLocation loc;
+  std::string separator = "|";  // text form: between parts; never inside a value
+  std::vector<KeyPart> parts;
+};
+
+/// How a NULL source value is written to a cell.
+enum class NullPolicy {
+  kOmit,    // no cell (HBase's natural sparse form; default)
+  kEmpty,   // a cell with an empty value
+  kReject,  // the row is rejected with a reason
+};
+
+/// One source column written to one cell.
+struct ColumnSpec {
+  SourceLocation loc;
+  ColumnRef column;
+  std::string family;
+  std::string qualifier;  // defaults to the column's name
+  NullPolicy on_null = NullPolicy::kOmit;
+};
+
+/// Many-to-one join (denormalization): attributes of the referenced row are
+/// copied into this row. Rows without a match keep NULLs (a LEFT JOIN).
+struct JoinSpec {
+  SourceLocation loc;
+  std::string table;  // source table
+  std::string alias;  // how columns refer to it; defaults to `table`
+  /// (this side's column, the joined table's column) pairs, ANDed.
+  std::vector<std::pair<ColumnRef, std::string>> on;
+};
+
+/// One-to-many nesting: each child row becomes one cell of the parent's row,
+/// qualifier = prefix + encoded id parts, value = JSON object of the child's
+/// other attributes.
+struct NestSpec {
+  SourceLocation loc;
+  std::string table;  // child source table
+  /// (parent column, child column) pairs, ANDed.
+  std::vector<std::pair<std::string, std::string>> on;
+  std::string family;
+  std::string prefix;        // qualifier prefix, e.g. "o"
+  std::vector<KeyPart> id;   // qualifier parts after the prefix (child columns)
+  std::string id_separator;  // between id parts (text form); default none for one part, "|" else
+  std::vector<std::string> value_columns;  // child columns in the JSON value; empty = all others
+  std::string where;                       // optional SQL filter on the child table
+};
+
+/// One column family of a target table.
+struct FamilySpec {
+  SourceLocation loc;
+  std::string name;
+  int versions = 1;
+};
+
+/// One target table.
+struct TableMapping {
+  SourceLocation loc;
+  std::string name;  // "namespace:table" or "table"
+  std::vector<FamilySpec> families;
+  std::string from;   // driving source table
+  std::string where;  // optional SQL filter on the driving table
+  KeySpec key;
+  std::vector<JoinSpec> joins;
+  std::vector<ColumnSpec> columns;
+  std::vector<NestSpec> nests;
+};
+
+/// A whole mapping file.
+struct Mapping {
+  std::string file;        // path as given
+  std::string source_url;  // after ${VAR} expansion
+  std::string target_url;  // after ${VAR} expansion
+  /// Timestamp of every cell, ms since the epoch; unset = the run's start time.
+  std::optional<int64_t> timestamp_ms;
+  std::vector<TableMapping> tables;
+
+  /// NotFound-free lookup; nullptr when absent.
+  const TableMapping* FindTable(const std::string& name) const;
+};
+
+/// Reads and checks a mapping file. InvalidArgument for every problem, with
+/// "file:line:col: what is wrong (expected ...)"; NotFound if the file is missing.
+/// `${VAR}` and `${VAR:-default}` in `source` and `target` are expanded from
+/// the environment (InvalidArgument for an unset variable without default).
+Result<Mapping> load_mapping(const std::string& path);
+
+/// Same, from YAML text; `file_name` is used in messages.
+Result<Mapping> ParseMapping(const std::string& yaml_text, const std::string& file_name);
+
+}  // namespace widen

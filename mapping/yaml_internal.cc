@@ -1,0 +1,104 @@
+#include "mapping/yaml_internal.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "common/suggest.h"
+
+namespace widen::mapping_internal {
+
+SourceLocation YamlContext::Loc(const YAML::Node& node) const {
+  SourceLocation loc;
+  loc.file = file_;
+  YAML::Mark m = node.Mark();
+  if (m.line >= 0) {
+    loc.line = m.line + 1;
+    loc.column = m.column + 1;
+  }
+  return loc;
+}
+
+Status YamlContext::Error(const YAML::Node& node, const std::string& what) const {
+  return Status::InvalidArgument(fmt::format("{}: {}", Loc(node).ToString(), what));
+}
+
+Status YamlContext::CheckMap(const YAML::Node& node, std::string_view what,
+                             std::initializer_list<const char*> allowed) const {
+  if (!node.IsMap()) return Error(node, fmt::format("{} must be a map of fields", what));
+  std::vector<std::string> names(allowed.begin(), allowed.end());
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    if (!it->first.IsScalar())
+      return Error(it->first, fmt::format("{}: a field name must be text", what));
+    const std::string key = it->first.Scalar();
+    if (std::find(names.begin(), names.end(), key) != names.end()) continue;
+    std::string hint = ClosestName(key, names);
+    std::string expected;
+    for (size_t i = 0; i < names.size(); ++i) expected += (i ? ", " : "") + names[i];
+    return Error(
+        it->first,
+        fmt::format("unknown field '{}' in {}{} (expected one of: {})", key, what,
+                    hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint), expected));
+  }
+  return Status::OK();
+}
+
+Status YamlContext::CheckSequence(const YAML::Node& node, std::string_view what) const {
+  if (!node.IsSequence()) return Error(node, fmt::format("{} must be a list", what));
+  return Status::OK();
+}
+
+Status YamlContext::RequiredString(const YAML::Node& map, const char* key, std::string* out) const {
+  YAML::Node n = map[key];
+  if (!n) return Error(map, fmt::format("missing required field '{}'", key));
+  if (!n.IsScalar()) return Error(n, fmt::format("'{}' must be text", key));
+  *out = n.Scalar();
+  if (out->empty()) return Error(n, fmt::format("'{}' must not be empty", key));
+  return Status::OK();
+}
+
+Status YamlContext::OptionalString(const YAML::Node& map, const char* key, std::string* out) const {
+  YAML::Node n = map[key];
+  if (!n) return Status::OK();
+  if (!n.IsScalar()) return Error(n, fmt::format("'{}' must be text", key));
+  *out = n.Scalar();
+  return Status::OK();
+}
+
+Status YamlContext::OptionalInt(const YAML::Node& map, const char* key, int64_t min, int64_t max,
+                                int64_t* out) const {
+  YAML::Node n = map[key];
+  if (!n) return Status::OK();
+  const std::string text = n.IsScalar() ? n.Scalar() : std::string();
+  size_t used = 0;
+  long long v = 0;
+  bool parsed = false;
+  try {
+    v = std::stoll(text, &used);
+    parsed = used == text.size();
+  } catch (const std::exception&) {
+    parsed = false;
+  }
+  if (!parsed) return Error(n, fmt::format("'{}' must be a whole number, got '{}'", key, text));
+  if (v < min || v > max) {
+    return Error(n, fmt::format("'{}' must be between {} and {}, got {}", key, min, max, v));
+  }
+  *out = v;
+  return Status::OK();
+}
+
+Status YamlContext::OptionalBool(const YAML::Node& map, const char* key, bool* out) const {
+  YAML::Node n = map[key];
+  if (!n) return Status::OK();
+  const std::string t = n.IsScalar() ? n.Scalar() : std::string();
+  if (t == "true" || t == "yes" || t == "on") {
+    *out = true;
+  } else if (t == "false" || t == "no" || t == "off") {
+    *out = false;
+  } else {
+    return Error(n, fmt::format("'{}' must be true or false, got '{}'", key, t));
+  }
+  return Status::OK();
+}
+
+}  // namespace widen::mapping_internal

@@ -1,0 +1,78 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "extract/pg_text_internal.h"
+
+namespace widen::pg_internal {
+namespace {
+
+// OIDs from PostgreSQL's pg_type.dat.
+constexpr uint32_t kBool = 16, kBytea = 17, kInt8 = 20, kInt4 = 23, kText = 25, kFloat4 = 700,
+                   kFloat8 = 701, kDate = 1082, kTime = 1083, kTimestamp = 1114,
+                   kTimestampTz = 1184, kNumeric = 1700, kUuid = 2950;
+
+TEST(PgTextTest, Scalars) {
+  Value v;
+  ASSERT_TRUE(ParseText(kBool, "t", &v));
+  EXPECT_EQ(v.type(), ValueType::kBool);
+  EXPECT_TRUE(v.as_bool());
+  ASSERT_TRUE(ParseText(kInt8, "-9223372036854775808", &v));
+  EXPECT_EQ(v.as_int(), INT64_MIN);
+  EXPECT_FALSE(ParseText(kInt4, "12x", &v));
+  ASSERT_TRUE(ParseText(kNumeric, "-0.000000000000000000000001", &v));
+  EXPECT_EQ(v.type(), ValueType::kDecimal);
+  EXPECT_EQ(v.as_bytes(), "-0.000000000000000000000001");
+  ASSERT_TRUE(ParseText(kText, "", &v));
+  EXPECT_FALSE(v.is_null());
+  EXPECT_EQ(v.as_bytes(), "");
+  ASSERT_TRUE(ParseText(kUuid, "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", &v));
+  EXPECT_EQ(v.type(), ValueType::kOther);
+}
+
+TEST(PgTextTest, Floats) {
+  Value v;
+  ASSERT_TRUE(ParseText(kFloat8, "NaN", &v));
+  EXPECT_TRUE(std::isnan(v.as_double()));
+  ASSERT_TRUE(ParseText(kFloat8, "-Infinity", &v));
+  EXPECT_EQ(v.as_double(), -std::numeric_limits<double>::infinity());
+  ASSERT_TRUE(ParseText(kFloat8, "0.30000000000000004", &v));
+  EXPECT_EQ(v.as_double(), 0.1 + 0.2);
+  ASSERT_TRUE(ParseText(kFloat4, "0.1", &v));
+  EXPECT_EQ(v.as_double(), static_cast<double>(0.1f));
+}
+
+TEST(PgTextTest, Bytea) {
+  Value v;
+  ASSERT_TRUE(ParseText(kBytea, "\\x00ff41", &v));
+  EXPECT_EQ(v.as_bytes(), std::string("\0\xff"
+                                      "A",
+                                      3));
+  EXPECT_FALSE(ParseText(kBytea, "\\x0", &v));
+  EXPECT_FALSE(ParseText(kBytea, "plain", &v));
+}
+
+TEST(PgTextTest, DatesAndTimes) {
+  Value v;
+  ASSERT_TRUE(ParseText(kDate, "2021-03-04", &v));
+  EXPECT_EQ(v.as_int(), 18690);
+  ASSERT_TRUE(ParseText(kDate, "0001-01-01 BC", &v));
+  EXPECT_EQ(v.as_int(), DaysFromCivil(0, 1, 1));
+  ASSERT_TRUE(ParseText(kDate, "infinity", &v));
+  EXPECT_EQ(v.ToText(), "infinity");
+  ASSERT_TRUE(ParseText(kTimestamp, "2021-03-04 13:05:09.12", &v));
+  EXPECT_EQ(v.ToText(), "2021-03-04 13:05:09.12");
+  ASSERT_TRUE(ParseText(kTimestampTz, "2021-03-04 13:05:09+00", &v));
+  EXPECT_EQ(v.type(), ValueType::kTimestampTz);
+  EXPECT_EQ(v.as_int(), (18690LL * 86400 + 13 * 3600 + 5 * 60 + 9) * 1000000);
+  ASSERT_TRUE(ParseText(kTimestampTz, "2021-03-04 13:05:09+05:30", &v));
+  EXPECT_EQ(v.ToText(), "2021-03-04T07:35:09Z");
+  ASSERT_TRUE(ParseText(kTime, "23:59:59.999999", &v));
+  EXPECT_EQ(v.as_int(), 86399999999);
+  EXPECT_FALSE(ParseText(kTimestamp, "2021-13-04 00:00:00", &v));
+  EXPECT_FALSE(ParseText(kDate, "yesterday", &v));
+}
+
+}  // namespace
+}  // namespace widen::pg_internal

@@ -1,0 +1,117 @@
+// Bad input through the widen binary: each gets a one-line reason naming the
+// place, a documented exit code, and nothing written.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "tests/integration/test_env.h"
+
+namespace widen::testing {
+namespace {
+
+class ErrorsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = MakeTempDir();
+    ASSERT_FALSE(dir_.empty());
+  }
+  std::string Write(const std::string& name, const std::string& text) {
+    std::string path = dir_ + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+  std::string dir_;
+};
+
+const char kMapping[] = R"(source: {source}
+target: leveldb:{dir}/store
+tables:
+  - name: t
+    from: {table}
+    families: [d]
+    key:
+      parts: [{key}]
+    columns: [{column}]
+)";
+
+std::string MakeMapping(const std::string& source, const std::string& dir, const std::string& table,
+                        const std::string& key, const std::string& column) {
+  return fmt::format(kMapping, fmt::arg("source", source), fmt::arg("dir", dir),
+                     fmt::arg("table", table), fmt::arg("key", key), fmt::arg("column", column));
+}
+
+TEST_F(ErrorsTest, MisspeltFieldGivesFileLineAndExit2) {
+  std::string m = Write("m.yaml", "source: postgresql://x@127.0.0.1:1/db\ntabels: []\n");
+  CommandResult r = RunCommand(WidenBinary() + " migrate -m " + m);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(m + ":2:1"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("did you mean 'tables'"), std::string::npos) << r.output;
+}
+
+TEST_F(ErrorsTest, UnreachableSourceExits3AndMasksPassword) {
+  std::string m =
+      Write("m.yaml", MakeMapping("postgresql://u:secret@127.0.0.1:1/db", dir_, "a", "id", "x"));
+  CommandResult r = RunCommand(WidenBinary() + " migrate -m " + m);
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_EQ(r.output.find("secret"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("u:***@127.0.0.1:1/db"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/store")) << "nothing is created on failure";
+}
+
+TEST_F(ErrorsTest, UnknownSourceColumnIsNamedBeforeAnyWrite) {
+  WIDEN_REQUIRE_PG(url);
+  std::string db = FreshPgDatabase(url, "widen_it_errors");
+  PgQuery(db, "CREATE TABLE item (id int PRIMARY KEY, label text, note text)");
+  PgQuery(db, "INSERT INTO item VALUES (1, 'a|b', NULL), (2, 'ok', 'n')");
+  std::string m = Write("m.yaml", MakeMapping(db, dir_, "item", "id", "lable"));
+  CommandResult r = RunCommand(WidenBinary() + " migrate -m " + m);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(m + ":9:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("has no column 'lable'; did you mean 'label'?"), std::string::npos)
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/store"));
+
+  std::string t = Write("t.yaml", MakeMapping(db, dir_, "itme", "id", "label"));
+  r = RunCommand(WidenBinary() + " migrate -m " + t);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("source table 'itme' does not exist; did you mean 'item'?"),
+            std::string::npos)
+      << r.output;
+
+  // A width on a text column is a type error naming the column.
+  std::string w =
+      Write("w.yaml", MakeMapping(db, dir_, "item", "{column: label, width: 4}", "note"));
+  r = RunCommand(WidenBinary() + " migrate -m " + w);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("item.label is text"), std::string::npos) << r.output;
+}
+
+TEST_F(ErrorsTest, SeparatorInKeyFailsNamingTheRowOrGoesToRejects) {
+  WIDEN_REQUIRE_PG(url);
+  std::string db = FreshPgDatabase(url, "widen_it_rejects");
+  PgQuery(db, "CREATE TABLE item (id int PRIMARY KEY, label text, note text)");
+  PgQuery(db, "INSERT INTO item VALUES (1, 'a|b', NULL), (2, 'ok', 'n')");
+  std::string m = Write("m.yaml", MakeMapping(db, dir_, "item", "label, id", "note"));
+  CommandResult r = RunCommand(WidenBinary() + " migrate -m " + m);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("source row id=1 of 'item'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("separator"), std::string::npos) << r.output;
+
+  r = RunCommand(WidenBinary() + " migrate -m " + m + " --rejects " + dir_ + "/rejects.jsonl");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(dir_ + "/rejects.jsonl");
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line));
+  EXPECT_NE(line.find("\"row\":\"id=1\""), std::string::npos) << line;
+  EXPECT_FALSE(std::getline(in, line)) << "one reject only";
+  TableCells cells = ReadTable("leveldb:" + dir_ + "/store", "t");
+  ASSERT_EQ(cells.size(), 1u);
+  EXPECT_EQ(cells.begin()->first, "ok|2");
+  EXPECT_EQ(cells.begin()->second.at("d:note"), "n");
+}
+
+}  // namespace
+}  // namespace widen::testing

@@ -1,0 +1,64 @@
+// Helpers for integration tests against the real servers that
+// scripts/with-servers.sh starts: connection URLs from the environment, fresh
+// databases, loading SQL files with psql, running the widen binary, and
+// reading a target table back through the store API.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+namespace widen::testing {
+
+/// WIDEN_TEST_PG_URL, or "" when unset. With CI=true an unset URL is a test
+/// failure (never a skip); callers use WIDEN_REQUIRE_PG.
+std::string PgUrl();
+bool InCi();
+
+/// `url` with its database replaced by `db`.
+std::string WithDatabase(const std::string& url, const std::string& db);
+
+/// Drops and creates a database named `base` + "_" + this process's id on the
+/// server of `url`; returns its URL.
+std::string FreshPgDatabase(const std::string& url, const std::string& db);
+
+/// Runs `psql -v ON_ERROR_STOP=1 -f file` against `url`; fails the test on error.
+void RunPsqlFile(const std::string& url, const std::string& file);
+
+/// Loads a dataset script that creates and switches to its own database
+/// (DROP/CREATE DATABASE, \c) into the database of `url` instead.
+void RunPsqlScript(const std::string& url, const std::string& file);
+
+/// Runs a SQL query and returns its rows as tab-separated text lines.
+std::vector<std::vector<std::string>> PgQuery(const std::string& url, const std::string& sql);
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+/// Runs a shell command line, capturing output.
+CommandResult RunCommand(const std::string& command);
+/// Path of the built widen binary.
+std::string WidenBinary();
+/// A new empty directory under the system temp dir.
+std::string MakeTempDir();
+std::string SourceDir();
+/// The shared datasets folder (WIDEN_DATASETS, else ../shared/datasets beside the repo).
+std::string DatasetsDir();
+
+/// All live cells of `table` in store `url`: row -> "family:qualifier" -> value.
+using TableCells = std::map<std::string, std::map<std::string, std::string>>;
+TableCells ReadTable(const std::string& store_url, const std::string& table);
+
+/// Single-quoted for the shell.
+std::string ShellQuote(const std::string& s);
+
+}  // namespace widen::testing
+
+#define WIDEN_REQUIRE_PG(url)                                                          \
+  std::string url = ::widen::testing::PgUrl();                                         \
+  if (url.empty()) {                                                                   \
+    if (::widen::testing::InCi()) FAIL() << "WIDEN_TEST_PG_URL is not set under CI";   \
+    GTEST_SKIP() << "WIDEN_TEST_PG_URL not set (run through scripts/with-servers.sh)"; \
+  }

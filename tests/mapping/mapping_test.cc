@@ -1,0 +1,156 @@
+#include "mapping/mapping.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+namespace widen {
+namespace {
+
+const char kGood[] = R"(source: postgresql://u@127.0.0.1:5432/db
+target: leveldb:out
+tables:
+  - name: shop:orders
+    from: service_order
+    families: [{name: d, versions: 3}]
+    key:
+      separator: "#"
+      parts:
+        - product_code
+        - {column: customer_id, width: 5}
+        - {literal: X}
+    joins:
+      - table: customer
+        as: c
+        on: {customer_id: id}
+    columns:
+      - status
+      - {column: c.name, to: "d:cn", on_null: empty}
+    nest:
+      - table: line
+        on: {order_id: order_id}
+        family: d
+        prefix: l
+        id: [line_no]
+)";
+
+TEST(MappingTest, ParsesEveryField) {
+  auto m = ParseMapping(kGood, "m.yaml");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->source_url, "postgresql://u@127.0.0.1:5432/db");
+  EXPECT_EQ(m->target_url, "leveldb:out");
+  ASSERT_EQ(m->tables.size(), 1u);
+  const TableMapping& t = m->tables[0];
+  EXPECT_EQ(t.name, "shop:orders");
+  EXPECT_EQ(t.families[0].versions, 3);
+  EXPECT_EQ(t.key.separator, "#");
+  ASSERT_EQ(t.key.parts.size(), 3u);
+  EXPECT_EQ(t.key.parts[0].column.column, "product_code");
+  EXPECT_EQ(t.key.parts[1].width, 5);
+  EXPECT_TRUE(t.key.parts[2].is_literal);
+  EXPECT_EQ(t.key.parts[2].literal, "X");
+  EXPECT_EQ(t.key.parts[1].loc.ToString(), "m.yaml:11:11");
+  ASSERT_EQ(t.joins.size(), 1u);
+  EXPECT_EQ(t.joins[0].alias, "c");
+  EXPECT_EQ(t.joins[0].on[0].second, "id");
+  ASSERT_EQ(t.columns.size(), 2u);
+  EXPECT_EQ(t.columns[0].family, "d");  // defaults to the first family
+  EXPECT_EQ(t.columns[0].qualifier, "status");
+  EXPECT_EQ(t.columns[1].column.alias, "c");
+  EXPECT_EQ(t.columns[1].qualifier, "cn");
+  EXPECT_EQ(t.columns[1].on_null, NullPolicy::kEmpty);
+  ASSERT_EQ(t.nests.size(), 1u);
+  EXPECT_EQ(t.nests[0].prefix, "l");
+  EXPECT_EQ(t.nests[0].id[0].column.column, "line_no");
+}
+
+Status ErrorOf(const std::string& yaml) {
+  auto m = ParseMapping(yaml, "bad.yaml");
+  return m.ok() ? Status::OK() : m.status();
+}
+
+TEST(MappingTest, UnknownFieldNamesLineColumnAndSuggests) {
+  std::string y = kGood;
+  y.replace(y.find("separator"), 9, "separater");
+  Status s = ErrorOf(y);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("bad.yaml:8:7"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("did you mean 'separator'"), std::string::npos) << s.message();
+}
+
+TEST(MappingTest, UnknownFamilySuggests) {
+  std::string y = kGood;
+  y.replace(y.find("\"d:cn\""), 6, "\"e:cn\"");
+  Status s = ErrorOf(y);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("bad.yaml:19:"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("no column family 'e'"), std::string::npos) << s.message();
+}
+
+TEST(MappingTest, WrongTypeNamesPlace) {
+  std::string y = kGood;
+  y.replace(y.find("width: 5"), 8, "width: five");
+  Status s = ErrorOf(y);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("bad.yaml:11:"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("whole number"), std::string::npos) << s.message();
+}
+
+TEST(MappingTest, UnknownAliasIsAnError) {
+  std::string y = kGood;
+  y.replace(y.find("c.name"), 6, "cc.name");
+  Status s = ErrorOf(y);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("'cc' is neither"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("did you mean 'c'"), std::string::npos) << s.message();
+}
+
+TEST(MappingTest, DuplicateQualifierIsAnError) {
+  std::string y = kGood;
+  y.replace(y.find("\"d:cn\""), 6, "\"d:status\"");
+  Status s = ErrorOf(y);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("written twice"), std::string::npos) << s.message();
+}
+
+TEST(MappingTest, MissingRequiredFields) {
+  EXPECT_EQ(ErrorOf("target: x\ntables: []\n").code(), StatusCode::kInvalidArgument);
+  Status s = ErrorOf("source: s\ntables:\n  - name: t\n    from: a\n    families: [d]\n");
+  EXPECT_NE(s.message().find("missing required field 'key'"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("bad.yaml:3:5"), std::string::npos) << s.message();
+}
+
+TEST(MappingTest, InvalidYamlNamesLine) {
+  Status s = ErrorOf("source: a\ntables:\n  - name: [unclosed\n");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("bad.yaml:"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("invalid YAML"), std::string::npos) << s.message();
+}
+
+TEST(MappingTest, ExpandsEnvironment) {
+  setenv("WIDEN_TEST_MAPPING_VAR", "postgresql://x@h:1/d", 1);
+  unsetenv("WIDEN_TEST_MAPPING_UNSET");
+  std::string y = kGood;
+  y.replace(0, y.find('\n'), "source: ${WIDEN_TEST_MAPPING_VAR}");
+  auto m = ParseMapping(y, "m.yaml");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->source_url, "postgresql://x@h:1/d");
+
+  y.replace(0, y.find('\n'), "source: ${WIDEN_TEST_MAPPING_UNSET:-fallback://x}");
+  m = ParseMapping(y, "m.yaml");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->source_url, "fallback://x");
+
+  y.replace(0, y.find('\n'), "source: ${WIDEN_TEST_MAPPING_UNSET}");
+  Status s = ErrorOf(y);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("WIDEN_TEST_MAPPING_UNSET is not set"), std::string::npos);
+}
+
+TEST(MappingTest, MissingFileIsNotFound) {
+  auto m = load_mapping("/nonexistent/dir/mapping.yaml");
+  EXPECT_EQ(m.status().code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace widen

@@ -1,0 +1,65 @@
+// Assembler: streams the source rows of one TablePlan and turns them into
+// cells — the row key, one cell per mapped column, one cell per nested child —
+// which it puts into a CellSink.
+//
+// Nesting is a merge join: the driving rows arrive ordered by the nests'
+// parent key and each child stream by its foreign key (the database sorts);
+// the assembler advances them together, so memory holds one row of each
+// stream whatever the table sizes. It checks the order it relies on and fails
+// (Internal) rather than lose children if a stream arrives out of order.
+//
+// A row that cannot be encoded (NULL or separator in a key part, a NULL where
+// the mapping says reject) is handed to the RejectHandler when there is one
+// (the row is then left out and counted), else the run fails with a message
+// naming the target table, the row's source primary key and the reason.
+//
+// Thread safety: one Assemble call per thread; the Source is used by it alone.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "common/status.h"
+#include "extract/source.h"
+#include "store/cell_sink.h"
+#include "transform/plan.h"
+
+namespace widen {
+
+/// Counters of one target table's run.
+struct TableStats {
+  std::string table;         // "ns:table"
+  uint64_t source_rows = 0;  // rows read: driving rows plus child rows
+  uint64_t rows = 0;         // target rows written
+  uint64_t cells = 0;        // cells written
+  uint64_t bytes = 0;        // row + family + qualifier + value bytes written
+  uint64_t rejected = 0;     // source rows handed to the RejectHandler
+  uint64_t orphans = 0;      // child rows whose parent was not among the driving rows
+  double seconds = 0;        // wall time
+};
+
+/// Receives rows that cannot be written.
+class RejectHandler {
+ public:
+  virtual ~RejectHandler() = default;
+  /// `row_id` names the source row ("order_id=1042"); `reason` says why.
+  /// A non-OK Status stops the run.
+  virtual Status Reject(const std::string& table, const std::string& row_id,
+                        const std::string& reason) = 0;
+};
+
+struct AssembleOptions {
+  int64_t timestamp_ms = 0;          // timestamp of every cell, ms since the epoch
+  RejectHandler* rejects = nullptr;  // nullptr: a bad row fails the run
+  /// Called every `progress_rows` target rows with the running counters.
+  std::function<void(const TableStats&)> progress;
+  uint64_t progress_rows = 10000;
+};
+
+/// Runs `plan` against `source`, putting cells into `sink` (not closed here).
+/// *stats is filled in as the run goes, also on error.
+Status Assemble(const TablePlan& plan, Source* source, CellSink* sink,
+                const AssembleOptions& options, TableStats* stats);
+
+}  // namespace widen
