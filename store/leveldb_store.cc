@@ -1,0 +1,626 @@
+#include "store/leveldb_store.h"
+
+#include <algorithm>
+#include <cassert>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include <leveldb/cache.h>
+#include <leveldb/db.h>
+#include <leveldb/iterator.h>
+#include <leveldb/options.h>
+#include <leveldb/write_batch.h>
+
+#include "common/bytes.h"
+#include "store/leveldb_format_internal.h"
+
+namespace widen {
+
+namespace lf = leveldb_format;
+
+namespace {
+
+// leveldb::Options for every store (see the header: one database, bytewise
+// comparator, snappy blocks, a large memtable for bulk loads).
+constexpr size_t kWriteBufferBytes = 64 << 20;
+constexpr size_t kBlockCacheBytes = 16 << 20;
+// HBase refuses row keys longer than Short.MAX_VALUE bytes.
+constexpr size_t kMaxRowBytes = 32767;
+
+Status FromLevelDb(const leveldb::Status& s, const std::string& context) {
+  std::string m = context + ": " + s.ToString();
+  if (s.IsNotFound()) return Status::NotFound(std::move(m));
+  if (s.IsCorruption()) return Status::DataLoss(std::move(m));
+  if (s.IsIOError()) return Status::Unavailable(std::move(m));
+  if (s.IsInvalidArgument()) return Status::InvalidArgument(std::move(m));
+  if (s.IsNotSupportedError()) return Status::FailedPrecondition(std::move(m));
+  return Status::Internal(std::move(m));
+}
+
+std::string Quoted(std::string_view bytes) { return "'" + ToStringBinary(bytes) + "'"; }
+
+// "default:t" and "t" name the same table; keys use TableDescriptor::FullName.
+std::string CanonicalName(const std::string& full_name) {
+  TableDescriptor d;
+  SplitTableName(full_name, &d.name_space, &d.table);
+  return d.FullName();
+}
+
+std::string FamilyNames(const TableDescriptor& d) {
+  std::string out;
+  for (const FamilyDescriptor& f : d.families) {
+    if (!out.empty()) out += ", ";
+    out += f.name;
+  }
+  return out;
+}
+
+// The first difference between the families of two descriptors, or "".
+std::string FamilyDifference(const TableDescriptor& stored, const TableDescriptor& wanted) {
+  for (const FamilyDescriptor& w : wanted.families) {
+    if (stored.Family(w.name) == nullptr) {
+      return "column family '" + w.name + "' is not in the stored table (it has " +
+             FamilyNames(stored) + ")";
+    }
+  }
+  for (const FamilyDescriptor& s : stored.families) {
+    if (wanted.Family(s.name) == nullptr) {
+      return "the stored table has column family '" + s.name + "', which was not requested";
+    }
+  }
+  for (const FamilyDescriptor& w : wanted.families) {
+    const FamilyDescriptor& s = *stored.Family(w.name);
+    auto diff = [&](const char* option, const std::string& in_store, const std::string& asked) {
+      return "column family '" + w.name + "': " + option + " is " + in_store +
+             " in the stored table, " + asked + " requested";
+    };
+    auto b = [](bool v) { return std::string(v ? "true" : "false"); };
+    if (s.versions != w.versions) {
+      return diff("VERSIONS", std::to_string(s.versions), std::to_string(w.versions));
+    }
+    if (s.min_versions != w.min_versions) {
+      return diff("MIN_VERSIONS", std::to_string(s.min_versions), std::to_string(w.min_versions));
+    }
+    if (s.ttl_seconds != w.ttl_seconds) {
+      return diff("TTL", std::to_string(s.ttl_seconds), std::to_string(w.ttl_seconds));
+    }
+    if (s.compression != w.compression) return diff("COMPRESSION", s.compression, w.compression);
+    if (s.bloom_filter != w.bloom_filter) {
+      return diff("BLOOMFILTER", s.bloom_filter, w.bloom_filter);
+    }
+    if (s.block_size_bytes != w.block_size_bytes) {
+      return diff("BLOCKSIZE", std::to_string(s.block_size_bytes),
+                  std::to_string(w.block_size_bytes));
+    }
+    if (s.in_memory != w.in_memory) return diff("IN_MEMORY", b(s.in_memory), b(w.in_memory));
+    if (s.data_block_encoding != w.data_block_encoding) {
+      return diff("DATA_BLOCK_ENCODING", s.data_block_encoding, w.data_block_encoding);
+    }
+  }
+  return "";
+}
+
+bool IsKnownType(CellType t) {
+  return t == CellType::kPut || t == CellType::kDelete || t == CellType::kDeleteColumn ||
+         t == CellType::kDeleteFamily;
+}
+
+int64_t SystemNowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+namespace leveldb_store_internal {
+
+// The open database, shared by the store and its sinks and readers. The cache
+// is declared first so that it outlives the DB.
+struct Database {
+  std::unique_ptr<leveldb::Cache> block_cache;
+  std::unique_ptr<leveldb::DB> db;
+};
+
+}  // namespace leveldb_store_internal
+
+namespace {
+
+using leveldb_store_internal::Database;
+
+// ---------------------------------------------------------------------------
+// Sink: a sorted CellBatch becomes one leveldb::WriteBatch.
+
+class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
+ public:
+  LevelDbSink(std::shared_ptr<Database> db, std::string full_name, TableDescriptor descriptor,
+              size_t batch_bytes)
+      : BufferedCellSink(batch_bytes),
+        db_(std::move(db)),
+        full_name_(std::move(full_name)),
+        descriptor_(std::move(descriptor)) {
+    lf::AppendCellKeyPrefix(&key_, full_name_);
+    prefix_bytes_ = key_.size();
+  }
+
+  Status Close() override {
+    if (closed_) return Status::OK();
+    WIDEN_RETURN_IF_ERROR(Flush());
+    // One synced (empty) write makes every earlier unsynced batch durable.
+    leveldb::WriteBatch empty;
+    leveldb::WriteOptions sync;
+    sync.sync = true;
+    leveldb::Status s = db_->db->Write(sync, &empty);
+    if (!s.ok()) return FromLevelDb(s, "syncing table " + Quoted(full_name_));
+    closed_ = true;
+    return Status::OK();
+  }
+
+ protected:
+  Status WriteSorted(const CellBatch& batch) override {
+    write_batch_.Clear();
+    cell_status_ = Status::OK();
+    last_row_valid_ = false;
+    batch.Iterate(this);
+    if (!cell_status_.ok()) return cell_status_;
+    leveldb::WriteOptions unsynced;
+    unsynced.sync = false;
+    leveldb::Status s = db_->db->Write(unsynced, &write_batch_);
+    if (!s.ok()) {
+      return FromLevelDb(
+          s, "writing " + std::to_string(batch.size()) + " cells to table " + Quoted(full_name_));
+    }
+    return Status::OK();
+  }
+
+ private:
+  // CellBatch::Handler: appends one cell to write_batch_, or records why not.
+  void Cell(const CellView& cell) override {
+    if (!cell_status_.ok()) return;
+    if (last_family_ == nullptr || cell.family != last_family_->name) {
+      last_family_ = descriptor_.Family(cell.family);
+      if (last_family_ == nullptr) {
+        cell_status_ = Status::InvalidArgument(
+            "table " + Quoted(full_name_) + " has no column family " + Quoted(cell.family) +
+            " (row " + Quoted(cell.row) + "; families: " + FamilyNames(descriptor_) + ")");
+        return;
+      }
+    }
+    if (cell.row.empty() || cell.row.size() > kMaxRowBytes) {
+      cell_status_ = Status::InvalidArgument(
+          "table " + Quoted(full_name_) + ": row key of " + std::to_string(cell.row.size()) +
+          " bytes (HBase takes 1 to " + std::to_string(kMaxRowBytes) + ")");
+      return;
+    }
+    if (!IsKnownType(cell.type)) {
+      cell_status_ = Status::InvalidArgument("table " + Quoted(full_name_) + ", row " +
+                                             Quoted(cell.row) + ": unknown cell type " +
+                                             std::to_string(static_cast<int>(cell.type)));
+      return;
+    }
+    if (cell.type == CellType::kDeleteFamily && !cell.qualifier.empty()) {
+      cell_status_ = Status::InvalidArgument(
+          "table " + Quoted(full_name_) + ", row " + Quoted(cell.row) +
+          ": a DeleteFamily marker must have an empty qualifier, not " + Quoted(cell.qualifier));
+      return;
+    }
+    // Cells of one row are adjacent in a sorted batch: keep the encoded row.
+    if (!last_row_valid_ || cell.row != last_row_) {
+      key_.resize(prefix_bytes_);
+      lf::AppendEscapedTerminated(&key_, cell.row);
+      row_key_bytes_ = key_.size();
+      last_row_ = cell.row;  // a view into the batch, valid during Iterate
+      last_row_valid_ = true;
+    } else {
+      key_.resize(row_key_bytes_);
+    }
+    lf::AppendCellKeyAfterRow(&key_, cell);
+    write_batch_.Put(leveldb::Slice(key_.data(), key_.size()),
+                     leveldb::Slice(cell.value.data(), cell.value.size()));
+  }
+
+  const std::shared_ptr<Database> db_;
+  const std::string full_name_;
+  const TableDescriptor descriptor_;
+  const FamilyDescriptor* last_family_ = nullptr;  // into descriptor_
+  std::string key_;                                // reused: table prefix, then one cell's key
+  size_t prefix_bytes_ = 0;                        // bytes of the table prefix in key_
+  size_t row_key_bytes_ = 0;  // bytes of prefix + ESC(row) + terminator in key_
+  std::string_view last_row_;
+  bool last_row_valid_ = false;
+  leveldb::WriteBatch write_batch_;  // reused across batches (keeps its buffer)
+  Status cell_status_;
+  bool closed_ = false;
+};
+
+// ---------------------------------------------------------------------------
+// Reader: a leveldb::Iterator over the table's key range, with HBase's read
+// rules applied as the keys go by (they arrive in HBase cell order).
+
+class LevelDbReader final : public CellReader {
+ public:
+  LevelDbReader(std::shared_ptr<Database> db, std::string full_name,
+                const TableDescriptor& descriptor, const ReadOptions& options, int64_t now_ms)
+      : db_(std::move(db)), full_name_(std::move(full_name)), limit_rows_(options.limit_rows) {
+    for (const FamilyDescriptor& f : descriptor.families) {
+      FamilyRule rule;
+      rule.name = f.name;
+      rule.max_versions = std::min(options.max_versions, f.versions);
+      rule.min_versions = f.min_versions;
+      rule.oldest_ms = std::numeric_limits<int64_t>::min();
+      if (f.ttl_seconds > 0) {
+        int64_t ttl_ms = 0;
+        int64_t oldest = 0;
+        if (!__builtin_mul_overflow(f.ttl_seconds, int64_t{1000}, &ttl_ms) &&
+            !__builtin_sub_overflow(now_ms, ttl_ms, &oldest)) {
+          rule.oldest_ms = oldest;
+        }
+      }
+      families_.push_back(std::move(rule));
+    }
+
+    std::string table_prefix;
+    lf::AppendCellKeyPrefix(&table_prefix, full_name_);
+    table_prefix_bytes_ = table_prefix.size();
+    // Upper bound: the table's prefix with its 0x00 separator raised to 0x01.
+    upper_ = table_prefix;
+    upper_.back() = '\x01';
+    if (!options.stop_row.empty()) {
+      std::string stop = table_prefix;
+      lf::AppendEscapedTerminated(&stop, options.stop_row);
+      upper_ = std::min(upper_, stop);
+    }
+    lower_ = table_prefix;
+    if (!options.start_row.empty()) {
+      std::string start = table_prefix;
+      lf::AppendEscapedTerminated(&start, options.start_row);
+      lower_ = std::max(lower_, start);
+    }
+    if (!options.row_prefix.empty()) {
+      // ESC(prefix) without its terminator begins exactly the rows that start
+      // with the prefix.
+      prefix_ = table_prefix;
+      lf::AppendEscapedTerminated(&prefix_, options.row_prefix);
+      prefix_.resize(prefix_.size() - 2);
+      lower_ = std::max(lower_, prefix_);
+    }
+  }
+
+  // Creates the iterator and moves to the first live cell.
+  void Start() {
+    leveldb::ReadOptions ro;
+    iter_.reset(db_->db->NewIterator(ro));
+    iter_->Seek(leveldb::Slice(lower_.data(), lower_.size()));
+    Scan();
+  }
+
+  bool Valid() const override { return valid_; }
+
+  void Next() override {
+    assert(valid_);
+    iter_->Next();
+    Scan();
+  }
+
+  CellView cell() const override {
+    assert(valid_);
+    return cell_;
+  }
+
+  Status status() const override { return status_; }
+
+ private:
+  struct FamilyRule {
+    std::string name;
+    int max_versions;   // min(ReadOptions.max_versions, VERSIONS)
+    int min_versions;   // MIN_VERSIONS: kept even when older than oldest_ms
+    int64_t oldest_ms;  // cells with timestamp < oldest_ms have expired (TTL)
+  };
+
+  const FamilyRule* FindFamily(std::string_view name) const {
+    for (const FamilyRule& f : families_) {
+      if (f.name == name) return &f;
+    }
+    return nullptr;
+  }
+
+  void Fail(Status s) {
+    status_ = std::move(s);
+    valid_ = false;
+  }
+
+  // Moves from the iterator's position to the first live cell at or after
+  // it, or to the end (valid_ = false).
+  void Scan() {
+    valid_ = false;
+    if (!status_.ok()) return;
+    const leveldb::Slice upper(upper_.data(), upper_.size());
+    for (; iter_->Valid(); iter_->Next()) {
+      const leveldb::Slice k = iter_->key();
+      if (k.compare(upper) >= 0) break;
+      if (!prefix_.empty() && !k.starts_with(leveldb::Slice(prefix_.data(), prefix_.size()))) {
+        break;
+      }
+      const std::string_view key(k.data(), k.size());
+      lf::CellKeyParts parts;
+      if (!lf::ParseCellKeySuffix(key.substr(table_prefix_bytes_), &parts)) {
+        return Fail(Status::DataLoss("table " + Quoted(full_name_) + ": malformed cell key " +
+                                     Quoted(key)));
+      }
+
+      // Row, family and column changes reset the delete and version state.
+      bool new_column = false;
+      if (!row_valid_ || parts.row != row_escaped_) {
+        row_escaped_.assign(parts.row.data(), parts.row.size());
+        row_.clear();
+        lf::AppendUnescaped(&row_, parts.row);
+        row_valid_ = true;
+        row_returned_ = false;
+        family_ = nullptr;
+      }
+      if (family_ == nullptr || parts.family != family_->name) {
+        family_ = FindFamily(parts.family);
+        if (family_ == nullptr) {
+          return Fail(Status::DataLoss("table " + Quoted(full_name_) + ": cell of row " +
+                                       Quoted(row_) + " has column family " + Quoted(parts.family) +
+                                       ", which the table does not have"));
+        }
+        family_deleted_ = false;
+        new_column = true;
+      }
+      if (new_column || parts.qualifier != qualifier_escaped_) {
+        qualifier_escaped_.assign(parts.qualifier.data(), parts.qualifier.size());
+        qualifier_.clear();
+        lf::AppendUnescaped(&qualifier_, parts.qualifier);
+        column_deleted_ = false;
+        version_deleted_ = false;
+        versions_seen_ = 0;
+      }
+
+      const int64_t ts = parts.timestamp_ms;
+      switch (parts.type) {
+        case CellType::kDeleteFamily:
+          // The newest marker comes first, so the first one seen is the max.
+          if (!family_deleted_) family_delete_ms_ = ts;
+          family_deleted_ = true;
+          continue;
+        case CellType::kDeleteColumn:
+          if (!column_deleted_) column_delete_ms_ = ts;
+          column_deleted_ = true;
+          continue;
+        case CellType::kDelete:
+          version_deleted_ = true;
+          version_delete_ms_ = ts;
+          continue;
+        case CellType::kPut:
+          break;
+      }
+      if (family_deleted_ && ts <= family_delete_ms_) continue;
+      if (column_deleted_ && ts <= column_delete_ms_) continue;
+      if (version_deleted_ && ts == version_delete_ms_) continue;
+      ++versions_seen_;
+      if (versions_seen_ > family_->max_versions) continue;
+      if (versions_seen_ > family_->min_versions && ts < family_->oldest_ms) continue;
+      if (!row_returned_) {
+        if (limit_rows_ != 0 && rows_returned_ >= limit_rows_) return;
+        ++rows_returned_;
+        row_returned_ = true;
+      }
+      const leveldb::Slice v = iter_->value();
+      cell_.row = row_;
+      cell_.family = family_->name;
+      cell_.qualifier = qualifier_;
+      cell_.timestamp_ms = ts;
+      cell_.type = CellType::kPut;
+      cell_.value = std::string_view(v.data(), v.size());
+      valid_ = true;
+      return;
+    }
+    if (!iter_->status().ok()) {
+      Fail(FromLevelDb(iter_->status(), "reading table " + Quoted(full_name_)));
+    }
+  }
+
+  const std::shared_ptr<Database> db_;  // declared before iter_: outlives it
+  std::unique_ptr<leveldb::Iterator> iter_;
+  const std::string full_name_;
+  const uint64_t limit_rows_;
+  std::vector<FamilyRule> families_;
+  size_t table_prefix_bytes_ = 0;
+  std::string lower_;   // first key to visit
+  std::string upper_;   // keys >= upper_ are past the end
+  std::string prefix_;  // when not empty, every visited key starts with it
+
+  // The current row, family and column (owned copies: the iterator moves).
+  bool row_valid_ = false;
+  std::string row_escaped_;
+  std::string row_;
+  bool row_returned_ = false;
+  uint64_t rows_returned_ = 0;
+  const FamilyRule* family_ = nullptr;
+  bool family_deleted_ = false;
+  int64_t family_delete_ms_ = 0;
+  std::string qualifier_escaped_;
+  std::string qualifier_;
+  bool column_deleted_ = false;
+  int64_t column_delete_ms_ = 0;
+  bool version_deleted_ = false;
+  int64_t version_delete_ms_ = 0;
+  int versions_seen_ = 0;
+
+  CellView cell_;
+  bool valid_ = false;
+  Status status_;
+};
+
+// Checks the store header, writing it into an empty database.
+Status CheckHeader(leveldb::DB* db, const std::string& path) {
+  const leveldb::Slice header_key(lf::kHeaderKey.data(), lf::kHeaderKey.size());
+  std::string value;
+  leveldb::Status s = db->Get(leveldb::ReadOptions(), header_key, &value);
+  if (s.ok()) {
+    if (value.size() == 1 && static_cast<uint8_t>(value[0]) == lf::kFormatVersion) {
+      return Status::OK();
+    }
+    std::string version = value.size() == 1 ? std::to_string(static_cast<unsigned char>(value[0]))
+                                            : "'" + ToStringBinary(value) + "'";
+    return Status::FailedPrecondition(
+        "the store at '" + path + "' has format version " + version +
+        "; this widen reads format version " + std::to_string(lf::kFormatVersion) +
+        " (use the widen that wrote it, or migrate again into a new store)");
+  }
+  if (!s.IsNotFound()) return FromLevelDb(s, "reading the header of store '" + path + "'");
+  {
+    std::unique_ptr<leveldb::Iterator> it(db->NewIterator(leveldb::ReadOptions()));
+    it->SeekToFirst();
+    if (it->Valid()) {
+      return Status::FailedPrecondition("'" + path +
+                                        "' holds a LevelDB database that is not a widen store "
+                                        "(it has no format header); use another directory");
+    }
+    if (!it->status().ok()) return FromLevelDb(it->status(), "reading store '" + path + "'");
+  }
+  const char version = static_cast<char>(lf::kFormatVersion);
+  leveldb::WriteOptions sync;
+  sync.sync = true;
+  s = db->Put(sync, header_key, leveldb::Slice(&version, 1));
+  if (!s.ok()) return FromLevelDb(s, "writing the header of store '" + path + "'");
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<LevelDbStore>> LevelDbStore::Open(const std::string& path,
+                                                         const StoreOptions& options) {
+  if (path.empty()) return Status::InvalidArgument("the embedded store's path is empty");
+  std::error_code ec;
+  const std::filesystem::path dir(path);
+  if (!options.create_if_missing) {
+    if (!std::filesystem::exists(dir / "CURRENT", ec)) {
+      return Status::NotFound("no store at '" + path + "' (and create_if_missing is false)");
+    }
+  } else if (!std::filesystem::exists(dir, ec)) {
+    std::filesystem::create_directories(dir, ec);
+    if (ec) {
+      return Status::Unavailable("cannot create store directory '" + path + "': " + ec.message());
+    }
+  }
+
+  auto db = std::make_shared<Database>();
+  db->block_cache.reset(leveldb::NewLRUCache(kBlockCacheBytes));
+  leveldb::Options lo;
+  lo.create_if_missing = options.create_if_missing;
+  lo.compression = leveldb::kSnappyCompression;
+  lo.write_buffer_size = kWriteBufferBytes;
+  lo.block_cache = db->block_cache.get();
+  leveldb::DB* raw = nullptr;
+  leveldb::Status s = leveldb::DB::Open(lo, path, &raw);
+  if (!s.ok()) return FromLevelDb(s, "opening store '" + path + "'");
+  db->db.reset(raw);
+  WIDEN_RETURN_IF_ERROR(CheckHeader(db->db.get(), path));
+  return std::unique_ptr<LevelDbStore>(new LevelDbStore(path, std::move(db), options));
+}
+
+LevelDbStore::LevelDbStore(std::string path, std::shared_ptr<Database> db,
+                           const StoreOptions& options)
+    : path_(std::move(path)), db_(std::move(db)), options_(options) {}
+
+LevelDbStore::~LevelDbStore() = default;
+
+Status LevelDbStore::Close() {
+  db_.reset();
+  return Status::OK();
+}
+
+Status LevelDbStore::CheckOpen() const {
+  if (db_ == nullptr) return Status::FailedPrecondition("the store at '" + path_ + "' is closed");
+  return Status::OK();
+}
+
+Status LevelDbStore::CreateTable(const TableDescriptor& descriptor) {
+  WIDEN_RETURN_IF_ERROR(CheckOpen());
+  WIDEN_RETURN_IF_ERROR(descriptor.Validate());
+  const std::string name = descriptor.FullName();
+  const std::string key = lf::TableKey(name);
+  std::lock_guard<std::mutex> lock(create_mu_);
+  std::string value;
+  leveldb::Status s = db_->db->Get(leveldb::ReadOptions(), key, &value);
+  if (s.IsNotFound()) {
+    leveldb::WriteOptions sync;
+    sync.sync = true;
+    s = db_->db->Put(sync, key, EncodeTableDescriptor(descriptor));
+    if (!s.ok()) return FromLevelDb(s, "creating table " + Quoted(name));
+    return Status::OK();
+  }
+  if (!s.ok()) return FromLevelDb(s, "reading table " + Quoted(name));
+  Result<TableDescriptor> stored = DecodeTableDescriptor(value);
+  if (!stored.ok()) return stored.status().WithContext("table " + Quoted(name));
+  const std::string diff = FamilyDifference(*stored, descriptor);
+  if (!diff.empty()) {
+    return Status::FailedPrecondition("table " + Quoted(name) + " already exists in store '" +
+                                      path_ + "' with other families: " + diff);
+  }
+  return Status::OK();
+}
+
+Result<TableDescriptor> LevelDbStore::DescribeTable(const std::string& full_name) {
+  WIDEN_RETURN_IF_ERROR(CheckOpen());
+  const std::string name = CanonicalName(full_name);
+  std::string value;
+  leveldb::Status s = db_->db->Get(leveldb::ReadOptions(), lf::TableKey(name), &value);
+  if (s.IsNotFound()) {
+    return Status::NotFound("table " + Quoted(name) + " does not exist in store '" + path_ + "'");
+  }
+  if (!s.ok()) return FromLevelDb(s, "reading table " + Quoted(name));
+  Result<TableDescriptor> d = DecodeTableDescriptor(value);
+  if (!d.ok()) return d.status().WithContext("table " + Quoted(name));
+  return d;
+}
+
+Result<std::vector<TableDescriptor>> LevelDbStore::ListTables() {
+  WIDEN_RETURN_IF_ERROR(CheckOpen());
+  std::vector<TableDescriptor> tables;
+  std::unique_ptr<leveldb::Iterator> it(db_->db->NewIterator(leveldb::ReadOptions()));
+  const char tag = lf::kTableTag;
+  for (it->Seek(leveldb::Slice(&tag, 1)); it->Valid(); it->Next()) {
+    const leveldb::Slice k = it->key();
+    if (k.empty() || k[0] != lf::kTableTag) break;
+    const std::string_view name(k.data() + 1, k.size() - 1);
+    Result<TableDescriptor> d =
+        DecodeTableDescriptor(std::string_view(it->value().data(), it->value().size()));
+    if (!d.ok()) return d.status().WithContext("table " + Quoted(name));
+    tables.push_back(std::move(d).value());
+  }
+  if (!it->status().ok()) return FromLevelDb(it->status(), "listing tables of '" + path_ + "'");
+  return tables;
+}
+
+Result<std::unique_ptr<CellSink>> LevelDbStore::NewSink(const std::string& full_name) {
+  WIDEN_ASSIGN_OR_RETURN(TableDescriptor d, DescribeTable(full_name));
+  std::string name = d.FullName();
+  return std::unique_ptr<CellSink>(
+      new LevelDbSink(db_, std::move(name), std::move(d), options_.batch_bytes));
+}
+
+Result<std::unique_ptr<CellReader>> LevelDbStore::NewReader(const std::string& full_name,
+                                                            const ReadOptions& options) {
+  if (options.max_versions < 1) {
+    return Status::InvalidArgument("max_versions must be at least 1, not " +
+                                   std::to_string(options.max_versions));
+  }
+  WIDEN_ASSIGN_OR_RETURN(TableDescriptor d, DescribeTable(full_name));
+  const int64_t now_ms = options.now_ms != 0 ? options.now_ms : SystemNowMs();
+  auto reader = std::make_unique<LevelDbReader>(db_, d.FullName(), d, options, now_ms);
+  reader->Start();
+  return std::unique_ptr<CellReader>(std::move(reader));
+}
+
+}  // namespace widen

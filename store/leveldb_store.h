@@ -1,0 +1,134 @@
+// LevelDbStore: the embedded store — every table of a store in ONE LevelDB
+// database (one directory), ordered by LevelDB's default bytewise comparator,
+// with keys laid out so that byte order is HBase's cell order. Reads apply
+// HBase's semantics: delete markers, each family's VERSIONS, TTL and
+// MIN_VERSIONS.
+//
+// Thread safety: a LevelDbStore may be shared by threads (CreateTable is
+// serialised inside); each sink and reader it hands out is used by one thread
+// at a time. Sinks and readers share ownership of the database, so they may
+// outlive the store: the database closes when the store and all of them are
+// gone.
+//
+// Persisted layout, store format version 1. NEVER CHANGE IT; bump the format
+// version instead (and keep reading version 1). All integers big-endian.
+//
+//   store header   key:   +------+-----+-----+-----+-----+-----+-----+
+//                         | 0x00 | 'f' | 'o' | 'r' | 'm' | 'a' | 't' |
+//                         +------+-----+-----+-----+-----+-----+-----+
+//                  value: +------+
+//                         | 0x01 |  format version (1 byte)
+//                         +------+
+//
+//   table meta     key:   +------+------------------+
+//                         | 0x01 | full table name  |  "ns:table", or "table" in
+//                         +------+------------------+  the default namespace
+//                  value: EncodeTableDescriptor(): JSON text with "format": 1
+//
+//   cell           key:
+//     +------+-----------+------+----------+-----------+--------+------+
+//     | 0x02 | full name | 0x00 | ESC(row) | 0x00 0x01 | family | 0x00 |  ...
+//     +------+-----------+------+----------+-----------+--------+------+
+//        +----------------+-----------+-----------------+---------------+
+//     ...| ESC(qualifier) | 0x00 0x01 | timestamp (8 B) | 0xFF - type   |
+//        +----------------+-----------+-----------------+---------------+
+//                  value: the cell's value bytes, as they are
+//
+//   ESC(x):     x with every 0x00 byte written as 0x00 0xFF. The terminator
+//               0x00 0x01 sorts below an escaped 0x00 (0x00 0xFF) and below
+//               every other byte, so a row (qualifier) sorts before every
+//               longer one it is a prefix of.
+//   timestamp:  ~(uint64(timestamp_ms) ^ 0x8000000000000000): sign bit flipped
+//               (negatives below positives), then every bit inverted (newest
+//               first).
+//   type:       0xFF - HBase KeyValue.Type code (Put 4, Delete 8,
+//               DeleteColumn 12, DeleteFamily 14): higher codes first, so a
+//               delete marker precedes the put it masks at the same timestamp.
+//   Table names never contain 0x00 and families are printable ASCII, so the
+//   bytewise order of cell keys is: table, row ascending (unsigned bytes),
+//   family ascending, qualifier ascending, timestamp descending, type
+//   descending — HBase's CellComparator order.
+//
+// A database that has keys but no header, or a header with another version,
+// is refused with FailedPrecondition.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "store/cell_sink.h"
+#include "store/store.h"
+#include "store/table_descriptor.h"
+
+namespace widen {
+
+namespace leveldb_store_internal {
+struct Database;  // the open leveldb::DB and its block cache (leveldb_store.cc)
+}  // namespace leveldb_store_internal
+
+class LevelDbStore final : public Store {
+ public:
+  /// Opens (or, with options.create_if_missing, creates) the store in
+  /// directory `path`. Errors: NotFound when the directory holds no database
+  /// and create_if_missing is false; FailedPrecondition when the database is
+  /// not a widen store of format 1; Unavailable when LevelDB cannot open it
+  /// (e.g. another process holds its lock); DataLoss on corruption.
+  static Result<std::unique_ptr<LevelDbStore>> Open(const std::string& path,
+                                                    const StoreOptions& options);
+
+  LevelDbStore(const LevelDbStore&) = delete;
+  LevelDbStore& operator=(const LevelDbStore&) = delete;
+  /// Releases the store's share of the database (see Close).
+  ~LevelDbStore() override;
+
+  /// Releases the store's share of the database; the database closes once
+  /// no sink or reader from this store remains. Later calls on the store
+  /// return FailedPrecondition. REQUIRES: no concurrent call on the store.
+  Status Close();
+
+  /// Validates `descriptor` and records it. If the table exists, OK when its
+  /// families and their options are the same (split points are not compared),
+  /// else FailedPrecondition naming the first difference.
+  Status CreateTable(const TableDescriptor& descriptor) override;
+  /// `full_name` is "ns:table" or "table" (default namespace; "default:table"
+  /// is the same table). NotFound if the table does not exist; DataLoss if
+  /// its descriptor cannot be decoded.
+  Result<TableDescriptor> DescribeTable(const std::string& full_name) override;
+  /// Every table, ordered by full name.
+  Result<std::vector<TableDescriptor>> ListTables() override;
+  /// A sink for the table's cells: batches of options.batch_bytes are written
+  /// as one LevelDB write batch (not synced); Close() syncs the log.
+  /// Destroying the sink without Close drops cells not yet flushed.
+  /// NotFound for an unknown table. Its Put/Flush return InvalidArgument for a
+  /// cell whose family is not in the table, an empty row key or one longer
+  /// than 32767 bytes (HBase's limit), or a DeleteFamily marker with a
+  /// qualifier; the whole batch holding such a cell is not written.
+  Result<std::unique_ptr<CellSink>> NewSink(const std::string& full_name) override;
+  /// A reader over the table's live cells (see CellReader), seeing the
+  /// database as of this call. start_row, stop_row and row_prefix all apply
+  /// (a row is read when it satisfies each one given). NotFound for an unknown table;
+  /// InvalidArgument when options.max_versions < 1.
+  Result<std::unique_ptr<CellReader>> NewReader(const std::string& full_name,
+                                                const ReadOptions& options) override;
+
+  /// The store's directory.
+  const std::string& path() const { return path_; }
+
+ private:
+  using Database = leveldb_store_internal::Database;
+
+  /// Does no I/O: takes an open database.
+  LevelDbStore(std::string path, std::shared_ptr<Database> db, const StoreOptions& options);
+
+  Status CheckOpen() const;
+
+  const std::string path_;
+  std::shared_ptr<Database> db_;  // null once closed
+  const StoreOptions options_;
+  std::mutex create_mu_;  // serialises CreateTable's read-check-write
+};
+
+}  // namespace widen

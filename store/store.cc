@@ -1,0 +1,38 @@
+#include "store/store.h"
+
+#include <string_view>
+#include <utility>
+
+#include "store/leveldb_store.h"
+
+namespace widen {
+
+namespace {
+
+constexpr std::string_view kLevelDbScheme = "leveldb:";
+constexpr std::string_view kHBaseScheme = "hbase://";
+
+bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> Store::Open(const std::string& url, const StoreOptions& options) {
+  if (StartsWith(url, kLevelDbScheme)) {
+    const std::string path = url.substr(kLevelDbScheme.size());
+    if (path.empty()) {
+      return Status::InvalidArgument("store URL '" + url + "' names no directory (leveldb:PATH)");
+    }
+    WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<LevelDbStore> store, LevelDbStore::Open(path, options));
+    return std::unique_ptr<Store>(std::move(store));
+  }
+  if (StartsWith(url, kHBaseScheme)) {
+    return Status::InvalidArgument("hbase:// targets are not built yet");
+  }
+  return Status::InvalidArgument("unknown store URL '" + url +
+                                 "'; accepted forms: leveldb:PATH (embedded store in directory "
+                                 "PATH), hbase://HOST:PORT (HBase Thrift2 gateway)");
+}
+
+}  // namespace widen

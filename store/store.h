@@ -1,0 +1,75 @@
+// Store: a wide-column target — the embedded LevelDB store or HBase through
+// its Thrift2 gateway — opened from a URL:
+//   leveldb:PATH          embedded store in directory PATH (created if missing)
+//   hbase://HOST:PORT     HBase Thrift2 gateway
+//
+// A Store creates tables from TableDescriptors, hands out one CellSink per
+// table for writing and CellReaders for scans and gets.
+//
+// Thread safety: a Store may be shared by threads; each sink and reader is used
+// by one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/cell.h"
+#include "common/status.h"
+#include "store/cell_sink.h"
+#include "store/table_descriptor.h"
+
+namespace widen {
+
+struct StoreOptions {
+  size_t batch_bytes = 4 << 20;  // sink flush threshold, bytes
+  /// Create the embedded store's directory when missing (false: NotFound).
+  bool create_if_missing = true;
+};
+
+/// What a reader returns; HBase Scan/Get semantics.
+struct ReadOptions {
+  std::string start_row;    // inclusive; empty = first row
+  std::string stop_row;     // exclusive; empty = to the end
+  std::string row_prefix;   // only rows starting with these bytes
+  uint64_t limit_rows = 0;  // 0 = no limit
+  int max_versions = 1;     // versions per column returned (capped by the family's VERSIONS)
+  int64_t now_ms = 0;       // clock for TTL; 0 = the system clock
+};
+
+/// Iterates the live cells of one table in HBase cell order, after applying
+/// delete markers, each family's VERSIONS and TTL, and ReadOptions.
+/// Errors are sticky in status(); cell() is a view valid until Next().
+class CellReader {
+ public:
+  virtual ~CellReader() = default;
+  virtual bool Valid() const = 0;
+  /// REQUIRES: Valid().
+  virtual void Next() = 0;
+  /// REQUIRES: Valid().
+  virtual CellView cell() const = 0;
+  virtual Status status() const = 0;
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  /// Opens the store named by `url` (see above). InvalidArgument for an unknown
+  /// scheme; Unavailable when the target cannot be reached.
+  static Result<std::unique_ptr<Store>> Open(const std::string& url, const StoreOptions& options);
+
+  /// Creates the table, or checks that an existing one has the same families
+  /// (FailedPrecondition naming the difference otherwise).
+  virtual Status CreateTable(const TableDescriptor& descriptor) = 0;
+  /// NotFound if the table does not exist.
+  virtual Result<TableDescriptor> DescribeTable(const std::string& full_name) = 0;
+  virtual Result<std::vector<TableDescriptor>> ListTables() = 0;
+  /// A sink for cells of `full_name` (which must exist).
+  virtual Result<std::unique_ptr<CellSink>> NewSink(const std::string& full_name) = 0;
+  virtual Result<std::unique_ptr<CellReader>> NewReader(const std::string& full_name,
+                                                        const ReadOptions& options) = 0;
+};
+
+}  // namespace widen
