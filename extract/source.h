@@ -54,6 +54,10 @@ struct ScanSpec {
   /// Ascending order; text sorts as unsigned bytes ("C" collation) so that the
   /// transformer can merge streams with CompareValues.
   std::vector<ColumnExpr> order_by;
+  /// The driving table's primary key (may be empty). order_by followed by
+  /// these columns is a total order of the rows; a source may use it to read
+  /// in pages (keyset pagination) instead of one long result.
+  std::vector<ColumnExpr> unique_key;
 };
 
 /// One column of a source table, as introspected.

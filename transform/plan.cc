@@ -142,9 +142,12 @@ class Planner {
       tp->scan.joins.push_back(std::move(sj));
     }
 
-    // Row identity for messages: the driving table's primary key.
+    // Row identity for messages, and a total order for paging sources: the
+    // driving table's primary key.
     for (const auto& pk : driving->primary_key) {
       tp->identity.emplace_back(pk, cols.Add(t.from, pk));
+      const SourceColumn* pc = driving->FindColumn(pk);
+      tp->scan.unique_key.push_back(ColumnExpr{t.from, pk, pc != nullptr && IsTextual(pc->type)});
     }
 
     std::vector<KeyPartPlan> parts;
@@ -233,6 +236,11 @@ class Planner {
       parts.push_back(std::move(p));
     }
     np->qualifier = KeyCodec(std::move(parts), n.id_separator);
+    for (const auto& pk : child->primary_key) {
+      const SourceColumn* pc = child->FindColumn(pk);
+      np->scan.unique_key.push_back(
+          ColumnExpr{child->name, pk, pc != nullptr && IsTextual(pc->type)});
+    }
     if (n.value_columns.empty()) {
       for (const auto& c : child->columns) {
         if (std::find(used.begin(), used.end(), c.name) != used.end()) continue;
