@@ -36,16 +36,14 @@ int main(int argc, char** argv) {
   auto* scan =
       app.add_subcommand("scan", "Print a target table's cells as HBase's shell shows a scan");
   scan->add_option("table", so.table, "Target table (ns:table)")->required();
-  scan->add_option("-m,--mapping", so.mapping_path,
-                   "Mapping file: its target, and key names for --decode");
+  scan->add_option("-m,--mapping", so.mapping_path, "Mapping file (for its target)");
   scan->add_option("--target", so.target_url, "Target URL (e.g. leveldb:PATH)");
   scan->add_option("--limit", so.limit, "Rows to print at most (0 = all)");
   scan->add_option("--prefix", so.prefix, "Only rows starting with this (\\xNN for bytes)");
   scan->add_option("--start-row", so.start_row, "First row (inclusive)");
   scan->add_option("--stop-row", so.stop_row, "Stop before this row (exclusive)");
   scan->add_option("--versions", so.versions, "Versions per column")->check(CLI::Range(1, 1 << 30));
-  scan->add_flag("--decode", so.decode,
-                 "Show each row key decoded into its named parts (needs -m)");
+  scan->add_flag("--decode", so.decode, "Show each row key decoded into its named parts");
 
   ReadOptionsCli go;
   auto* get = app.add_subcommand("get", "Print one row as HBase's shell shows a get");

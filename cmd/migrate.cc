@@ -79,7 +79,7 @@ int RunMigrate(const MigrateOptions& o) {
   if (!source.ok()) return Fail(source.status());
   auto schema = (*source)->Introspect();
   if (!schema.ok()) return Fail(schema.status());
-  auto plan = Plan::Make(m, *schema);
+  auto plan = Plan::Make(m, *schema, source->get());
   if (!plan.ok()) return Fail(plan.status());
 
   StoreOptions sto;

@@ -13,6 +13,7 @@
 #include "store/shell_printer.h"
 #include "store/store.h"
 #include "transform/key_codec.h"
+#include "transform/plan.h"
 
 namespace widen {
 
@@ -54,6 +55,20 @@ Result<std::unique_ptr<CellReader>> OpenReader(const std::string& target, const 
   return reader;
 }
 
+// The row key layout widen stored with the table when it created it.
+Result<KeyCodec> KeyLayout(const std::string& target, const std::string& table) {
+  StoreOptions so;
+  so.create_if_missing = false;
+  WIDEN_ASSIGN_OR_RETURN(auto store, Store::Open(target, so));
+  WIDEN_ASSIGN_OR_RETURN(TableDescriptor d, store->DescribeTable(table));
+  auto it = d.metadata.find(kKeyLayoutMetadata);
+  if (it == d.metadata.end()) {
+    return Status::NotFound(
+        fmt::format("table '{}' has no stored row key layout to decode with", table));
+  }
+  return KeyCodec::FromJson(it->second);
+}
+
 ShellPrinterOptions PrinterOptions() {
   ShellPrinterOptions po;
   if (!isatty(STDOUT_FILENO)) po.first_column_width = 0;
@@ -82,25 +97,16 @@ int RunScan(const ReadOptionsCli& o) {
   ShellPrinterOptions po = PrinterOptions();
   KeyCodec codec;
   if (o.decode) {
-    const TableMapping* tm = mapping.FindTable(o.table);
-    if (tm == nullptr) {
-      return Fail(Status::InvalidArgument(
-          fmt::format("--decode needs -m with a mapping of table '{}'", o.table)));
-    }
-    std::vector<KeyPartPlan> parts;
-    for (const auto& kp : tm->key.parts) {
-      KeyPartPlan p;
-      p.name = kp.is_literal ? "'" + kp.literal + "'" : kp.column.column;
-      parts.push_back(p);
-    }
-    codec = KeyCodec(parts, tm->key.separator);
+    auto layout = KeyLayout(target, o.table);
+    if (!layout.ok()) return Fail(layout.status());
+    codec = std::move(*layout);
     po.render_row = [&codec](std::string_view row) {
       std::vector<std::pair<std::string, std::string>> named;
       if (!codec.Decode(row, &named)) return ToStringBinary(row);
       std::string s;
       for (const auto& [name, text] : named) {
         if (!s.empty()) s += ' ';
-        s += name + "=" + ToStringBinary(text);
+        s += name + "=" + text;
       }
       return s;
     };

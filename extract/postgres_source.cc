@@ -257,6 +257,33 @@ Result<SourceSchema> PostgresSource::Introspect() {
   return schema;
 }
 
+Result<SourceTable> PostgresSource::DescribeQuery(const std::string& sql) {
+  SourceTable t;
+  t.name = "query";
+  try {
+    session_->txn->exec("SAVEPOINT widen_describe");
+    pqxx::result r = session_->txn->exec("SELECT * FROM (" + sql + ") AS widen_q LIMIT 0");
+    session_->txn->exec("RELEASE SAVEPOINT widen_describe");
+    for (pqxx::row::size_type i = 0; i < r.columns(); ++i) {
+      SourceColumn c;
+      c.name = r.column_name(i);
+      const uint32_t oid = r.column_type(i);
+      c.type = pg_internal::TypeForOid(oid);
+      pqxx::result n = session_->txn->exec("SELECT format_type(" + std::to_string(oid) + ", NULL)");
+      c.source_type = n[0][0].c_str();
+      c.nullable = true;
+      t.columns.push_back(std::move(c));
+    }
+  } catch (const std::exception& e) {
+    try {
+      session_->txn->exec("ROLLBACK TO SAVEPOINT widen_describe");
+    } catch (const std::exception&) {
+    }
+    return QueryError("query", e);
+  }
+  return t;
+}
+
 std::string PostgresSource::SelectSql(const ScanSpec& spec) const {
   auto col = [](const ColumnExpr& c) { return QuoteIdent(c.alias) + "." + QuoteIdent(c.column); };
   std::string sql = "SELECT ";
@@ -264,7 +291,11 @@ std::string PostgresSource::SelectSql(const ScanSpec& spec) const {
     if (i) sql += ", ";
     sql += col(spec.columns[i]);
   }
-  sql += " FROM " + QuoteIdent(spec.table) + " AS " + QuoteIdent(spec.alias);
+  if (spec.query.empty()) {
+    sql += " FROM " + QuoteIdent(spec.table) + " AS " + QuoteIdent(spec.alias);
+  } else {
+    sql += " FROM (" + spec.query + ") AS " + QuoteIdent(spec.alias);
+  }
   for (const auto& j : spec.joins) {
     sql += " LEFT JOIN " + QuoteIdent(j.table) + " AS " + QuoteIdent(j.alias) + " ON ";
     for (size_t i = 0; i < j.on.size(); ++i) {

@@ -24,6 +24,7 @@ class PostgresSource : public Source {
   ~PostgresSource() override;
 
   Result<SourceSchema> Introspect() override;
+  Result<SourceTable> DescribeQuery(const std::string& sql) override;
   std::string SelectSql(const ScanSpec& spec) const override;
   Result<std::unique_ptr<RowStream>> Scan(const ScanSpec& spec) override;
   std::string dialect() const override { return "postgresql"; }

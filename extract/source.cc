@@ -20,6 +20,11 @@ const SourceTable* SourceSchema::FindTable(const std::string& n) const {
   return nullptr;
 }
 
+Result<SourceTable> Source::DescribeQuery(const std::string&) {
+  return Status::InvalidArgument("free-form queries are not supported by the " + dialect() +
+                                 " source yet");
+}
+
 std::string MaskUrl(const std::string& url) {
   size_t scheme = url.find("://");
   if (scheme == std::string::npos) return url;

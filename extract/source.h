@@ -45,7 +45,8 @@ struct ScanJoin {
 
 /// A query: what to select, from where, in which order.
 struct ScanSpec {
-  std::string table;  // driving table
+  std::string table;  // driving table (empty when `query` is set)
+  std::string query;  // a free-form SELECT read as a derived table named `alias`
   std::string alias;  // its alias in the query
   std::vector<ScanJoin> joins;
   std::vector<ColumnExpr> columns;   // selected, in this order (the stream's schema)
@@ -122,6 +123,10 @@ class Source {
 
   /// Tables of the connection's current schema (PostgreSQL) or database (MySQL).
   virtual Result<SourceSchema> Introspect() = 0;
+
+  /// The columns a free-form SELECT returns (name "query"; no keys, all
+  /// columns nullable). InvalidArgument when the query does not run.
+  virtual Result<SourceTable> DescribeQuery(const std::string& sql);
 
   /// The SELECT this source runs for `spec` (for `plan` and tests).
   virtual std::string SelectSql(const ScanSpec& spec) const = 0;

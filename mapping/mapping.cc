@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -119,12 +121,17 @@ class Loader {
 
  private:
   Status LoadTable(const YAML::Node& n, TableMapping* t) {
-    WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(
-        n, "a table", {"name", "from", "where", "families", "key", "joins", "columns", "nest"}));
+    WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(n, "a table",
+                                        {"name", "from", "query", "where", "version", "families",
+                                         "key", "joins", "columns", "nest"}));
     t->loc = ctx_.Loc(n);
     WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(n, "name", &t->name));
     WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(n, "from", &t->from));
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "where", &t->where));
+    WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "query", &t->query));
+    if (!t->query.empty() && !t->where.empty()) {
+      return ctx_.Error(n["where"], "a table with 'query' takes no 'where' (put it in the query)");
+    }
     const std::string where = fmt::format("table '{}'", t->name);
 
     YAML::Node fams = n["families"];
@@ -137,11 +144,7 @@ class Loader {
       if (f.IsScalar()) {
         fs.name = f.Scalar();
       } else {
-        WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(f, "a column family", {"name", "versions"}));
-        WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(f, "name", &fs.name));
-        int64_t v = fs.versions;
-        WIDEN_RETURN_IF_ERROR(ctx_.OptionalInt(f, "versions", 1, INT32_MAX, &v));
-        fs.versions = static_cast<int>(v);
+        WIDEN_RETURN_IF_ERROR(LoadFamily(f, &fs));
       }
       for (const auto& other : t->families) {
         if (other.name == fs.name) {
@@ -162,19 +165,44 @@ class Loader {
       }
     }
 
+    if (n["version"]) {
+      std::string v;
+      WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "version", &v));
+      t->version = ParseColumnRef(v);
+      if (!t->version.alias.empty() && !HasAlias(*t, t->version.alias)) {
+        return ctx_.Error(n["version"], UnknownAlias(*t, t->version.alias));
+      }
+    }
+
     YAML::Node key = n["key"];
     if (!key) return ctx_.Error(n, where + ": missing required field 'key'");
-    WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(key, "'key'", {"separator", "parts"}));
+    WIDEN_RETURN_IF_ERROR(
+        ctx_.CheckMap(key, "'key'", {"form", "separator", "parts", "salt", "hash_prefix"}));
     t->key.loc = ctx_.Loc(key);
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(key, "separator", &t->key.separator));
+    WIDEN_RETURN_IF_ERROR(LoadForm(key, &t->key.form));
+    WIDEN_RETURN_IF_ERROR(LoadHash(key, "salt", "buckets", 2, 256, &t->key.salt));
+    WIDEN_RETURN_IF_ERROR(LoadHash(key, "hash_prefix", "bytes", 1, 8, &t->key.hash_prefix));
     YAML::Node parts = key["parts"];
     if (!parts) return ctx_.Error(key, where + ": the key needs 'parts'");
     WIDEN_RETURN_IF_ERROR(ctx_.CheckSequence(parts, "'parts'"));
     if (parts.size() == 0) return ctx_.Error(parts, where + ": the key needs at least one part");
     for (const auto& p : parts) {
       KeyPart kp;
-      WIDEN_RETURN_IF_ERROR(LoadKeyPart(p, *t, &kp));
+      WIDEN_RETURN_IF_ERROR(LoadKeyPart(p, *t, t->key.form, &kp));
       t->key.parts.push_back(std::move(kp));
+    }
+    for (KeyHashSpec* h : {&t->key.salt, &t->key.hash_prefix}) {
+      for (const auto& name : h->parts) {
+        bool found = false;
+        for (const auto& kp : t->key.parts)
+          found = found || (!kp.is_literal && kp.column.column == name);
+        if (!found) {
+          return Status::InvalidArgument(
+              fmt::format("{}: table '{}': '{}' is not a column part of the key", h->loc.ToString(),
+                          t->name, name));
+        }
+      }
     }
 
     YAML::Node cols = n["columns"];
@@ -232,12 +260,91 @@ class Loader {
     return Status::OK();
   }
 
-  Status LoadKeyPart(const YAML::Node& p, const TableMapping& t, KeyPart* kp) {
+  Status LoadForm(const YAML::Node& n, KeyEncoding* form) {
+    std::string f = "text";
+    WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "form", &f));
+    if (f == "text") {
+      *form = KeyEncoding::kText;
+    } else if (f == "binary") {
+      *form = KeyEncoding::kBinary;
+    } else {
+      return ctx_.Error(n["form"], fmt::format("'form' must be text or binary, got '{}'", f));
+    }
+    return Status::OK();
+  }
+
+  Status LoadHash(const YAML::Node& key, const char* field, const char* size_name, int64_t min,
+                  int64_t max, KeyHashSpec* h) {
+    YAML::Node n = key[field];
+    if (!n) return Status::OK();
+    h->loc = ctx_.Loc(n);
+    WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(n, fmt::format("'{}'", field), {size_name, "parts"}));
+    if (!n[size_name]) return ctx_.Error(n, fmt::format("'{}' needs '{}'", field, size_name));
+    int64_t size = 0;
+    WIDEN_RETURN_IF_ERROR(ctx_.OptionalInt(n, size_name, min, max, &size));
+    h->size = static_cast<int>(size);
+    if (n["parts"]) {
+      WIDEN_RETURN_IF_ERROR(ctx_.CheckSequence(n["parts"], "'parts'"));
+      for (const auto& p : n["parts"]) h->parts.push_back(p.Scalar());
+    }
+    return Status::OK();
+  }
+
+  Status LoadFamily(const YAML::Node& f, FamilySpec* fs) {
+    WIDEN_RETURN_IF_ERROR(
+        ctx_.CheckMap(f, "a column family",
+                      {"name", "versions", "min_versions", "ttl", "compression", "bloom_filter",
+                       "block_size", "in_memory", "data_block_encoding"}));
+    WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(f, "name", &fs->name));
+    int64_t v = fs->versions, mv = fs->min_versions, bs = fs->block_size_bytes;
+    WIDEN_RETURN_IF_ERROR(ctx_.OptionalInt(f, "versions", 1, INT32_MAX, &v));
+    WIDEN_RETURN_IF_ERROR(ctx_.OptionalInt(f, "min_versions", 0, INT32_MAX, &mv));
+    WIDEN_RETURN_IF_ERROR(ctx_.OptionalInt(f, "ttl", 0, INT32_MAX, &fs->ttl_seconds));
+    WIDEN_RETURN_IF_ERROR(ctx_.OptionalInt(f, "block_size", 1024, 16 << 20, &bs));
+    if (mv > v) {
+      return ctx_.Error(f["min_versions"],
+                        fmt::format("'min_versions' ({}) exceeds 'versions' ({})", mv, v));
+    }
+    fs->versions = static_cast<int>(v);
+    fs->min_versions = static_cast<int>(mv);
+    fs->block_size_bytes = static_cast<int>(bs);
+    WIDEN_RETURN_IF_ERROR(ctx_.OptionalBool(f, "in_memory", &fs->in_memory));
+    WIDEN_RETURN_IF_ERROR(OneOf(f, "compression",
+                                {"NONE", "SNAPPY", "GZ", "LZ4", "ZSTD", "LZO", "BZIP2"},
+                                &fs->compression));
+    WIDEN_RETURN_IF_ERROR(OneOf(f, "bloom_filter", {"NONE", "ROW", "ROWCOL"}, &fs->bloom_filter));
+    WIDEN_RETURN_IF_ERROR(OneOf(f, "data_block_encoding",
+                                {"NONE", "PREFIX", "DIFF", "FAST_DIFF", "ROW_INDEX_V1"},
+                                &fs->data_block_encoding));
+    return Status::OK();
+  }
+
+  // An optional field whose value (upper-cased) must be one of `allowed`.
+  Status OneOf(const YAML::Node& map, const char* key, std::vector<std::string> allowed,
+               std::string* out) {
+    if (!map[key]) return Status::OK();
+    std::string v;
+    WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(map, key, &v));
+    for (char& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    for (const auto& a : allowed) {
+      if (a == v) {
+        *out = v;
+        return Status::OK();
+      }
+    }
+    std::string list;
+    for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+    return ctx_.Error(map[key], fmt::format("'{}' must be one of {}, got '{}'{}", key, list,
+                                            map[key].Scalar(), DidYouMean(v, allowed)));
+  }
+
+  Status LoadKeyPart(const YAML::Node& p, const TableMapping& t, KeyEncoding form, KeyPart* kp) {
     kp->loc = ctx_.Loc(p);
     if (p.IsScalar()) {
       kp->column = ParseColumnRef(p.Scalar());
     } else {
-      WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(p, "a key part", {"column", "literal", "width"}));
+      WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(
+          p, "a key part", {"column", "literal", "width", "type", "desc", "reverse", "on_null"}));
       if (p["column"] && p["literal"]) {
         return ctx_.Error(p, "a key part is either a 'column' or a 'literal', not both");
       }
@@ -250,8 +357,35 @@ class Loader {
         kp->column = ParseColumnRef(col);
       }
       int64_t w = 0;
-      WIDEN_RETURN_IF_ERROR(ctx_.OptionalInt(p, "width", 0, 40, &w));
+      WIDEN_RETURN_IF_ERROR(ctx_.OptionalInt(p, "width", 0, 4096, &w));
       kp->width = static_cast<int>(w);
+      WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(p, "type", &kp->type));
+      WIDEN_RETURN_IF_ERROR(ctx_.OptionalBool(p, "desc", &kp->desc));
+      WIDEN_RETURN_IF_ERROR(ctx_.OptionalBool(p, "reverse", &kp->reverse));
+      if (p["on_null"]) {
+        std::string r;
+        WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(p, "on_null", &r));
+        if (r == "reject") {
+          kp->on_null = KeyNullRule::kReject;
+        } else if (r == "marker") {
+          kp->on_null = KeyNullRule::kMarker;
+        } else {
+          return ctx_.Error(p["on_null"],
+                            fmt::format("a key part's 'on_null' is reject or marker, got '{}'", r));
+        }
+        kp->on_null_given = true;
+      }
+      if (form == KeyEncoding::kText) {
+        if (kp->desc)
+          return ctx_.Error(p["desc"], "'desc' needs the binary key form (form: binary)");
+        if (kp->on_null == KeyNullRule::kMarker) {
+          return ctx_.Error(p["on_null"],
+                            "'on_null: marker' needs the binary key form (form: binary)");
+        }
+      }
+      if (kp->is_literal && (kp->desc || kp->reverse || !kp->type.empty())) {
+        return ctx_.Error(p, "a literal part takes no type, desc or reverse");
+      }
     }
     if (!kp->is_literal && !kp->column.alias.empty() && !HasAlias(t, kp->column.alias)) {
       return ctx_.Error(p, UnknownAlias(t, kp->column.alias));
@@ -265,11 +399,32 @@ class Loader {
     if (c.IsScalar()) {
       cs->column = ParseColumnRef(c.Scalar());
     } else {
-      WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(c, "a column", {"column", "to", "on_null"}));
+      WIDEN_RETURN_IF_ERROR(
+          ctx_.CheckMap(c, "a column", {"column", "to", "on_null", "codec", "type", "version"}));
       std::string col;
       WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(c, "column", &col));
       cs->column = ParseColumnRef(col);
       WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(c, "to", &to));
+      WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(c, "type", &cs->type));
+      if (c["codec"]) {
+        std::string codec;
+        WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(c, "codec", &codec));
+        const std::vector<std::string> codecs = {"string", "hbase", "json", "raw"};
+        if (std::find(codecs.begin(), codecs.end(), codec) == codecs.end()) {
+          return ctx_.Error(c["codec"],
+                            fmt::format("'codec' must be string, hbase, json or raw, got '{}'{}",
+                                        codec, DidYouMean(codec, codecs)));
+        }
+        cs->codec = codec;
+      }
+      if (c["version"]) {
+        std::string v;
+        WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(c, "version", &v));
+        cs->version = ParseColumnRef(v);
+        if (!cs->version.alias.empty() && !HasAlias(t, cs->version.alias)) {
+          return ctx_.Error(c["version"], UnknownAlias(t, cs->version.alias));
+        }
+      }
       std::string on_null = "omit";
       WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(c, "on_null", &on_null));
       if (on_null == "omit") {
@@ -302,14 +457,28 @@ class Loader {
     return CheckFamily(c.IsScalar() ? c : (c["to"] ? c["to"] : c), t, cs->family);
   }
 
-  Status LoadNest(const YAML::Node& n, const TableMapping& t, NestSpec* ns) {
-    WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(
-        n, "a nest",
-        {"table", "on", "family", "prefix", "id", "id_separator", "columns", "where"}));
+  Status LoadNest(const YAML::Node& n, const TableMapping& t, NestSpec* ns, int depth = 1,
+                  const NestSpec* parent = nullptr) {
+    WIDEN_RETURN_IF_ERROR(
+        ctx_.CheckMap(n, "a nest",
+                      {"table", "on", "family", "prefix", "id", "id_separator", "columns", "where",
+                       "form", "layout", "attribute_separator", "version", "nest"}));
     ns->loc = ctx_.Loc(n);
     WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(n, "table", &ns->table));
-    WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(n, "family", &ns->family));
-    WIDEN_RETURN_IF_ERROR(CheckFamily(n["family"], t, ns->family));
+    if (parent != nullptr && !n["family"]) {
+      ns->family = parent->family;
+    } else {
+      WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(n, "family", &ns->family));
+    }
+    WIDEN_RETURN_IF_ERROR(CheckFamily(n["family"] ? n["family"] : n, t, ns->family));
+    WIDEN_RETURN_IF_ERROR(LoadForm(n, &ns->form));
+    WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "layout", &ns->layout));
+    if (ns->layout != "json" && ns->layout != "cells") {
+      return ctx_.Error(n["layout"],
+                        fmt::format("'layout' must be json or cells, got '{}'", ns->layout));
+    }
+    WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "attribute_separator", &ns->attribute_separator));
+    WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "version", &ns->version));
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "prefix", &ns->prefix));
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "where", &ns->where));
     YAML::Node on = n["on"];
@@ -321,7 +490,7 @@ class Loader {
         return ctx_.Error(it->second, "a nest's 'on' values are column names of the child table");
       }
       if (it->first.Scalar().find('.') != std::string::npos) {
-        return ctx_.Error(it->first, "a nest's 'on' keys are columns of the driving table");
+        return ctx_.Error(it->first, "a nest's 'on' keys are columns of the parent table");
       }
       ns->on.emplace_back(it->first.Scalar(), it->second.Scalar());
     }
@@ -337,7 +506,7 @@ class Loader {
       if (id.size() == 0) return ctx_.Error(id, "'id' needs at least one child column");
       for (const auto& p : id) {
         KeyPart kp;
-        WIDEN_RETURN_IF_ERROR(LoadKeyPart(p, t, &kp));
+        WIDEN_RETURN_IF_ERROR(LoadKeyPart(p, t, ns->form, &kp));
         if (!kp.column.alias.empty()) {
           return ctx_.Error(p, "a nest's id parts are columns of the child table (no alias)");
         }
@@ -352,6 +521,16 @@ class Loader {
       for (const auto& c : cols) {
         if (!c.IsScalar()) return ctx_.Error(c, "a nest's 'columns' are child column names");
         ns->value_columns.push_back(c.Scalar());
+      }
+    }
+    YAML::Node kids = n["nest"];
+    if (kids) {
+      if (depth >= 2) return ctx_.Error(kids, "nesting goes two levels deep at most");
+      WIDEN_RETURN_IF_ERROR(ctx_.CheckSequence(kids, "'nest'"));
+      for (const auto& k : kids) {
+        NestSpec child;
+        WIDEN_RETURN_IF_ERROR(LoadNest(k, t, &child, depth + 1, ns));
+        ns->nests.push_back(std::move(child));
       }
     }
     return Status::OK();

@@ -49,14 +49,37 @@ struct KeyPart {
   ColumnRef column;  // the source column (unset for a literal)
   bool is_literal = false;
   std::string literal;  // constant bytes for a literal part
-  int width = 0;        // text keys: zero-pad integers to this many digits (0 = as is)
+  /// Text form: zero-pad integers to this many digits (0 = as is).
+  /// Binary form: fixed width in bytes of a string/bytes part (0 = terminated).
+  int width = 0;
+  std::string type;      // binary encoding type ("int32", "string", ...); "" = from the source
+  bool desc = false;     // binary form: invert the part (descending order)
+  bool reverse = false;  // timestamps: Long.MAX_VALUE - ms (newest first)
+  KeyNullRule on_null = KeyNullRule::kReject;
+  bool on_null_given = false;  // on_null was written in the mapping
+};
+
+/// How the parts of a key are put together.
+enum class KeyEncoding {
+  kText,    // readable: parts' text joined by a separator
+  kBinary,  // order-preserving bytes
+};
+
+/// A salt byte or hash prefix in front of a key.
+struct KeyHashSpec {
+  SourceLocation loc;
+  int size = 0;                    // salt: buckets (2..256); hash_prefix: bytes (1..8); 0 = none
+  std::vector<std::string> parts;  // names of the key parts hashed; empty = all column parts
 };
 
 /// The row key: parts joined into bytes.
 struct KeySpec {
   SourceLocation loc;
+  KeyEncoding form = KeyEncoding::kText;
   std::string separator = "|";  // text form: between parts; never inside a value
   std::vector<KeyPart> parts;
+  KeyHashSpec salt;
+  KeyHashSpec hash_prefix;
 };
 
 /// How a NULL source value is written to a cell.
@@ -73,6 +96,9 @@ struct ColumnSpec {
   std::string family;
   std::string qualifier;  // defaults to the column's name
   NullPolicy on_null = NullPolicy::kOmit;
+  std::string codec = "string";  // string | hbase | json | raw
+  std::string type;   // hbase codec: Java type written ("int", "long", ...); "" = from the source
+  ColumnRef version;  // the cell's timestamp comes from this column ("" = the table's)
 };
 
 /// Many-to-one join (denormalization): attributes of the referenced row are
@@ -97,8 +123,13 @@ struct NestSpec {
   std::string prefix;        // qualifier prefix, e.g. "o"
   std::vector<KeyPart> id;   // qualifier parts after the prefix (child columns)
   std::string id_separator;  // between id parts (text form); default none for one part, "|" else
-  std::vector<std::string> value_columns;  // child columns in the JSON value; empty = all others
+  std::vector<std::string> value_columns;  // child columns in the value; empty = all others
   std::string where;                       // optional SQL filter on the child table
+  KeyEncoding form = KeyEncoding::kText;   // how the id parts are encoded
+  std::string layout = "json";             // json: one cell per child; cells: one per attribute
+  std::string attribute_separator = ".";   // layout cells: qualifier = prefix+id+sep+attribute
+  std::string version;                     // child column giving the cells' timestamp
+  std::vector<NestSpec> nests;             // the child's own children (second level)
 };
 
 /// One column family of a target table.
@@ -106,6 +137,13 @@ struct FamilySpec {
   SourceLocation loc;
   std::string name;
   int versions = 1;
+  int min_versions = 0;
+  int64_t ttl_seconds = 0;  // 0 = forever
+  std::string compression = "NONE";
+  std::string bloom_filter = "ROW";
+  int block_size_bytes = 65536;
+  bool in_memory = false;
+  std::string data_block_encoding = "NONE";
 };
 
 /// One target table.
@@ -113,8 +151,10 @@ struct TableMapping {
   SourceLocation loc;
   std::string name;  // "namespace:table" or "table"
   std::vector<FamilySpec> families;
-  std::string from;   // driving source table
+  std::string from;   // driving source table (or the alias of `query`)
   std::string where;  // optional SQL filter on the driving table
+  std::string query;  // free-form SELECT instead of a table (then `from` names it)
+  ColumnRef version;  // default timestamp of the row's cells (a column); unset = the run's
   KeySpec key;
   std::vector<JoinSpec> joins;
   std::vector<ColumnSpec> columns;

@@ -568,6 +568,15 @@ Status LevelDbStore::CreateTable(const TableDescriptor& descriptor) {
     return Status::FailedPrecondition("table " + Quoted(name) + " already exists in store '" +
                                       path_ + "' with other families: " + diff);
   }
+  for (const auto& [key, wanted] : descriptor.metadata) {
+    auto it = stored->metadata.find(key);
+    if (it != stored->metadata.end() && it->second != wanted) {
+      return Status::FailedPrecondition("table " + Quoted(name) + " already exists in store '" +
+                                        path_ + "' with other metadata '" + key +
+                                        "' (a different row key layout?): drop the table or "
+                                        "write to a new one");
+    }
+  }
   return Status::OK();
 }
 

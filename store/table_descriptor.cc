@@ -232,6 +232,15 @@ Result<TableDescriptor> DecodeJson(const Json& doc) {
     }
   }
 
+  auto metadata = doc.find("metadata");
+  if (metadata != doc.end()) {
+    if (!metadata->is_object()) return Malformed("\"metadata\" is not an object");
+    for (auto it = metadata->begin(); it != metadata->end(); ++it) {
+      if (!it->is_string()) return Malformed("a metadata value is not a string");
+      d.metadata[it.key()] = it->get<std::string>();
+    }
+  }
+
   Status valid = d.Validate();
   if (!valid.ok()) return Malformed(valid.message());
   return d;
@@ -319,6 +328,9 @@ std::string EncodeTableDescriptor(const TableDescriptor& d) {
   Json splits = Json::array();
   for (const std::string& s : d.split_points) splits.push_back(ToStringBinary(s));
   doc["split_points"] = std::move(splits);
+  Json metadata = Json::object();
+  for (const auto& [k, v] : d.metadata) metadata[k] = v;
+  doc["metadata"] = std::move(metadata);
   // Names of a valid descriptor are ASCII; `replace` keeps dump() from throwing
   // on the bytes of an invalid one.
   return doc.dump(-1, ' ', false, Json::error_handler_t::replace);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,9 @@ struct TableDescriptor {
   std::string table;                   // qualifier-less table name
   std::vector<FamilyDescriptor> families;
   std::vector<std::string> split_points;  // row keys, ascending, for pre-split regions
+  /// Table metadata (HBase's METADATA key/values). widen keeps the row key
+  /// layout under "widen.key" (KeyCodec::ToJson) so readers can decode keys.
+  std::map<std::string, std::string> metadata;
 
   /// "ns:table", or "table" in the default namespace (HBase's TableName form).
   std::string FullName() const;

@@ -1,10 +1,11 @@
 #include "transform/assembler.h"
 
+#include "transform/value_codec.h"
+
 #include <chrono>
 #include <memory>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 namespace widen {
 
@@ -35,52 +36,42 @@ std::string DescribeKey(const Row& r, const std::vector<size_t>& idx) {
   return s;
 }
 
-// Appends a value to a JSON object under `name`: numbers as numbers, exact
-// decimals and temporal values as their text, bytes as "\x" + hex.
-void PutJson(nlohmann::ordered_json* obj, const std::string& name, const Value& v) {
-  if (v.is_null()) {
-    (*obj)[name] = nullptr;
-    return;
-  }
+int64_t FloorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+// The cell timestamp (ms) a version column's value gives; false for NULL or
+// infinite values.
+bool VersionMs(const Value& v, int64_t* ms) {
+  if (v.is_null()) return false;
   switch (v.type()) {
-    case ValueType::kBool:
-      (*obj)[name] = v.as_bool();
-      return;
+    case ValueType::kTimestamp:
+    case ValueType::kTimestampTz:
+      if (v.as_int() == INT64_MAX || v.as_int() == INT64_MIN) return false;
+      *ms = FloorDiv(v.as_int(), 1000);
+      return true;
+    case ValueType::kDate:
+      if (v.as_int() == INT64_MAX || v.as_int() == INT64_MIN) return false;
+      *ms = v.as_int() * 86400000;
+      return true;
     case ValueType::kInt:
-      (*obj)[name] = v.as_int();
-      return;
-    case ValueType::kUInt:
-      (*obj)[name] = v.as_uint();
-      return;
-    case ValueType::kFloat:
-      if (std::isfinite(v.as_double())) {
-        (*obj)[name] = v.as_double();
-      } else {
-        (*obj)[name] = v.ToText();
-      }
-      return;
-    case ValueType::kBytes: {
-      static const char kHex[] = "0123456789abcdef";
-      std::string s = "\\x";
-      for (unsigned char c : v.as_bytes()) {
-        s.push_back(kHex[c >> 4]);
-        s.push_back(kHex[c & 15]);
-      }
-      (*obj)[name] = std::move(s);
-      return;
-    }
-    case ValueType::kJson:
-      try {
-        (*obj)[name] = nlohmann::ordered_json::parse(v.as_bytes());
-      } catch (const std::exception&) {
-        (*obj)[name] = std::string(v.as_bytes());
-      }
-      return;
+      *ms = v.as_int();
+      return true;
     default:
-      (*obj)[name] = v.ToText();
-      return;
+      return false;
   }
 }
+
+// A child stream being merged with its parent's, and its own children.
+struct Child {
+  const NestPlan* plan = nullptr;
+  std::unique_ptr<RowStream> stream;
+  Row prev;
+  bool has_prev = false;
+  std::vector<Child> kids;
+};
 
 class TableAssembler {
  public:
@@ -91,8 +82,8 @@ class TableAssembler {
   Status Run() {
     WIDEN_ASSIGN_OR_RETURN(auto rows, source_->Scan(plan_.scan));
     for (const auto& n : plan_.nests) {
-      WIDEN_ASSIGN_OR_RETURN(auto s, source_->Scan(n.scan));
-      children_.push_back(Child{&n, std::move(s), Row(), false});
+      children_.emplace_back();
+      WIDEN_RETURN_IF_ERROR(OpenChild(n, &children_.back()));
     }
     bool have_prev_parent = false;
     Row prev_parent;
@@ -103,12 +94,12 @@ class TableAssembler {
         const auto& pk = plan_.nests.front().parent_key;
         if (have_prev_parent && !AnyNull(row, pk) && !AnyNull(prev_parent, pk)) {
           int c = CompareKeys(prev_parent, pk, row, pk);
-          if (c > 0) return OutOfOrder("driving", plan_.scan.table, row, pk);
+          if (c > 0) return OutOfOrder("driving", plan_.scan.alias, row, pk);
           if (c == 0) {
             return Status::InvalidArgument(fmt::format(
                 "table '{}': nest parent columns of '{}' repeat the value ({}); they must "
                 "identify one row (use the primary key)",
-                plan_.descriptor.FullName(), plan_.scan.table, DescribeKey(row, pk)));
+                plan_.descriptor.FullName(), plan_.scan.alias, DescribeKey(row, pk)));
           }
         }
         prev_parent = row;
@@ -121,23 +112,30 @@ class TableAssembler {
     }
     WIDEN_RETURN_IF_ERROR(rows->status());
     // Children past the last parent are orphans; read them to count them.
-    for (auto& ch : children_) {
-      for (; ch.stream->Valid(); ch.stream->Next()) {
-        ++stats_->source_rows;
-        ++stats_->orphans;
-      }
-      WIDEN_RETURN_IF_ERROR(ch.stream->status());
-    }
+    for (auto& ch : children_) WIDEN_RETURN_IF_ERROR(Drain(&ch));
     return Status::OK();
   }
 
  private:
-  struct Child {
-    const NestPlan* plan;
-    std::unique_ptr<RowStream> stream;
-    Row prev;
-    bool has_prev;
-  };
+  Status OpenChild(const NestPlan& n, Child* ch) {
+    ch->plan = &n;
+    WIDEN_ASSIGN_OR_RETURN(ch->stream, source_->Scan(n.scan));
+    for (const auto& g : n.children) {
+      ch->kids.emplace_back();
+      WIDEN_RETURN_IF_ERROR(OpenChild(g, &ch->kids.back()));
+    }
+    return Status::OK();
+  }
+
+  Status Drain(Child* ch) {
+    for (; ch->stream->Valid(); ch->stream->Next()) {
+      ++stats_->source_rows;
+      ++stats_->orphans;
+    }
+    WIDEN_RETURN_IF_ERROR(ch->stream->status());
+    for (auto& k : ch->kids) WIDEN_RETURN_IF_ERROR(Drain(&k));
+    return Status::OK();
+  }
 
   std::string RowId(const Row& row) const {
     std::string s;
@@ -152,7 +150,7 @@ class TableAssembler {
     if (options_.rejects == nullptr) {
       return Status::InvalidArgument(fmt::format("table '{}': source row {} of '{}': {}",
                                                  plan_.descriptor.FullName(), RowId(row),
-                                                 plan_.scan.table, reason));
+                                                 plan_.scan.alias, reason));
     }
     ++stats_->rejected;
     return options_.rejects->Reject(plan_.descriptor.FullName(), RowId(row), reason);
@@ -168,46 +166,81 @@ class TableAssembler {
 
   // Buffers one cell of the current row; the strings keep their capacity
   // from row to row, so steady state does not allocate.
-  void Put(std::string_view family, std::string_view qualifier, std::string_view value) {
+  std::string* Put(std::string_view family, int64_t timestamp_ms) {
     if (pending_n_ == pending_.size()) pending_.emplace_back();
     PendingCell& p = pending_[pending_n_++];
     p.family.assign(family);
-    p.qualifier.assign(qualifier);
-    p.value.assign(value);
+    p.timestamp_ms = timestamp_ms;
+    p.qualifier.clear();
+    p.value.clear();
+    return &p.qualifier;
   }
+  std::string* value() { return &pending_[pending_n_ - 1].value; }
 
   Status EmitRow(const Row& row) {
     key_.clear();
-    if (Status s = plan_.key.Encode(row, &key_); !s.ok()) {
-      WIDEN_RETURN_IF_ERROR(Reject(row, s.message()));
+    pending_n_ = 0;
+    std::string reason;
+    Status s = BuildRow(row, &reason);
+    if (!s.ok()) return s;
+    if (!reason.empty()) {
+      WIDEN_RETURN_IF_ERROR(Reject(row, reason));
       return SkipChildren(row);
     }
-    // Cells are collected first so that a rejected row writes nothing.
-    pending_n_ = 0;
-    for (const CellPlan& c : plan_.cells) {
-      const Value& v = row[c.index];
-      if (v.is_null()) {
-        if (c.on_null == NullPolicy::kOmit) continue;
-        if (c.on_null == NullPolicy::kReject) {
-          WIDEN_RETURN_IF_ERROR(Reject(row, fmt::format("column {} is NULL", c.column)));
-          return SkipChildren(row);
-        }
-        Put(c.family, c.qualifier, "");
-        continue;
-      }
-      value_.clear();
-      v.AppendText(&value_);
-      Put(c.family, c.qualifier, value_);
-    }
-    for (auto& ch : children_) WIDEN_RETURN_IF_ERROR(EmitChildren(row, &ch));
     for (size_t i = 0; i < pending_n_; ++i) {
       const PendingCell& p = pending_[i];
-      CellView cell{key_, p.family, p.qualifier, options_.timestamp_ms, CellType::kPut, p.value};
+      CellView cell{key_, p.family, p.qualifier, p.timestamp_ms, CellType::kPut, p.value};
       WIDEN_RETURN_IF_ERROR(sink_->Put(cell));
       ++stats_->cells;
       stats_->bytes += key_.size() + p.family.size() + p.qualifier.size() + p.value.size();
     }
     ++stats_->rows;
+    return Status::OK();
+  }
+
+  // Builds the key and every cell of `row` into pending_. A reason to reject
+  // the row goes to *reason (cells are then discarded); a non-OK Status stops
+  // the run.
+  Status BuildRow(const Row& row, std::string* reason) {
+    if (Status s = plan_.key.Encode(row, &key_); !s.ok()) {
+      *reason = s.message();
+      return Status::OK();
+    }
+    int64_t row_ts = options_.timestamp_ms;
+    if (plan_.version_index >= 0 && !VersionMs(row[plan_.version_index], &row_ts)) {
+      *reason =
+          fmt::format("version column {} is {}", plan_.scan.columns[plan_.version_index].column,
+                      row[plan_.version_index].DebugString());
+      return Status::OK();
+    }
+    for (const CellPlan& c : plan_.cells) {
+      const Value& v = row[c.index];
+      int64_t ts = row_ts;
+      if (c.version_index >= 0 && !VersionMs(row[c.version_index], &ts)) {
+        *reason =
+            fmt::format("version column {} of {} is {}", plan_.scan.columns[c.version_index].column,
+                        c.column, row[c.version_index].DebugString());
+        return Status::OK();
+      }
+      if (v.is_null()) {
+        if (c.on_null == NullPolicy::kOmit) continue;
+        if (c.on_null == NullPolicy::kReject) {
+          *reason = fmt::format("column {} is NULL", c.column);
+          return Status::OK();
+        }
+        Put(c.family, ts)->assign(c.qualifier);
+        continue;
+      }
+      Put(c.family, ts)->assign(c.qualifier);
+      if (Status s = EncodeValue(c.codec, v, value()); !s.ok()) {
+        *reason = fmt::format("column {}: {}", c.column, s.message());
+        return Status::OK();
+      }
+    }
+    for (auto& ch : children_) {
+      WIDEN_RETURN_IF_ERROR(EmitChildren(row, &ch, std::string_view(), row_ts, reason));
+      if (!reason->empty()) return Status::OK();
+    }
     return Status::OK();
   }
 
@@ -226,10 +259,15 @@ class TableAssembler {
     return Status::OK();
   }
 
-  Status EmitChildren(const Row& parent, Child* ch) {
+  // Emits the children of `parent` from ch's stream: one cell each (or one
+  // per attribute), under qualifier `outer` + prefix + id, then their own
+  // children. A child that cannot be encoded sets *reason.
+  Status EmitChildren(const Row& parent, Child* ch, std::string_view outer, int64_t row_ts,
+                      std::string* reason) {
     const NestPlan& n = *ch->plan;
     if (AnyNull(parent, n.parent_key)) return Status::OK();
     RowStream* s = ch->stream.get();
+    std::string qualifier;
     while (s->Valid()) {
       const Row& child = s->row();
       if (ch->has_prev && CompareKeys(ch->prev, n.child_key, child, n.child_key) > 0) {
@@ -242,17 +280,47 @@ class TableAssembler {
       ++stats_->source_rows;
       if (c < 0) {
         ++stats_->orphans;
-      } else {
-        qualifier_ = n.prefix;
-        if (Status st = n.qualifier.Encode(child, &qualifier_); !st.ok()) {
-          return Status::InvalidArgument(
-              fmt::format("table '{}': nested row of '{}' under source row {}: {}",
-                          plan_.descriptor.FullName(), n.scan.table, RowId(parent), st.message()));
+        s->Next();
+        continue;
+      }
+      qualifier.assign(outer);
+      qualifier.append(n.prefix);
+      if (Status st = n.qualifier.Encode(child, &qualifier); !st.ok()) {
+        *reason = fmt::format("nested row of '{}': {}", n.scan.table, st.message());
+        return Status::OK();
+      }
+      int64_t ts = row_ts;
+      if (n.version_index >= 0 && !VersionMs(child[n.version_index], &ts)) {
+        *reason = fmt::format("nested row of '{}': version column is {}", n.scan.table,
+                              child[n.version_index].DebugString());
+        return Status::OK();
+      }
+      if (n.cells_layout) {
+        for (const auto& [name, idx] : n.value_columns) {
+          if (child[idx].is_null()) continue;
+          std::string* q = Put(n.family, ts);
+          q->assign(qualifier);
+          q->append(n.attribute_separator);
+          q->append(name);
+          child[idx].AppendText(value());
         }
-        nlohmann::ordered_json obj = nlohmann::ordered_json::object();
-        for (const auto& [name, idx] : n.value_columns) PutJson(&obj, name, child[idx]);
-        Put(n.family, qualifier_,
-            obj.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+      } else {
+        Put(n.family, ts)->assign(qualifier);
+        std::string* v = value();
+        v->push_back('{');
+        bool first = true;
+        for (const auto& [name, idx] : n.value_columns) {
+          if (!first) v->push_back(',');
+          first = false;
+          AppendJsonString(name, v);
+          v->push_back(':');
+          AppendJson(child[idx], v);
+        }
+        v->push_back('}');
+      }
+      for (auto& k : ch->kids) {
+        WIDEN_RETURN_IF_ERROR(EmitChildren(child, &k, qualifier, row_ts, reason));
+        if (!reason->empty()) return Status::OK();
       }
       s->Next();
     }
@@ -261,6 +329,7 @@ class TableAssembler {
 
   struct PendingCell {
     std::string family, qualifier, value;
+    int64_t timestamp_ms = 0;
   };
 
   const TablePlan& plan_;
@@ -269,7 +338,7 @@ class TableAssembler {
   const AssembleOptions& options_;
   TableStats* stats_;
   std::vector<Child> children_;
-  std::string key_, value_, qualifier_;
+  std::string key_;
   std::vector<PendingCell> pending_;
   size_t pending_n_ = 0;
 };

@@ -1,62 +1,629 @@
 #include "transform/key_codec.h"
 
+#include <cmath>
+#include <limits>
+
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common/bytes.h"
+#include "transform/ordered_bytes.h"
 
 namespace widen {
 
-Status KeyCodec::Encode(const Row& row, std::string* out) const {
-  for (size_t i = 0; i < parts_.size(); ++i) {
-    const KeyPartPlan& p = parts_[i];
-    if (i > 0) out->append(separator_);
-    if (p.is_literal) {
-      out->append(p.literal);
-      continue;
-    }
-    const Value& v = row[p.index];
-    if (v.is_null()) {
-      return Status::InvalidArgument(fmt::format("key part '{}' is NULL", p.name));
-    }
-    const size_t start = out->size();
-    if (p.width > 0 && IsIntegerType(v.type())) {
-      const bool negative = v.type() == ValueType::kInt && v.as_int() < 0;
-      // Magnitude as unsigned, so INT64_MIN needs no special case.
-      const uint64_t magnitude = v.type() == ValueType::kUInt ? v.as_uint()
-                                 : negative ? 0 - static_cast<uint64_t>(v.as_int())
-                                            : static_cast<uint64_t>(v.as_int());
-      const std::string digits = std::to_string(magnitude);
-      if (negative) out->push_back('-');
-      for (size_t n = digits.size(); n < static_cast<size_t>(p.width); ++n) out->push_back('0');
-      out->append(digits);
-    } else {
-      v.AppendText(out);
-    }
-    if (!separator_.empty() &&
-        std::string_view(*out).substr(start).find(separator_) != std::string_view::npos) {
-      return Status::InvalidArgument(fmt::format(
-          "key part '{}' value '{}' contains the key separator '{}' (keys would be ambiguous)",
-          p.name, v.DebugString(), separator_));
+namespace {
+
+constexpr int64_t kLongMax = std::numeric_limits<int64_t>::max();
+
+struct TypeInfo {
+  KeyType type;
+  const char* name;
+  int bytes;
+};
+
+constexpr TypeInfo kTypes[] = {
+    {KeyType::kString, "string", 0},       {KeyType::kBytes, "bytes", 0},
+    {KeyType::kInt8, "int8", 1},           {KeyType::kInt16, "int16", 2},
+    {KeyType::kInt32, "int32", 4},         {KeyType::kInt64, "int64", 8},
+    {KeyType::kUInt64, "uint64", 8},       {KeyType::kFloat32, "float", 4},
+    {KeyType::kFloat64, "double", 8},      {KeyType::kDecimal, "decimal", 0},
+    {KeyType::kBool, "bool", 1},           {KeyType::kDate, "date", 4},
+    {KeyType::kTimestamp, "timestamp", 8}, {KeyType::kTime, "time", 8},
+};
+
+int IntWidth(KeyType t) {
+  switch (t) {
+    case KeyType::kInt8:
+      return 1;
+    case KeyType::kInt16:
+      return 2;
+    case KeyType::kInt32:
+      return 4;
+    case KeyType::kInt64:
+      return 8;
+    default:
+      return 0;
+  }
+}
+
+int64_t FloorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+Status OutOfRange(const KeyPartPlan& p, const Value& v, std::string_view why) {
+  return Status::InvalidArgument(
+      fmt::format("key part '{}' value '{}' {}", p.name, v.DebugString(), why));
+}
+
+// The value as a timestamp in ms (floored), for kTimestamp parts.
+bool TimestampMs(const Value& v, int64_t* ms) {
+  switch (v.type()) {
+    case ValueType::kTimestamp:
+    case ValueType::kTimestampTz:
+      if (v.as_int() == std::numeric_limits<int64_t>::max() ||
+          v.as_int() == std::numeric_limits<int64_t>::min()) {
+        return false;  // infinity
+      }
+      *ms = FloorDiv(v.as_int(), 1000);
+      return true;
+    case ValueType::kDate:
+      *ms = v.as_int() * 86400000;
+      return true;
+    case ValueType::kInt:
+      *ms = v.as_int();
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+std::string_view KeyTypeName(KeyType t) {
+  for (const auto& i : kTypes) {
+    if (i.type == t) return i.name;
+  }
+  return "?";
+}
+
+bool ParseKeyType(std::string_view name, KeyType* t) {
+  for (const auto& i : kTypes) {
+    if (name == i.name) {
+      *t = i.type;
+      return true;
     }
   }
+  return false;
+}
+
+int KeyTypeBytes(KeyType t) {
+  for (const auto& i : kTypes) {
+    if (i.type == t) return i.bytes;
+  }
+  return 0;
+}
+
+uint32_t Fnv1a32(std::string_view bytes) {
+  uint32_t h = 2166136261u;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 16777619u;
+  }
+  return h;
+}
+
+uint64_t Fnv1a64(std::string_view bytes) {
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+KeyCodec::KeyCodec(KeyForm form, std::vector<KeyPartPlan> parts, std::string separator,
+                   KeyHashPlan salt, KeyHashPlan hash_prefix)
+    : form_(form),
+      parts_(std::move(parts)),
+      separator_(std::move(separator)),
+      salt_(std::move(salt)),
+      hash_(std::move(hash_prefix)) {
+  for (KeyHashPlan* h : {&salt_, &hash_}) {
+    if (h->size > 0 && h->parts.empty()) {
+      for (size_t i = 0; i < parts_.size(); ++i) {
+        if (!parts_[i].is_literal) h->parts.push_back(i);
+      }
+    }
+  }
+}
+
+Status KeyCodec::EncodePartBinary(const KeyPartPlan& p, const Value& v, std::string* out) const {
+  const size_t start = out->size();
+  if (p.null_marker) {
+    if (v.is_null()) {
+      out->push_back('\0');
+      if (p.desc) ordered::Invert(out, start);
+      return Status::OK();
+    }
+    out->push_back('\x01');
+  } else if (v.is_null()) {
+    return Status::InvalidArgument(
+        fmt::format("key part '{}' is NULL (give it on_null: marker to allow NULL keys)", p.name));
+  }
+  switch (p.type) {
+    case KeyType::kString:
+    case KeyType::kBytes: {
+      std::string_view bytes;
+      std::string text;
+      if (v.type() == ValueType::kText || v.type() == ValueType::kBytes ||
+          v.type() == ValueType::kJson || v.type() == ValueType::kOther ||
+          v.type() == ValueType::kDecimal) {
+        bytes = v.as_bytes();
+      } else {
+        v.AppendText(&text);
+        bytes = text;
+      }
+      if (p.width > 0) {
+        if (!ordered::PutFixedString(out, bytes, p.width)) {
+          return OutOfRange(p, v,
+                            fmt::format("does not fit a fixed width of {} bytes without "
+                                        "0x00 bytes",
+                                        p.width));
+        }
+      } else {
+        ordered::PutString(out, bytes);
+      }
+      break;
+    }
+    case KeyType::kInt8:
+    case KeyType::kInt16:
+    case KeyType::kInt32:
+    case KeyType::kInt64: {
+      const int w = IntWidth(p.type);
+      int64_t x;
+      if (v.type() == ValueType::kInt || v.type() == ValueType::kBool) {
+        x = v.as_int();
+      } else if (v.type() == ValueType::kUInt && v.as_uint() <= uint64_t(kLongMax)) {
+        x = static_cast<int64_t>(v.as_uint());
+      } else {
+        return OutOfRange(p, v, fmt::format("is not an integer that fits {}", KeyTypeName(p.type)));
+      }
+      if (w < 8) {
+        const int64_t lim = int64_t{1} << (w * 8 - 1);
+        if (x < -lim || x >= lim) {
+          return OutOfRange(p, v, fmt::format("is out of range for {}", KeyTypeName(p.type)));
+        }
+      }
+      ordered::PutInt(out, x, w);
+      break;
+    }
+    case KeyType::kUInt64: {
+      if (v.type() == ValueType::kUInt) {
+        ordered::PutUInt64(out, v.as_uint());
+      } else if ((v.type() == ValueType::kInt || v.type() == ValueType::kBool) && v.as_int() >= 0) {
+        ordered::PutUInt64(out, static_cast<uint64_t>(v.as_int()));
+      } else {
+        return OutOfRange(p, v, "is not a non-negative integer (uint64)");
+      }
+      break;
+    }
+    case KeyType::kFloat32:
+    case KeyType::kFloat64: {
+      double d;
+      if (v.type() == ValueType::kFloat) {
+        d = v.as_double();
+      } else if (v.type() == ValueType::kInt &&
+                 static_cast<int64_t>(static_cast<double>(v.as_int())) == v.as_int()) {
+        d = static_cast<double>(v.as_int());
+      } else {
+        return OutOfRange(p, v, "is not a floating-point number");
+      }
+      if (p.type == KeyType::kFloat64) {
+        ordered::PutDouble(out, d);
+      } else {
+        const float f = static_cast<float>(d);
+        if (!std::isnan(d) && static_cast<double>(f) != d) {
+          return OutOfRange(p, v, "is not exactly representable as float (use type: double)");
+        }
+        ordered::PutFloat(out, f);
+      }
+      break;
+    }
+    case KeyType::kDecimal: {
+      std::string text;
+      if (v.type() == ValueType::kDecimal) {
+        text.assign(v.as_bytes());
+      } else if (v.type() == ValueType::kInt || v.type() == ValueType::kUInt) {
+        v.AppendText(&text);
+      } else {
+        return OutOfRange(p, v, "is not an exact decimal");
+      }
+      if (!ordered::PutDecimal(out, text)) {
+        return OutOfRange(p, v, "is not a finite decimal (NaN cannot be a key)");
+      }
+      break;
+    }
+    case KeyType::kBool:
+      if (v.type() == ValueType::kBool ||
+          (v.type() == ValueType::kInt && (v.as_int() == 0 || v.as_int() == 1))) {
+        ordered::PutBool(out, v.as_int() != 0);
+      } else {
+        return OutOfRange(p, v, "is not a boolean");
+      }
+      break;
+    case KeyType::kDate: {
+      if (v.type() != ValueType::kDate || v.as_int() < INT32_MIN || v.as_int() > INT32_MAX) {
+        return OutOfRange(p, v, "is not a finite date");
+      }
+      ordered::PutInt(out, v.as_int(), 4);
+      break;
+    }
+    case KeyType::kTimestamp: {
+      int64_t ms;
+      if (!TimestampMs(v, &ms)) return OutOfRange(p, v, "is not a finite timestamp");
+      if (p.reverse) {
+        if (ms < 0) return OutOfRange(p, v, "is before 1970 and cannot be reversed");
+        PutFixed64BE(out, static_cast<uint64_t>(kLongMax - ms));
+      } else {
+        ordered::PutInt(out, ms, 8);
+      }
+      break;
+    }
+    case KeyType::kTime:
+      if (v.type() != ValueType::kTime) return OutOfRange(p, v, "is not a time of day");
+      ordered::PutInt(out, v.as_int(), 8);
+      break;
+  }
+  if (p.desc) ordered::Invert(out, start);
   return Status::OK();
+}
+
+Status KeyCodec::EncodePartText(const KeyPartPlan& p, const Value& v, std::string* out) const {
+  if (v.is_null()) {
+    return Status::InvalidArgument(fmt::format("key part '{}' is NULL", p.name));
+  }
+  const size_t start = out->size();
+  if (p.reverse) {
+    int64_t ms;
+    if (!TimestampMs(v, &ms)) return OutOfRange(p, v, "is not a finite timestamp");
+    if (ms < 0) return OutOfRange(p, v, "is before 1970 and cannot be reversed");
+    out->append(fmt::format("{:019d}", kLongMax - ms));
+  } else if (p.width > 0 && IsIntegerType(v.type())) {
+    const bool negative = v.type() == ValueType::kInt && v.as_int() < 0;
+    // Magnitude as unsigned, so INT64_MIN needs no special case.
+    const uint64_t magnitude = v.type() == ValueType::kUInt ? v.as_uint()
+                               : negative                   ? 0 - static_cast<uint64_t>(v.as_int())
+                                                            : static_cast<uint64_t>(v.as_int());
+    const std::string digits = std::to_string(magnitude);
+    if (negative) out->push_back('-');
+    for (size_t n = digits.size(); n < static_cast<size_t>(p.width); ++n) out->push_back('0');
+    out->append(digits);
+  } else {
+    v.AppendText(out);
+  }
+  if (!separator_.empty() &&
+      std::string_view(*out).substr(start).find(separator_) != std::string_view::npos) {
+    return Status::InvalidArgument(fmt::format(
+        "key part '{}' value '{}' contains the key separator '{}' (keys would be ambiguous)",
+        p.name, v.DebugString(), separator_));
+  }
+  return Status::OK();
+}
+
+Status KeyCodec::Encode(const Row& row, std::string* out) const {
+  const bool text = form_ == KeyForm::kText;
+  thread_local std::string body;
+  thread_local std::vector<std::pair<size_t, size_t>> spans;
+  body.clear();
+  spans.clear();
+  for (size_t i = 0; i < parts_.size(); ++i) {
+    const KeyPartPlan& p = parts_[i];
+    if (text && i > 0) body.append(separator_);
+    const size_t start = body.size();
+    if (p.is_literal) {
+      body.append(p.literal);
+    } else if (text) {
+      WIDEN_RETURN_IF_ERROR(EncodePartText(p, row[p.index], &body));
+    } else {
+      WIDEN_RETURN_IF_ERROR(EncodePartBinary(p, row[p.index], &body));
+    }
+    spans.emplace_back(start, body.size());
+  }
+  auto hash_input = [&](const KeyHashPlan& h) {
+    std::string in;
+    for (size_t i : h.parts) in.append(body, spans[i].first, spans[i].second - spans[i].first);
+    return in;
+  };
+  if (salt_.size > 0) {
+    const uint32_t bucket = Fnv1a32(hash_input(salt_)) % static_cast<uint32_t>(salt_.size);
+    if (text) {
+      const int digits = static_cast<int>(std::to_string(salt_.size - 1).size());
+      out->append(fmt::format("{:0{}d}", bucket, digits));
+      out->append(separator_);
+    } else {
+      out->push_back(static_cast<char>(bucket));
+    }
+  }
+  if (hash_.size > 0) {
+    const uint64_t h = Fnv1a64(hash_input(hash_));
+    std::string bytes;
+    PutFixed64BE(&bytes, h);
+    bytes.resize(hash_.size);
+    if (text) {
+      static const char kHex[] = "0123456789abcdef";
+      for (unsigned char c : bytes) {
+        out->push_back(kHex[c >> 4]);
+        out->push_back(kHex[c & 15]);
+      }
+      out->append(separator_);
+    } else {
+      out->append(bytes);
+    }
+  }
+  out->append(body);
+  return Status::OK();
+}
+
+bool KeyCodec::DecodePartBinary(const KeyPartPlan& p, std::string_view* in,
+                                std::string* text) const {
+  if (p.null_marker) {
+    if (in->empty()) return false;
+    unsigned char ind = static_cast<unsigned char>((*in)[0]);
+    if (p.desc) ind = static_cast<unsigned char>(~ind);
+    in->remove_prefix(1);
+    if (ind == 0) {
+      *text = "NULL";
+      return true;
+    }
+    if (ind != 1) return false;
+  }
+  // Take the part's bytes, undoing desc.
+  size_t n = static_cast<size_t>(KeyTypeBytes(p.type));
+  if (p.type == KeyType::kString || p.type == KeyType::kBytes) {
+    n = p.width > 0 ? static_cast<size_t>(p.width) : ordered::StringLength(*in, p.desc);
+  } else if (p.type == KeyType::kDecimal) {
+    n = ordered::DecimalLength(*in, p.desc);
+  }
+  if (n == 0 || n > in->size()) return false;
+  std::string part(in->substr(0, n));
+  in->remove_prefix(n);
+  if (p.desc) ordered::Invert(&part, 0);
+  std::string_view v(part);
+  bool ok = true;
+  switch (p.type) {
+    case KeyType::kString:
+    case KeyType::kBytes: {
+      std::string bytes;
+      ok = p.width > 0 ? ordered::GetFixedString(&v, p.width, &bytes)
+                       : ordered::GetString(&v, &bytes);
+      *text = ToStringBinary(bytes);
+      break;
+    }
+    case KeyType::kInt8:
+    case KeyType::kInt16:
+    case KeyType::kInt32:
+    case KeyType::kInt64: {
+      int64_t x;
+      ok = ordered::GetInt(&v, IntWidth(p.type), &x);
+      *text = std::to_string(x);
+      break;
+    }
+    case KeyType::kUInt64: {
+      uint64_t x;
+      ok = ordered::GetUInt64(&v, &x);
+      *text = std::to_string(x);
+      break;
+    }
+    case KeyType::kFloat32: {
+      float f;
+      ok = ordered::GetFloat(&v, &f);
+      *text = Value::Float(f).ToText();
+      break;
+    }
+    case KeyType::kFloat64: {
+      double d;
+      ok = ordered::GetDouble(&v, &d);
+      *text = Value::Float(d).ToText();
+      break;
+    }
+    case KeyType::kDecimal:
+      ok = ordered::GetDecimal(&v, text);
+      break;
+    case KeyType::kBool: {
+      bool b;
+      ok = ordered::GetBool(&v, &b);
+      *text = b ? "true" : "false";
+      break;
+    }
+    case KeyType::kDate: {
+      int64_t d;
+      ok = ordered::GetInt(&v, 4, &d);
+      *text = Value::Temporal(ValueType::kDate, d).ToText();
+      break;
+    }
+    case KeyType::kTimestamp: {
+      int64_t ms;
+      if (p.reverse) {
+        ms = kLongMax - static_cast<int64_t>(DecodeFixed64BE(v.data()));
+        v.remove_prefix(8);
+      } else {
+        ok = ordered::GetInt(&v, 8, &ms);
+      }
+      *text = Value::Temporal(ValueType::kTimestamp, ms * 1000).ToText();
+      break;
+    }
+    case KeyType::kTime: {
+      int64_t us;
+      ok = ordered::GetInt(&v, 8, &us);
+      *text = Value::Temporal(ValueType::kTime, us).ToText();
+      break;
+    }
+  }
+  return ok && v.empty();
 }
 
 bool KeyCodec::Decode(std::string_view key,
                       std::vector<std::pair<std::string, std::string>>* parts) const {
   parts->clear();
-  for (size_t i = 0; i < parts_.size(); ++i) {
-    std::string_view piece = key;
-    if (i + 1 < parts_.size()) {
-      if (separator_.empty()) return false;
-      size_t pos = key.find(separator_);
-      if (pos == std::string_view::npos) return false;
-      piece = key.substr(0, pos);
-      key.remove_prefix(pos + separator_.size());
-    } else {
+  const bool text = form_ == KeyForm::kText;
+  auto take_text = [&](std::string* piece, bool last) {
+    if (last) {
+      piece->assign(key);
       key = std::string_view();
+      return true;
     }
-    parts->emplace_back(parts_[i].name, std::string(piece));
+    if (separator_.empty()) return false;
+    size_t pos = key.find(separator_);
+    if (pos == std::string_view::npos) return false;
+    piece->assign(key.substr(0, pos));
+    key.remove_prefix(pos + separator_.size());
+    return true;
+  };
+  if (salt_.size > 0) {
+    std::string piece;
+    if (text) {
+      if (!take_text(&piece, false)) return false;
+    } else {
+      if (key.empty()) return false;
+      piece = std::to_string(static_cast<unsigned char>(key[0]));
+      key.remove_prefix(1);
+    }
+    parts->emplace_back("salt", piece);
   }
-  return true;
+  if (hash_.size > 0) {
+    std::string piece;
+    if (text) {
+      if (!take_text(&piece, false)) return false;
+    } else {
+      if (key.size() < static_cast<size_t>(hash_.size)) return false;
+      piece = ToStringBinary(key.substr(0, hash_.size));
+      key.remove_prefix(hash_.size);
+    }
+    parts->emplace_back("hash", piece);
+  }
+  for (size_t i = 0; i < parts_.size(); ++i) {
+    const KeyPartPlan& p = parts_[i];
+    std::string piece;
+    if (text) {
+      if (!take_text(&piece, i + 1 == parts_.size())) return false;
+      piece = ToStringBinary(piece);
+    } else if (p.is_literal) {
+      if (key.substr(0, p.literal.size()) != p.literal) return false;
+      piece = ToStringBinary(p.literal);
+      key.remove_prefix(p.literal.size());
+    } else if (!DecodePartBinary(p, &key, &piece)) {
+      return false;
+    }
+    parts->emplace_back(p.name, piece);
+  }
+  return key.empty();
+}
+
+std::string KeyCodec::Anatomy() const {
+  std::string s;
+  const bool text = form_ == KeyForm::kText;
+  if (salt_.size > 0) {
+    s += text ? fmt::format("[salt {} digits]", std::to_string(salt_.size - 1).size())
+              : fmt::format("[salt 1B mod {}]", salt_.size);
+    if (text) s += "[" + separator_ + "]";
+  }
+  if (hash_.size > 0) {
+    s +=
+        text ? fmt::format("[hash {} hex]", 2 * hash_.size) : fmt::format("[hash {}B]", hash_.size);
+    if (text) s += "[" + separator_ + "]";
+  }
+  for (size_t i = 0; i < parts_.size(); ++i) {
+    const KeyPartPlan& p = parts_[i];
+    if (text && i > 0) s += "[" + separator_ + "]";
+    if (p.is_literal) {
+      s += "[literal '" + ToStringBinary(p.literal) + "']";
+      continue;
+    }
+    s += "[" + p.name + " " + std::string(KeyTypeName(p.type));
+    if (p.reverse) s += " reverse";
+    if (p.desc) s += " desc";
+    if (p.null_marker) s += " null-marker";
+    if (text) {
+      if (p.width > 0) s += fmt::format(" {} digits", p.width);
+    } else {
+      int bytes = KeyTypeBytes(p.type);
+      if ((p.type == KeyType::kString || p.type == KeyType::kBytes) && p.width > 0) bytes = p.width;
+      if (bytes > 0) {
+        s += fmt::format(" {}B", bytes + (p.null_marker ? 1 : 0));
+      } else {
+        s += p.type == KeyType::kDecimal ? " var" : " var+00 01";
+      }
+    }
+    s += "]";
+  }
+  return s;
+}
+
+std::string KeyCodec::ToJson() const {
+  nlohmann::ordered_json j;
+  j["form"] = form_ == KeyForm::kText ? "text" : "binary";
+  j["separator"] = separator_;
+  auto hash = [](const KeyHashPlan& h) {
+    return nlohmann::ordered_json{{"size", h.size}, {"parts", h.parts}};
+  };
+  j["salt"] = hash(salt_);
+  j["hash_prefix"] = hash(hash_);
+  j["parts"] = nlohmann::ordered_json::array();
+  for (const auto& p : parts_) {
+    nlohmann::ordered_json pj;
+    pj["name"] = p.name;
+    if (p.is_literal) {
+      pj["literal"] = ToStringBinary(p.literal);
+    } else {
+      pj["type"] = KeyTypeName(p.type);
+      pj["index"] = p.index;
+    }
+    pj["width"] = p.width;
+    pj["desc"] = p.desc;
+    pj["reverse"] = p.reverse;
+    pj["null_marker"] = p.null_marker;
+    j["parts"].push_back(pj);
+  }
+  return j.dump();
+}
+
+Result<KeyCodec> KeyCodec::FromJson(std::string_view json) {
+  try {
+    auto j = nlohmann::json::parse(json);
+    KeyForm form = j.at("form") == "text" ? KeyForm::kText : KeyForm::kBinary;
+    std::vector<KeyPartPlan> parts;
+    for (const auto& pj : j.at("parts")) {
+      KeyPartPlan p;
+      p.name = pj.at("name");
+      if (pj.contains("literal")) {
+        p.is_literal = true;
+        if (!FromStringBinary(pj.at("literal").get<std::string>(), &p.literal)) {
+          return Status::DataLoss("key layout: malformed literal");
+        }
+      } else if (!ParseKeyType(pj.at("type").get<std::string>(), &p.type)) {
+        return Status::DataLoss("key layout: unknown part type");
+      } else {
+        p.index = pj.at("index");
+      }
+      p.width = pj.at("width");
+      p.desc = pj.at("desc");
+      p.reverse = pj.at("reverse");
+      p.null_marker = pj.at("null_marker");
+      parts.push_back(std::move(p));
+    }
+    auto hash = [](const nlohmann::json& h) {
+      KeyHashPlan k;
+      k.size = h.at("size");
+      k.parts = h.at("parts").get<std::vector<size_t>>();
+      return k;
+    };
+    return KeyCodec(form, std::move(parts), j.at("separator"), hash(j.at("salt")),
+                    hash(j.at("hash_prefix")));
+  } catch (const std::exception& e) {
+    return Status::DataLoss(std::string("key layout: ") + e.what());
+  }
 }
 
 }  // namespace widen

@@ -1,11 +1,20 @@
 // KeyCodec: turns the key parts of a row into row-key (or qualifier) bytes,
 // and back into named parts for display.
 //
-// Text form (the readable `A100|00001|001042`): each part's text form (see
-// Value::AppendText), integers zero-padded to the part's width, parts joined
-// by the separator. A separator inside a value would make two keys ambiguous,
-// so such a row is refused (InvalidArgument naming the part and value) rather
-// than silently colliding. A NULL part is refused the same way.
+// Two forms:
+//   text    readable `A100|00001|001042`: each part's text form, integers
+//           zero-padded to `width`, parts joined by the separator. A value
+//           containing the separator would make keys ambiguous, so such a row
+//           is refused (never a silent collision).
+//   binary  order-preserving bytes (transform/ordered_bytes.h) concatenated:
+//           the unsigned-bytewise order of keys equals the tuple order of the
+//           values, `desc` parts reversed. Distinct tuples give distinct keys.
+// Either form can start with a salt byte (`hash(parts) mod buckets`) and/or a
+// hash prefix of N bytes; see docs/format.md for the hash and every layout.
+//
+// A NULL part is refused unless its rule is `marker` (binary form only): then
+// every value of the part is preceded by 0x01 and NULL is the single byte
+// 0x00, so NULL sorts first (last when `desc`).
 //
 // Thread safety: immutable after construction; Encode may be called from
 // several threads with distinct output buffers.
@@ -21,37 +30,97 @@
 
 namespace widen {
 
+enum class KeyForm { kText, kBinary };
+
+/// The encoding type of a key part.
+enum class KeyType {
+  kString,
+  kBytes,
+  kInt8,
+  kInt16,
+  kInt32,
+  kInt64,
+  kUInt64,
+  kFloat32,
+  kFloat64,
+  kDecimal,
+  kBool,
+  kDate,       // days since 1970-01-01, 4 bytes
+  kTimestamp,  // ms since the epoch, 8 bytes (microseconds are floored)
+  kTime,       // microseconds, 8 bytes
+};
+
+/// Mapping name of a key type ("int32") and back; false for an unknown name.
+std::string_view KeyTypeName(KeyType t);
+bool ParseKeyType(std::string_view name, KeyType* t);
+/// Fixed size in bytes of a binary part, 0 for variable-length types.
+int KeyTypeBytes(KeyType t);
+
 /// One resolved key part: a literal, or a column at `index` of the row.
 struct KeyPartPlan {
   std::string name;  // for display and messages ("customer_id")
   bool is_literal = false;
   std::string literal;
   size_t index = 0;  // column index in the row the codec reads
-  ValueType type = ValueType::kText;
-  int width = 0;  // zero-pad integers to this many digits
+  KeyType type = KeyType::kString;
+  int width = 0;             // text: zero-pad integers to this many digits;
+                             // binary string/bytes: fixed width in bytes (0 = terminated)
+  bool desc = false;         // binary: invert the part's bytes
+  bool reverse = false;      // timestamps: Long.MAX_VALUE - ms (newest first)
+  bool null_marker = false;  // binary: NULL allowed, encoded as a marker that sorts first
 };
+
+/// A salt byte or hash prefix over some of the parts (indexes into parts).
+struct KeyHashPlan {
+  int size = 0;               // salt: number of buckets (0 = none); hash: bytes (0 = none)
+  std::vector<size_t> parts;  // which parts feed the hash; empty = all column parts
+};
+
+/// 32-bit FNV-1a over `bytes` (offset basis 2166136261, prime 16777619).
+uint32_t Fnv1a32(std::string_view bytes);
+/// 64-bit FNV-1a (offset basis 14695981039346656037, prime 1099511628211).
+uint64_t Fnv1a64(std::string_view bytes);
 
 class KeyCodec {
  public:
   KeyCodec() = default;
-  KeyCodec(std::vector<KeyPartPlan> parts, std::string separator)
-      : parts_(std::move(parts)), separator_(std::move(separator)) {}
+  KeyCodec(KeyForm form, std::vector<KeyPartPlan> parts, std::string separator,
+           KeyHashPlan salt = {}, KeyHashPlan hash_prefix = {});
 
-  /// Appends the encoded key of `row` to *out. InvalidArgument (naming the
-  /// part and the value) when a part is NULL or holds the separator; *out is
-  /// then unspecified.
+  /// Appends the encoded key of `row` to *out. InvalidArgument naming the
+  /// part and value when it cannot be encoded (NULL without a marker rule, the
+  /// separator inside a text value, a value out of the part type's range);
+  /// *out is then unspecified.
   Status Encode(const Row& row, std::string* out) const;
 
-  /// Splits an encoded key back into (part name, text) pairs. Returns false
-  /// when `key` does not have the codec's shape.
+  /// Splits an encoded key into (part name, display text) pairs; the salt and
+  /// hash prefix come first as "salt" and "hash". Returns false when `key`
+  /// does not have the codec's shape.
   bool Decode(std::string_view key, std::vector<std::pair<std::string, std::string>>* parts) const;
 
+  /// The layout as drawn by `widen plan`: "[salt 1B][product_code string]...".
+  std::string Anatomy() const;
+  /// The layout as JSON (stored in the target table's metadata so readers can
+  /// decode keys without the mapping); FromJson reverses it.
+  std::string ToJson() const;
+  static Result<KeyCodec> FromJson(std::string_view json);
+
+  KeyForm form() const { return form_; }
   const std::vector<KeyPartPlan>& parts() const { return parts_; }
   const std::string& separator() const { return separator_; }
+  const KeyHashPlan& salt() const { return salt_; }
+  const KeyHashPlan& hash_prefix() const { return hash_; }
 
  private:
+  Status EncodePartBinary(const KeyPartPlan& p, const Value& v, std::string* out) const;
+  Status EncodePartText(const KeyPartPlan& p, const Value& v, std::string* out) const;
+  bool DecodePartBinary(const KeyPartPlan& p, std::string_view* in, std::string* text) const;
+
+  KeyForm form_ = KeyForm::kText;
   std::vector<KeyPartPlan> parts_;
   std::string separator_;
+  KeyHashPlan salt_;
+  KeyHashPlan hash_;
 };
 
 }  // namespace widen

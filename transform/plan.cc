@@ -1,6 +1,7 @@
 #include "transform/plan.h"
 
 #include <algorithm>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -9,6 +10,15 @@
 namespace widen {
 
 namespace {
+
+bool Contains(std::string_view s, std::string_view what) {
+  return s.find(what) != std::string_view::npos;
+}
+
+bool IsTextual(ValueType t) {
+  return t == ValueType::kText || t == ValueType::kBytes || t == ValueType::kJson ||
+         t == ValueType::kOther;
+}
 
 // Collects the columns one query selects, without duplicates.
 class ColumnSet {
@@ -26,9 +36,23 @@ class ColumnSet {
   std::vector<ColumnExpr> cols_;
 };
 
+// The tables one query can refer to, by alias.
+struct Scope {
+  std::vector<std::pair<std::string, const SourceTable*>> aliases;
+  std::string driving;  // alias of the driving table
+  const SourceTable* Find(const std::string& alias) const {
+    for (const auto& [a, t] : aliases) {
+      if (a == alias) return t;
+    }
+    return nullptr;
+  }
+  bool IsJoined(const std::string& alias) const { return alias != driving; }
+};
+
 class Planner {
  public:
-  Planner(const Mapping& m, const SourceSchema& s) : mapping_(m), schema_(s) {}
+  Planner(const Mapping& m, const SourceSchema& s, Source* source)
+      : mapping_(m), schema_(s), source_(source) {}
 
   Result<Plan> Make() {
     Plan plan;
@@ -60,62 +84,166 @@ class Planner {
                                         DidYouMean(column, names)));
   }
 
-  // The source table behind an alias of target table `t`.
-  const SourceTable* TableOfAlias(const std::string& alias) {
-    auto it = std::find_if(aliases_.begin(), aliases_.end(),
-                           [&](const auto& p) { return p.first == alias; });
-    return it == aliases_.end() ? nullptr : it->second;
+  // Resolves `ref` in `scope`; *alias gets the alias it belongs to.
+  Result<const SourceColumn*> Resolve(const SourceLocation& loc, const std::string& target,
+                                      const Scope& scope, const ColumnRef& ref,
+                                      std::string* alias) {
+    *alias = ref.alias.empty() ? scope.driving : ref.alias;
+    const SourceTable* t = scope.Find(*alias);
+    if (t == nullptr) {
+      return Status::InvalidArgument(
+          fmt::format("{}: table '{}': unknown table alias '{}'", loc.ToString(), target, *alias));
+    }
+    return FindColumn(loc, target, *t, ref.column);
   }
 
-  Result<KeyPartPlan> PlanKeyPart(const KeyPart& kp, const TableMapping& t,
-                                  const std::string& alias, const SourceTable& table,
-                                  ColumnSet* cols) {
+  Result<KeyPartPlan> PlanKeyPart(const KeyPart& kp, KeyEncoding form, const std::string& target,
+                                  const Scope& scope, ColumnSet* cols) {
     KeyPartPlan p;
     p.width = kp.width;
+    p.desc = kp.desc;
+    p.reverse = kp.reverse;
+    p.null_marker = kp.on_null == KeyNullRule::kMarker;
     if (kp.is_literal) {
       p.is_literal = true;
       p.literal = kp.literal;
       p.name = "'" + kp.literal + "'";
       return p;
     }
-    const SourceTable* st = &table;
-    std::string a = alias;
-    if (!kp.column.alias.empty() && kp.column.alias != alias) {
-      st = TableOfAlias(kp.column.alias);
-      a = kp.column.alias;
-    }
+    std::string alias;
     WIDEN_ASSIGN_OR_RETURN(const SourceColumn* c,
-                           FindColumn(kp.loc, t.name, *st, kp.column.column));
-    if (kp.width > 0 && !IsIntegerType(c->type)) {
-      return Status::InvalidArgument(fmt::format(
-          "{}: table '{}': key part '{}' has a width, which pads integers, but source column "
-          "{}.{} is {} ({})",
-          kp.loc.ToString(), t.name, kp.column.ToString(), st->name, c->name,
-          ValueTypeName(c->type), c->source_type));
-    }
+                           Resolve(kp.loc, target, scope, kp.column, &alias));
+    const std::string where = fmt::format("{}: table '{}': key part '{}'", kp.loc.ToString(),
+                                          target, kp.column.ToString());
     p.name = kp.column.column;
-    p.type = c->type;
-    p.index = cols->Add(a, c->name);
+    p.type = DefaultKeyType(*c);
+    if (!kp.type.empty() && !ParseKeyType(kp.type, &p.type)) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: unknown type '{}' (expected string, bytes, int8, int16, int32, int64, uint64, "
+          "float, double, decimal, bool, date, timestamp, time)",
+          where, kp.type));
+    }
+    if (kp.reverse) p.type = KeyType::kTimestamp;
+    if (form == KeyEncoding::kText && kp.width > 0 && !IsIntegerType(c->type)) {
+      return Status::InvalidArgument(fmt::format(
+          "{} has a width, which pads integers in text keys, but source column {}.{} is {} ({})",
+          where, scope.Find(alias)->name, c->name, ValueTypeName(c->type), c->source_type));
+    }
+    if (form == KeyEncoding::kBinary && kp.width > 0 && p.type != KeyType::kString &&
+        p.type != KeyType::kBytes) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: in binary keys 'width' fixes the byte width of string and bytes parts; {} parts "
+          "have a fixed width already",
+          where, KeyTypeName(p.type)));
+    }
+    if (kp.reverse && c->type != ValueType::kTimestamp && c->type != ValueType::kTimestampTz &&
+        c->type != ValueType::kDate && c->type != ValueType::kInt) {
+      return Status::InvalidArgument(
+          fmt::format("{}: 'reverse' needs a timestamp, date or integer (ms) column; {}.{} is {}",
+                      where, scope.Find(alias)->name, c->name, c->source_type));
+    }
+    const bool may_be_null = c->nullable || scope.IsJoined(alias);
+    if (may_be_null && !kp.on_null_given) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: source column {}.{} can be NULL{}; say what a NULL does: on_null: reject (the row "
+          "is rejected) or on_null: marker (binary keys: NULL sorts first)",
+          where, scope.Find(alias)->name, c->name,
+          scope.IsJoined(alias) ? " (it comes from a LEFT JOIN)" : ""));
+    }
+    p.index = cols->Add(alias, c->name);
+    return p;
+  }
+
+  Result<KeyHashPlan> PlanHash(const KeyHashSpec& h, const std::vector<KeyPart>& parts) {
+    KeyHashPlan k;
+    k.size = h.size;
+    for (const auto& name : h.parts) {
+      for (size_t i = 0; i < parts.size(); ++i) {
+        if (!parts[i].is_literal && parts[i].column.column == name) k.parts.push_back(i);
+      }
+    }
+    return k;
+  }
+
+  Result<int> PlanVersion(const SourceLocation& loc, const std::string& target, const Scope& scope,
+                          const ColumnRef& ref, ColumnSet* cols) {
+    if (ref.column.empty()) return -1;
+    std::string alias;
+    WIDEN_ASSIGN_OR_RETURN(const SourceColumn* c, Resolve(loc, target, scope, ref, &alias));
+    if (c->type != ValueType::kTimestamp && c->type != ValueType::kTimestampTz &&
+        c->type != ValueType::kDate && c->type != ValueType::kInt) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: table '{}': version column {} is {}; it must be a timestamp, date or integer (ms)",
+          loc.ToString(), target, ref.ToString(), c->source_type));
+    }
+    return static_cast<int>(cols->Add(alias, c->name));
+  }
+
+  Result<ValueCodecPlan> PlanCodec(const ColumnSpec& c, const SourceColumn& sc,
+                                   const std::string& target) {
+    ValueCodecPlan p;
+    if (!ParseValueCodec(c.codec, &p.kind)) {
+      return Status::InvalidArgument(
+          fmt::format("{}: unknown codec '{}'", c.loc.ToString(), c.codec));
+    }
+    if (p.kind == ValueCodecKind::kHBase) {
+      p.hbase_type = DefaultHBaseType(sc.type, sc.source_type);
+      if (!c.type.empty() && !ParseHBaseType(c.type, &p.hbase_type)) {
+        return Status::InvalidArgument(fmt::format(
+            "{}: table '{}': unknown hbase type '{}' (expected short, int, long, float, double, "
+            "boolean, bigdecimal, string, bytes)",
+            c.loc.ToString(), target, c.type));
+      }
+    } else if (!c.type.empty()) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: table '{}': 'type' applies to the hbase codec only", c.loc.ToString(), target));
+    }
     return p;
   }
 
   Status PlanTable(const TableMapping& t, TablePlan* tp) {
     tp->mapping = &t;
-    aliases_.clear();
     SplitTableName(t.name, &tp->descriptor.name_space, &tp->descriptor.table);
     for (const auto& f : t.families) {
       FamilyDescriptor fd;
       fd.name = f.name;
       fd.versions = f.versions;
+      fd.min_versions = f.min_versions;
+      fd.ttl_seconds = f.ttl_seconds;
+      fd.compression = f.compression;
+      fd.bloom_filter = f.bloom_filter;
+      fd.block_size_bytes = f.block_size_bytes;
+      fd.in_memory = f.in_memory;
+      fd.data_block_encoding = f.data_block_encoding;
       tp->descriptor.families.push_back(fd);
     }
     if (Status s = tp->descriptor.Validate(); !s.ok()) {
       return Status::InvalidArgument(fmt::format("{}: {}", t.loc.ToString(), s.message()));
     }
-    WIDEN_ASSIGN_OR_RETURN(const SourceTable* driving, FindTable(t.loc, t.name, t.from));
-    aliases_.emplace_back(t.from, driving);
+
+    Scope scope;
+    scope.driving = t.from;
+    const SourceTable* driving = nullptr;
+    if (!t.query.empty()) {
+      if (source_ == nullptr) {
+        return Status::InvalidArgument(
+            fmt::format("{}: table '{}': a query needs a source", t.loc.ToString(), t.name));
+      }
+      auto q = source_->DescribeQuery(t.query);
+      if (!q.ok()) {
+        return Status::InvalidArgument(
+            fmt::format("{}: table '{}': {}", t.loc.ToString(), t.name, q.status().message()));
+      }
+      queries_.push_back(std::make_unique<SourceTable>(std::move(*q)));
+      queries_.back()->name = t.from;
+      driving = queries_.back().get();
+      tp->scan.query = t.query;
+    } else {
+      WIDEN_ASSIGN_OR_RETURN(driving, FindTable(t.loc, t.name, t.from));
+      tp->scan.table = driving->name;
+    }
+    scope.aliases.emplace_back(t.from, driving);
     ColumnSet cols;
-    tp->scan.table = driving->name;
     tp->scan.alias = t.from;
     tp->scan.where = t.where;
 
@@ -126,19 +254,17 @@ class Planner {
       sj.alias = j.alias;
       for (const auto& [left, right] : j.on) {
         const std::string la = left.alias.empty() ? t.from : left.alias;
-        const SourceTable* lt = TableOfAlias(la);
+        const SourceTable* lt = scope.Find(la);
         if (lt == nullptr) {
           return Status::InvalidArgument(
               fmt::format("{}: table '{}': join '{}' refers to '{}' before it is joined",
                           j.loc.ToString(), t.name, j.alias, la));
         }
-        WIDEN_ASSIGN_OR_RETURN(const SourceColumn* lc, FindColumn(j.loc, t.name, *lt, left.column));
-        WIDEN_ASSIGN_OR_RETURN(const SourceColumn* rc, FindColumn(j.loc, t.name, *jt, right));
-        (void)lc;
-        (void)rc;
+        WIDEN_RETURN_IF_ERROR(FindColumn(j.loc, t.name, *lt, left.column).status());
+        WIDEN_RETURN_IF_ERROR(FindColumn(j.loc, t.name, *jt, right).status());
         sj.on.emplace_back(ColumnExpr{la, left.column, false}, right);
       }
-      aliases_.emplace_back(j.alias, jt);
+      scope.aliases.emplace_back(j.alias, jt);
       tp->scan.joins.push_back(std::move(sj));
     }
 
@@ -152,94 +278,164 @@ class Planner {
 
     std::vector<KeyPartPlan> parts;
     for (const auto& kp : t.key.parts) {
-      WIDEN_ASSIGN_OR_RETURN(KeyPartPlan p, PlanKeyPart(kp, t, t.from, *driving, &cols));
+      WIDEN_ASSIGN_OR_RETURN(KeyPartPlan p, PlanKeyPart(kp, t.key.form, t.name, scope, &cols));
       parts.push_back(std::move(p));
     }
-    tp->key = KeyCodec(std::move(parts), t.key.separator);
+    WIDEN_ASSIGN_OR_RETURN(KeyHashPlan salt, PlanHash(t.key.salt, t.key.parts));
+    WIDEN_ASSIGN_OR_RETURN(KeyHashPlan hash, PlanHash(t.key.hash_prefix, t.key.parts));
+    tp->key = KeyCodec(t.key.form == KeyEncoding::kText ? KeyForm::kText : KeyForm::kBinary,
+                       std::move(parts), t.key.separator, std::move(salt), std::move(hash));
+    tp->descriptor.metadata[kKeyLayoutMetadata] = tp->key.ToJson();
+
+    WIDEN_ASSIGN_OR_RETURN(tp->version_index, PlanVersion(t.loc, t.name, scope, t.version, &cols));
 
     for (const auto& c : t.columns) {
-      const std::string alias = c.column.alias.empty() ? t.from : c.column.alias;
-      const SourceTable* st = TableOfAlias(alias);
+      std::string alias;
       WIDEN_ASSIGN_OR_RETURN(const SourceColumn* sc,
-                             FindColumn(c.loc, t.name, *st, c.column.column));
+                             Resolve(c.loc, t.name, scope, c.column, &alias));
       CellPlan cp;
       cp.index = cols.Add(alias, sc->name);
       cp.family = c.family;
       cp.qualifier = c.qualifier;
       cp.on_null = c.on_null;
       cp.column = alias + "." + sc->name;
+      WIDEN_ASSIGN_OR_RETURN(cp.codec, PlanCodec(c, *sc, t.name));
+      WIDEN_ASSIGN_OR_RETURN(cp.version_index, PlanVersion(c.loc, t.name, scope, c.version, &cols));
       tp->cells.push_back(std::move(cp));
     }
 
     // Nests: every nest merges on the same parent columns, which order the driving rows.
+    WIDEN_RETURN_IF_ERROR(
+        PlanNests(t.nests, t, *driving, t.from, &cols, &tp->scan.order_by, &tp->nests));
+    tp->scan.columns = cols.Take();
+    return Status::OK();
+  }
+
+  // Plans `nests` under a parent table (`parent`, selected through
+  // `parent_cols` under `parent_alias`); appends the parent's merge order to
+  // *parent_order.
+  Status PlanNests(const std::vector<NestSpec>& nests, const TableMapping& t,
+                   const SourceTable& parent, const std::string& parent_alias,
+                   ColumnSet* parent_cols, std::vector<ColumnExpr>* parent_order,
+                   std::vector<NestPlan>* out) {
     const NestSpec* first = nullptr;
-    for (const auto& n : t.nests) {
-      NestPlan np;
-      WIDEN_RETURN_IF_ERROR(PlanNest(n, t, *driving, &cols, &np));
+    for (const auto& n : nests) {
       if (first == nullptr) {
         first = &n;
-        for (size_t i = 0; i < n.on.size(); ++i) {
-          const SourceColumn* pc = driving->FindColumn(n.on[i].first);
-          tp->scan.order_by.push_back(ColumnExpr{t.from, pc->name, IsTextual(pc->type)});
+        for (const auto& [pcol, ccol] : n.on) {
+          WIDEN_ASSIGN_OR_RETURN(const SourceColumn* pc, FindColumn(n.loc, t.name, parent, pcol));
+          parent_order->push_back(ColumnExpr{parent_alias, pc->name, IsTextual(pc->type)});
         }
       } else {
         bool same = first->on.size() == n.on.size();
         for (size_t i = 0; same && i < n.on.size(); ++i) same = first->on[i].first == n.on[i].first;
         if (!same) {
           return Status::InvalidArgument(fmt::format(
-              "{}: table '{}': every nest of a table must join on the same parent columns as the "
-              "first nest ({}); this one differs",
+              "{}: table '{}': every nest under one parent must join on the same parent columns "
+              "as the first ({}); this one differs",
               n.loc.ToString(), t.name, first->loc.ToString()));
         }
       }
-      tp->nests.push_back(std::move(np));
+      NestPlan np;
+      WIDEN_RETURN_IF_ERROR(PlanNest(n, t, parent, parent_alias, parent_cols, &np));
+      out->push_back(std::move(np));
     }
-    tp->scan.columns = cols.Take();
     return Status::OK();
   }
 
-  static bool IsTextual(ValueType t) {
-    return t == ValueType::kText || t == ValueType::kBytes || t == ValueType::kJson ||
-           t == ValueType::kOther;
-  }
-
-  Status PlanNest(const NestSpec& n, const TableMapping& t, const SourceTable& driving,
-                  ColumnSet* parent_cols, NestPlan* np) {
+  Status PlanNest(const NestSpec& n, const TableMapping& t, const SourceTable& parent,
+                  const std::string& parent_alias, ColumnSet* parent_cols, NestPlan* np) {
     np->spec = &n;
     np->family = n.family;
     np->prefix = n.prefix;
+    np->cells_layout = n.layout == "cells";
+    np->attribute_separator = n.attribute_separator;
     WIDEN_ASSIGN_OR_RETURN(const SourceTable* child, FindTable(n.loc, t.name, n.table));
+    if (child->name == parent.name) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: table '{}': a table cannot be nested in itself", n.loc.ToString(), t.name));
+    }
     ColumnSet cols;
     np->scan.table = child->name;
     np->scan.alias = child->name;
     np->scan.where = n.where;
     std::vector<std::string> used;
     for (const auto& [pcol, ccol] : n.on) {
-      WIDEN_ASSIGN_OR_RETURN(const SourceColumn* pc, FindColumn(n.loc, t.name, driving, pcol));
+      WIDEN_ASSIGN_OR_RETURN(const SourceColumn* pc, FindColumn(n.loc, t.name, parent, pcol));
       WIDEN_ASSIGN_OR_RETURN(const SourceColumn* cc, FindColumn(n.loc, t.name, *child, ccol));
       if (IsTextual(pc->type) != IsTextual(cc->type)) {
         return Status::InvalidArgument(fmt::format(
             "{}: table '{}': nest on {}.{} ({}) = {}.{} ({}) compares text with a non-text type",
-            n.loc.ToString(), t.name, driving.name, pc->name, pc->source_type, child->name,
-            cc->name, cc->source_type));
+            n.loc.ToString(), t.name, parent.name, pc->name, pc->source_type, child->name, cc->name,
+            cc->source_type));
       }
-      np->parent_key.push_back(parent_cols->Add(t.from, pc->name));
+      np->parent_key.push_back(parent_cols->Add(parent_alias, pc->name));
       np->child_key.push_back(cols.Add(child->name, cc->name));
       np->scan.not_null.push_back(ColumnExpr{child->name, cc->name, false});
       np->scan.order_by.push_back(ColumnExpr{child->name, cc->name, IsTextual(cc->type)});
       used.push_back(cc->name);
     }
+    Scope scope;
+    scope.driving = child->name;
+    scope.aliases.emplace_back(child->name, child);
     std::vector<KeyPartPlan> parts;
     for (const auto& kp : n.id) {
-      WIDEN_ASSIGN_OR_RETURN(KeyPartPlan p, PlanKeyPart(kp, t, child->name, *child, &cols));
+      WIDEN_ASSIGN_OR_RETURN(KeyPartPlan p, PlanKeyPart(kp, n.form, t.name, scope, &cols));
       if (!p.is_literal) used.push_back(p.name);
       parts.push_back(std::move(p));
     }
-    np->qualifier = KeyCodec(std::move(parts), n.id_separator);
+    np->qualifier = KeyCodec(n.form == KeyEncoding::kText ? KeyForm::kText : KeyForm::kBinary,
+                             std::move(parts), n.id_separator);
+    if (!n.version.empty()) {
+      ColumnRef v;
+      v.column = n.version;
+      WIDEN_ASSIGN_OR_RETURN(np->version_index, PlanVersion(n.loc, t.name, scope, v, &cols));
+      used.push_back(n.version);
+    }
     for (const auto& pk : child->primary_key) {
       const SourceColumn* pc = child->FindColumn(pk);
       np->scan.unique_key.push_back(
           ColumnExpr{child->name, pk, pc != nullptr && IsTextual(pc->type)});
+    }
+    if (!n.nests.empty()) {
+      std::vector<ColumnExpr> link_order;
+      WIDEN_RETURN_IF_ERROR(
+          PlanNests(n.nests, t, *child, child->name, &cols, &link_order, &np->children));
+      for (const auto& e : link_order) {
+        np->link_key.push_back(cols.Add(e.alias, e.column));
+        np->scan.order_by.push_back(e);
+      }
+      // A grandchild is read joined to this child's table so that it can be
+      // ordered like the children: by (the child's link to its parent, the
+      // grandchild's link to the child).
+      for (NestPlan& g : np->children) {
+        ScanJoin j;
+        j.table = child->name;
+        j.alias = "widen_parent";
+        for (const auto& [ccol, gcol] : g.spec->on) {
+          j.on.emplace_back(ColumnExpr{g.scan.alias, gcol, false}, ccol);
+        }
+        std::vector<ColumnExpr> order;
+        std::vector<size_t> key;
+        for (size_t i = 0; i < np->child_key.size(); ++i) {
+          const std::string& col = np->spec->on[i].second;
+          const SourceColumn* c = child->FindColumn(col);
+          order.push_back(ColumnExpr{"widen_parent", col, c != nullptr && IsTextual(c->type)});
+          g.scan.not_null.push_back(ColumnExpr{"widen_parent", col, false});
+          g.scan.columns.push_back(ColumnExpr{"widen_parent", col, false});
+          key.push_back(g.scan.columns.size() - 1);
+        }
+        g.scan.joins.push_back(std::move(j));
+        order.insert(order.end(), g.scan.order_by.begin(), g.scan.order_by.end());
+        g.scan.order_by = std::move(order);
+        key.insert(key.end(), g.child_key.begin(), g.child_key.end());
+        g.child_key = std::move(key);
+      }
+      // This child's key for its children: (its parent link, its link columns).
+      std::vector<size_t> k = np->child_key;
+      k.insert(k.end(), np->link_key.begin(), np->link_key.end());
+      np->link_key = std::move(k);
+      for (NestPlan& g : np->children) g.parent_key = np->link_key;
     }
     if (n.value_columns.empty()) {
       for (const auto& c : child->columns) {
@@ -258,13 +454,48 @@ class Planner {
 
   const Mapping& mapping_;
   const SourceSchema& schema_;
-  std::vector<std::pair<std::string, const SourceTable*>> aliases_;
+  Source* source_;
+  std::vector<std::unique_ptr<SourceTable>> queries_;
 };
 
 }  // namespace
 
-Result<Plan> Plan::Make(const Mapping& mapping, const SourceSchema& schema) {
-  return Planner(mapping, schema).Make();
+KeyType DefaultKeyType(const SourceColumn& c) {
+  const std::string& st = c.source_type;
+  switch (c.type) {
+    case ValueType::kBool:
+      return KeyType::kBool;
+    case ValueType::kInt:
+      if (Contains(st, "tinyint")) return KeyType::kInt8;
+      if (Contains(st, "smallint") || Contains(st, "int2")) return KeyType::kInt16;
+      if (Contains(st, "bigint") || Contains(st, "int8") || Contains(st, "unsigned")) {
+        return KeyType::kInt64;
+      }
+      if (Contains(st, "int") || Contains(st, "serial")) return KeyType::kInt32;
+      return KeyType::kInt64;
+    case ValueType::kUInt:
+      return KeyType::kUInt64;
+    case ValueType::kFloat:
+      return (Contains(st, "real") || Contains(st, "float4") || st == "float") ? KeyType::kFloat32
+                                                                               : KeyType::kFloat64;
+    case ValueType::kDecimal:
+      return KeyType::kDecimal;
+    case ValueType::kBytes:
+      return KeyType::kBytes;
+    case ValueType::kDate:
+      return KeyType::kDate;
+    case ValueType::kTime:
+      return KeyType::kTime;
+    case ValueType::kTimestamp:
+    case ValueType::kTimestampTz:
+      return KeyType::kTimestamp;
+    default:
+      return KeyType::kString;
+  }
+}
+
+Result<Plan> Plan::Make(const Mapping& mapping, const SourceSchema& schema, Source* source) {
+  return Planner(mapping, schema, source).Make();
 }
 
 }  // namespace widen

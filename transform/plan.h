@@ -1,10 +1,11 @@
 // Plan: a mapping resolved against the live source schema — for each target
 // table, the queries to run, where each needed column lands in the streamed
-// rows, and how keys, qualifiers and values are encoded.
+// rows, and how keys, qualifiers, values and timestamps are encoded.
 //
 // Plan::Make checks everything a mapping refers to before any row is read:
-// tables, columns (with "did you mean"), types that must be integers for
-// zero-padding, and that nests can be merged. Every error names the mapping's
+// tables, columns (with "did you mean"), types (a width on a non-integer, an
+// unknown key or codec type), nullable key columns without an on_null rule,
+// and that nests can be merged. Every error names the mapping's
 // file:line:col, the target table and the source table/column.
 //
 // Thread safety: immutable after Make; plans point into the Mapping they were
@@ -12,6 +13,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -19,8 +21,12 @@
 #include "mapping/mapping.h"
 #include "store/table_descriptor.h"
 #include "transform/key_codec.h"
+#include "transform/value_codec.h"
 
 namespace widen {
+
+/// The metadata key under which a table's row key layout is stored.
+inline constexpr char kKeyLayoutMetadata[] = "widen.key";
 
 /// One plain cell: the value at `index` of the driving row.
 struct CellPlan {
@@ -28,19 +34,26 @@ struct CellPlan {
   std::string family;
   std::string qualifier;
   NullPolicy on_null = NullPolicy::kOmit;
-  std::string column;  // "alias.column", for messages
+  ValueCodecPlan codec;
+  int version_index = -1;  // column giving the cell's timestamp; -1 = the row's
+  std::string column;      // "alias.column", for messages
 };
 
-/// One nested child entity.
+/// One nested child entity (and, recursively, its own children).
 struct NestPlan {
   const NestSpec* spec = nullptr;
-  ScanSpec scan;                   // child rows ordered by child_key
-  std::vector<size_t> parent_key;  // indexes into the driving row
-  std::vector<size_t> child_key;   // indexes into the child row
+  ScanSpec scan;                   // child rows ordered by child_key, then link_key
+  std::vector<size_t> parent_key;  // indexes into the parent's row
+  std::vector<size_t> child_key;   // indexes into the child row, matched to parent_key
   std::string family;
-  std::string prefix;  // qualifier = prefix + qualifier codec output
-  KeyCodec qualifier;  // over the child row
-  std::vector<std::pair<std::string, size_t>> value_columns;  // JSON name -> child index
+  std::string prefix;  // qualifier = parent's qualifier + prefix + id
+  KeyCodec qualifier;  // the id parts, over the child row
+  std::vector<std::pair<std::string, size_t>> value_columns;  // attribute -> child index
+  bool cells_layout = false;  // one cell per attribute instead of one JSON cell
+  std::string attribute_separator;
+  int version_index = -1;          // child column giving the cells' timestamp
+  std::vector<NestPlan> children;  // second level; merged on link_key
+  std::vector<size_t> link_key;    // indexes into the child row the children match
 };
 
 struct TablePlan {
@@ -50,6 +63,7 @@ struct TablePlan {
   KeyCodec key;   // over the driving row
   std::vector<CellPlan> cells;
   std::vector<NestPlan> nests;
+  int version_index = -1;  // column giving the row's default cell timestamp
   /// Driving-table primary key (name, index), to name a row in messages.
   std::vector<std::pair<std::string, size_t>> identity;
 };
@@ -57,9 +71,14 @@ struct TablePlan {
 struct Plan {
   std::vector<TablePlan> tables;
 
-  /// Resolves `mapping` against `schema`. InvalidArgument/NotFound with the
-  /// mapping location, target table and source table/column.
-  static Result<Plan> Make(const Mapping& mapping, const SourceSchema& schema);
+  /// Resolves `mapping` against `schema`; `source` describes free-form
+  /// queries (may be null when no table uses one). InvalidArgument/NotFound
+  /// with the mapping location, target table and source table/column.
+  static Result<Plan> Make(const Mapping& mapping, const SourceSchema& schema,
+                           Source* source = nullptr);
 };
+
+/// The default binary key type of a source column ("integer" -> int32, ...).
+KeyType DefaultKeyType(const SourceColumn& column);
 
 }  // namespace widen

@@ -94,8 +94,16 @@ TEST_F(ErrorsTest, SeparatorInKeyFailsNamingTheRowOrGoesToRejects) {
   std::string db = FreshPgDatabase(url, "widen_it_rejects");
   PgQuery(db, "CREATE TABLE item (id int PRIMARY KEY, label text, note text)");
   PgQuery(db, "INSERT INTO item VALUES (1, 'a|b', NULL), (2, 'ok', 'n')");
-  std::string m = Write("m.yaml", MakeMapping(db, dir_, "item", "label, id", "note"));
-  CommandResult r = RunCommand(WidenBinary() + " migrate -m " + m);
+  // A nullable key column needs an explicit rule.
+  std::string n = Write("n.yaml", MakeMapping(db, dir_, "item", "label, id", "note"));
+  CommandResult r = RunCommand(WidenBinary() + " migrate -m " + n);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(n + ":8:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("source column item.label can be NULL"), std::string::npos) << r.output;
+
+  std::string m = Write(
+      "m.yaml", MakeMapping(db, dir_, "item", "{column: label, on_null: reject}, id", "note"));
+  r = RunCommand(WidenBinary() + " migrate -m " + m);
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("source row id=1 of 'item'"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("separator"), std::string::npos) << r.output;
