@@ -3,18 +3,19 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace widen {
 
 struct MigrateOptions {
   std::string mapping_path;
-  std::string source_url;     // overrides the mapping's source when set
-  std::string target_url;     // overrides the mapping's target when set
-  std::string only_table;     // run one target table only (empty = all)
-  std::string rejects_path;   // write rejected rows here (JSON lines) instead of failing
-  int64_t timestamp_ms = -1;  // cell timestamp override (-1 = mapping or the run's start)
-  bool quiet = false;         // no progress line and no summary
+  std::string source_url;               // overrides the mapping's source when set
+  std::string target_url;               // overrides the mapping's target when set
+  std::string only_table;               // run one target table only (empty = all)
+  std::string rejects_path;             // write rejected rows here (JSON lines) instead of failing
+  std::optional<int64_t> timestamp_ms;  // cell timestamp override (unset = mapping or run start)
+  bool quiet = false;                   // no progress line and no summary
   int fetch_rows = 5000;
 };
 

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <limits>
 
 #include "cmd/commands.h"
 #include "cmd/exit_codes.h"
@@ -25,9 +26,11 @@ int main(int argc, char** argv) {
   migrate->add_option("--rejects", mo.rejects_path,
                       "Write rows that cannot be encoded to this file (JSON lines) and go on, "
                       "instead of stopping at the first");
-  migrate->add_option("--timestamp-ms", mo.timestamp_ms,
-                      "Timestamp of every cell in ms since the epoch (default: the mapping's "
-                      "timestamp_ms, else the run's start time)");
+  migrate
+      ->add_option("--timestamp-ms", mo.timestamp_ms,
+                   "Timestamp of every cell in ms since the epoch (default: the mapping's "
+                   "timestamp_ms, else the run's start time)")
+      ->check(CLI::Range(int64_t{0}, std::numeric_limits<int64_t>::max()));
   migrate->add_option("--fetch-rows", mo.fetch_rows, "Rows fetched per round trip from the source")
       ->check(CLI::Range(1, 1000000));
   migrate->add_flag("-q,--quiet", mo.quiet, "No progress line and no summary");
@@ -38,7 +41,8 @@ int main(int argc, char** argv) {
   scan->add_option("table", so.table, "Target table (ns:table)")->required();
   scan->add_option("-m,--mapping", so.mapping_path, "Mapping file (for its target)");
   scan->add_option("--target", so.target_url, "Target URL (e.g. leveldb:PATH)");
-  scan->add_option("--limit", so.limit, "Rows to print at most (0 = all)");
+  scan->add_option("--limit", so.limit, "Rows to print at most (0 = all)")
+      ->check(CLI::Range(int64_t{0}, std::numeric_limits<int64_t>::max()));
   scan->add_option("--prefix", so.prefix, "Only rows starting with this (\\xNN for bytes)");
   scan->add_option("--start-row", so.start_row, "First row (inclusive)");
   scan->add_option("--stop-row", so.stop_row, "Stop before this row (exclusive)");
@@ -52,12 +56,30 @@ int main(int argc, char** argv) {
   get->add_option("-m,--mapping", go.mapping_path, "Mapping file (for its target)");
   get->add_option("--target", go.target_url, "Target URL (e.g. leveldb:PATH)");
   get->add_option("--versions", go.versions, "Versions per column")->check(CLI::Range(1, 1 << 30));
+  get->add_flag("--decode", go.decode, "Show the row key decoded into its named parts");
 
+  // An unknown command word would otherwise read as "a subcommand is required".
+  auto known = [&](const char* name) {
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      if (sub->get_name() == name) return true;
+    }
+    return false;
+  };
+  if (argc > 1 && argv[1][0] != '-' && !known(argv[1])) {
+    std::fprintf(stderr,
+                 "widen: unknown command '%s' (expected migrate, scan or get; see widen --help)\n",
+                 argv[1]);
+    return kExitInvalid;
+  }
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? kExitOk : kExitInvalid;
+    std::fprintf(stderr, "widen: %s (see widen --help)\n", e.what());
+    return kExitInvalid;
   }
 
   try {

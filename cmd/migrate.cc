@@ -13,6 +13,7 @@
 #include "cmd/commands.h"
 #include "cmd/exit_codes.h"
 #include "cmd/report.h"
+#include "common/suggest.h"
 #include "extract/source.h"
 #include "mapping/mapping.h"
 #include "store/store.h"
@@ -50,6 +51,25 @@ class JsonLinesRejects : public RejectHandler {
   uint64_t count_ = 0;
 };
 
+// Checks the queries of one target table (driving and nested), naming the
+// mapping place of the one that fails.
+Status CheckScans(const TablePlan& tp, Source* source) {
+  auto context = [&](const SourceLocation& loc, const Status& s) {
+    return Status(s.code(),
+                  fmt::format("{}: table '{}': {}", loc.ToString(), tp.mapping->name, s.message()));
+  };
+  if (Status s = source->CheckScan(tp.scan); !s.ok()) return context(tp.mapping->loc, s);
+  std::vector<const NestPlan*> todo;
+  for (const auto& n : tp.nests) todo.push_back(&n);
+  while (!todo.empty()) {
+    const NestPlan* n = todo.back();
+    todo.pop_back();
+    if (Status s = source->CheckScan(n->scan); !s.ok()) return context(n->spec->loc, s);
+    for (const auto& c : n->children) todo.push_back(&c);
+  }
+  return Status::OK();
+}
+
 int Fail(const Status& s) {
   std::fprintf(stderr, "widen: %s\n", s.message().c_str());
   return ExitCodeFor(s);
@@ -62,15 +82,26 @@ int RunMigrate(const MigrateOptions& o) {
   auto mapping = load_mapping(o.mapping_path);
   if (!mapping.ok()) return Fail(mapping.status());
   Mapping& m = *mapping;
-  if (!o.source_url.empty()) m.source_url = o.source_url;
-  if (!o.target_url.empty()) m.target_url = o.target_url;
+  if (!o.source_url.empty()) {
+    m.source_url = o.source_url;
+  } else if (!m.source_problem.ok()) {
+    return Fail(m.source_problem);
+  }
+  if (!o.target_url.empty()) {
+    m.target_url = o.target_url;
+  } else if (!m.target_problem.ok()) {
+    return Fail(m.target_problem);
+  }
   if (m.target_url.empty()) {
     return Fail(Status::InvalidArgument(fmt::format(
         "{}: no target: set 'target' in the mapping or pass --target leveldb:PATH", m.file)));
   }
   if (!o.only_table.empty() && m.FindTable(o.only_table) == nullptr) {
-    return Fail(Status::NotFound(
-        fmt::format("--table {}: the mapping {} has no such target table", o.only_table, m.file)));
+    std::vector<std::string> names;
+    for (const auto& t : m.tables) names.push_back(t.name);
+    return Fail(
+        Status::NotFound(fmt::format("--table {}: the mapping {} has no such target table{}",
+                                     o.only_table, m.file, DidYouMean(o.only_table, names))));
   }
 
   SourceOptions so;
@@ -82,9 +113,11 @@ int RunMigrate(const MigrateOptions& o) {
   auto plan = Plan::Make(m, *schema, source->get());
   if (!plan.ok()) return Fail(plan.status());
 
-  StoreOptions sto;
-  auto store = Store::Open(m.target_url, sto);
-  if (!store.ok()) return Fail(store.status());
+  // Every query must run before anything is created in the target.
+  for (const TablePlan& tp : plan->tables) {
+    if (!o.only_table.empty() && tp.mapping->name != o.only_table) continue;
+    if (Status s = CheckScans(tp, source->get()); !s.ok()) return Fail(s);
+  }
 
   std::unique_ptr<JsonLinesRejects> rejects;
   if (!o.rejects_path.empty()) {
@@ -93,13 +126,19 @@ int RunMigrate(const MigrateOptions& o) {
     rejects = std::move(*r);
   }
 
+  StoreOptions sto;
+  auto store = Store::Open(m.target_url, sto);
+  if (!store.ok()) return Fail(store.status());
+
   AssembleOptions ao;
-  ao.timestamp_ms =
-      o.timestamp_ms >= 0 ? o.timestamp_ms
-      : m.timestamp_ms
-          ? *m.timestamp_ms
-          : std::chrono::duration_cast<std::chrono::milliseconds>(run_start.time_since_epoch())
-                .count();
+  if (o.timestamp_ms) {
+    ao.timestamp_ms = *o.timestamp_ms;
+  } else if (m.timestamp_ms) {
+    ao.timestamp_ms = *m.timestamp_ms;
+  } else {
+    ao.timestamp_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(run_start.time_since_epoch()).count();
+  }
   ao.rejects = rejects.get();
   ProgressLine progress(!o.quiet && isatty(STDERR_FILENO));
   ao.progress = [&progress](const TableStats& s) { progress.Update(s); };
@@ -122,6 +161,12 @@ int RunMigrate(const MigrateOptions& o) {
   }
   if (!o.quiet) {
     PrintSummary(all, stdout);
+    for (const auto& t : all) {
+      if (t.orphans > 0) {
+        std::fprintf(stdout, "%s: %llu nested row(s) had no parent row and were left out\n",
+                     t.table.c_str(), static_cast<unsigned long long>(t.orphans));
+      }
+    }
     if (rejects && rejects->count() > 0) {
       std::fprintf(stdout, "%llu row(s) rejected; see %s\n",
                    static_cast<unsigned long long>(rejects->count()), o.rejects_path.c_str());

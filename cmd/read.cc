@@ -29,7 +29,10 @@ Status ResolveTarget(const ReadOptionsCli& o, std::string* target, Mapping* mapp
   *target = o.target_url;
   if (!o.mapping_path.empty()) {
     WIDEN_ASSIGN_OR_RETURN(*mapping, load_mapping(o.mapping_path));
-    if (target->empty()) *target = mapping->target_url;
+    if (target->empty()) {
+      WIDEN_RETURN_IF_ERROR(mapping->target_problem);
+      *target = mapping->target_url;
+    }
   }
   if (target->empty()) {
     return Status::InvalidArgument("no target: pass --target leveldb:PATH or -m mapping.yaml");
@@ -132,6 +135,16 @@ int RunGet(const ReadOptionsCli& o) {
   ro.max_versions = o.versions;
   auto reader = OpenReader(target, o.table, ro);
   if (!reader.ok()) return Fail(reader.status());
+  if (o.decode) {
+    auto layout = KeyLayout(target, o.table);
+    if (!layout.ok()) return Fail(layout.status());
+    std::vector<std::pair<std::string, std::string>> named;
+    if (layout->Decode(*row, &named)) {
+      std::string s;
+      for (const auto& [name, text] : named) s += (s.empty() ? "" : " ") + name + "=" + text;
+      std::cout << "ROW " << s << "\n";
+    }
+  }
   ShellPrinter printer(std::cout, ShellFormat::kGet, PrinterOptions());
   Status s = printer.PrintAll(reader->get());
   std::cout.flush();

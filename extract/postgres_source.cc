@@ -22,7 +22,8 @@ Status ConnectError(const std::string& url, const std::string& what) {
   std::string m = fmt::format("source {}: {}", MaskUrl(url), msg);
   if (msg.find("password authentication failed") != std::string::npos ||
       msg.find("no password supplied") != std::string::npos ||
-      msg.find("authentication failed") != std::string::npos) {
+      msg.find("authentication failed") != std::string::npos ||
+      (msg.find("role") != std::string::npos && msg.find("does not exist") != std::string::npos)) {
     return Status::Unauthenticated(m);
   }
   if (msg.find("does not exist") != std::string::npos) return Status::NotFound(m);
@@ -282,6 +283,22 @@ Result<SourceTable> PostgresSource::DescribeQuery(const std::string& sql) {
     return QueryError("query", e);
   }
   return t;
+}
+
+Status PostgresSource::CheckScan(const ScanSpec& spec) {
+  const std::string sql = SelectSql(spec);
+  try {
+    session_->txn->exec("SAVEPOINT widen_check");
+    session_->txn->exec("EXPLAIN " + sql);
+    session_->txn->exec("RELEASE SAVEPOINT widen_check");
+  } catch (const std::exception& e) {
+    try {
+      session_->txn->exec("ROLLBACK TO SAVEPOINT widen_check");
+    } catch (const std::exception&) {
+    }
+    return QueryError(fmt::format("query failed ({})", sql), e);
+  }
+  return Status::OK();
 }
 
 std::string PostgresSource::SelectSql(const ScanSpec& spec) const {

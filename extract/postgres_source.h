@@ -25,6 +25,8 @@ class PostgresSource : public Source {
 
   Result<SourceSchema> Introspect() override;
   Result<SourceTable> DescribeQuery(const std::string& sql) override;
+  /// Runs EXPLAIN on the query (inside a savepoint), reading no rows.
+  Status CheckScan(const ScanSpec& spec) override;
   std::string SelectSql(const ScanSpec& spec) const override;
   Result<std::unique_ptr<RowStream>> Scan(const ScanSpec& spec) override;
   std::string dialect() const override { return "postgresql"; }

@@ -25,6 +25,8 @@ Result<SourceTable> Source::DescribeQuery(const std::string&) {
                                  " source yet");
 }
 
+Status Source::CheckScan(const ScanSpec& spec) { return Scan(spec).status(); }
+
 std::string MaskUrl(const std::string& url) {
   size_t scheme = url.find("://");
   if (scheme == std::string::npos) return url;

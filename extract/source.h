@@ -131,6 +131,10 @@ class Source {
   /// The SELECT this source runs for `spec` (for `plan` and tests).
   virtual std::string SelectSql(const ScanSpec& spec) const = 0;
 
+  /// Checks that the query of `spec` would run (names, the `where` text)
+  /// without reading rows; the same errors as Scan. The default runs Scan.
+  virtual Status CheckScan(const ScanSpec& spec);
+
   /// Starts streaming `spec`. The stream is positioned on its first row.
   virtual Result<std::unique_ptr<RowStream>> Scan(const ScanSpec& spec) = 0;
 

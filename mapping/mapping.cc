@@ -90,13 +90,21 @@ class Loader {
     std::string source, target;
     WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(root, "source", &source));
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(root, "target", &target));
+    // An unset variable is an error only when the URL is used (the command
+    // line may override it).
     auto src = ExpandEnv(source);
-    if (!src.ok()) return ctx_.Error(root["source"], src.status().message());
-    m.source_url = *src;
+    if (src.ok()) {
+      m.source_url = *src;
+    } else {
+      m.source_problem = ctx_.Error(root["source"], src.status().message());
+    }
     if (!target.empty()) {
       auto tgt = ExpandEnv(target);
-      if (!tgt.ok()) return ctx_.Error(root["target"], tgt.status().message());
-      m.target_url = *tgt;
+      if (tgt.ok()) {
+        m.target_url = *tgt;
+      } else {
+        m.target_problem = ctx_.Error(root["target"], tgt.status().message());
+      }
     }
     if (root["timestamp_ms"]) {
       int64_t ts = 0;

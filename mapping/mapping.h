@@ -164,8 +164,12 @@ struct TableMapping {
 /// A whole mapping file.
 struct Mapping {
   std::string file;        // path as given
-  std::string source_url;  // after ${VAR} expansion
-  std::string target_url;  // after ${VAR} expansion
+  std::string source_url;  // after ${VAR} expansion ("" when source_problem is set)
+  std::string target_url;  // after ${VAR} expansion ("" when absent or target_problem is set)
+  /// Why source_url/target_url could not be expanded (an unset variable),
+  /// with file:line:col; OK otherwise. Reported only when the URL is needed.
+  Status source_problem;
+  Status target_problem;
   /// Timestamp of every cell, ms since the epoch; unset = the run's start time.
   std::optional<int64_t> timestamp_ms;
   std::vector<TableMapping> tables;
@@ -177,7 +181,8 @@ struct Mapping {
 /// Reads and checks a mapping file. InvalidArgument for every problem, with
 /// "file:line:col: what is wrong (expected ...)"; NotFound if the file is missing.
 /// `${VAR}` and `${VAR:-default}` in `source` and `target` are expanded from
-/// the environment (InvalidArgument for an unset variable without default).
+/// the environment; an unset variable without default is recorded in
+/// source_problem/target_problem rather than failing the load.
 Result<Mapping> load_mapping(const std::string& path);
 
 /// Same, from YAML text; `file_name` is used in messages.

@@ -505,7 +505,8 @@ Result<std::unique_ptr<LevelDbStore>> LevelDbStore::Open(const std::string& path
   const std::filesystem::path dir(path);
   if (!options.create_if_missing) {
     if (!std::filesystem::exists(dir / "CURRENT", ec)) {
-      return Status::NotFound("no store at '" + path + "' (and create_if_missing is false)");
+      return Status::NotFound("no widen store at '" + path +
+                              "': check the target path, or run widen migrate first");
     }
   } else if (!std::filesystem::exists(dir, ec)) {
     std::filesystem::create_directories(dir, ec);

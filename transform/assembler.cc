@@ -187,6 +187,10 @@ class TableAssembler {
       WIDEN_RETURN_IF_ERROR(Reject(row, reason));
       return SkipChildren(row);
     }
+    if (pending_n_ == 0) {
+      ++stats_->empty_rows;  // no cell: HBase has no such row
+      return Status::OK();
+    }
     for (size_t i = 0; i < pending_n_; ++i) {
       const PendingCell& p = pending_[i];
       CellView cell{key_, p.family, p.qualifier, p.timestamp_ms, CellType::kPut, p.value};

@@ -35,7 +35,8 @@ struct TableStats {
   uint64_t cells = 0;        // cells written
   uint64_t bytes = 0;        // row + family + qualifier + value bytes written
   uint64_t rejected = 0;     // source rows handed to the RejectHandler
-  uint64_t orphans = 0;      // child rows whose parent was not among the driving rows
+  uint64_t orphans = 0;      // child rows whose parent was not among the written rows
+  uint64_t empty_rows = 0;   // source rows that gave no cell (every mapped value NULL)
   double seconds = 0;        // wall time
 };
 
