@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include "extract/postgres_source.h"
+#ifdef WIDEN_WITH_MYSQL
+#include "extract/mysql_source.h"
+#endif
 
 namespace widen {
 
@@ -43,8 +46,13 @@ Result<std::unique_ptr<Source>> Source::Open(const std::string& url, const Sourc
     return std::unique_ptr<Source>(std::move(pg));
   }
   if (url.rfind("mysql://", 0) == 0 || url.rfind("mariadb://", 0) == 0) {
+#ifdef WIDEN_WITH_MYSQL
+    WIDEN_ASSIGN_OR_RETURN(auto my, MySqlSource::Open(url, options));
+    return std::unique_ptr<Source>(std::move(my));
+#else
     return Status::InvalidArgument(fmt::format(
         "source '{}': the MySQL/MariaDB extractor is not part of this build yet", MaskUrl(url)));
+#endif
   }
   return Status::InvalidArgument(
       fmt::format("source '{}': unknown URL scheme (expected postgresql://USER@HOST:PORT/DB or "

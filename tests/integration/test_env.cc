@@ -12,10 +12,24 @@
 
 #include "store/store.h"
 
+#ifdef WIDEN_WITH_MYSQL
+#include <cppconn/resultset.h>
+#include <cppconn/statement.h>
+#include <mysql_connection.h>
+#include <mysql_driver.h>
+
+#include "extract/mysql_text_internal.h"
+#endif
+
 namespace widen::testing {
 
 std::string PgUrl() {
   const char* v = std::getenv("WIDEN_TEST_PG_URL");
+  return v == nullptr ? "" : v;
+}
+
+std::string MySqlUrl() {
+  const char* v = std::getenv("WIDEN_TEST_MYSQL_URL");
   return v == nullptr ? "" : v;
 }
 
@@ -91,6 +105,92 @@ std::vector<std::vector<std::string>> PgQuery(const std::string& url, const std:
   }
   return rows;
 }
+
+#ifdef WIDEN_WITH_MYSQL
+namespace {
+
+std::unique_ptr<sql::Connection> MySqlConnect(const std::string& url) {
+  auto u = mysql_internal::ParseMySqlUrl(url);
+  if (!u.ok()) throw std::runtime_error(u.status().ToString());
+  sql::ConnectOptionsMap o;
+  o["hostName"] = sql::SQLString(u->host);
+  o["port"] = u->port;
+  o["userName"] = sql::SQLString(u->user);
+  o["password"] = sql::SQLString(u->password);
+  o["schema"] = sql::SQLString(u->database);
+  o["OPT_CHARSET_NAME"] = sql::SQLString("utf8mb4");
+  std::unique_ptr<sql::Connection> c(sql::mysql::get_mysql_driver_instance()->connect(o));
+  std::unique_ptr<sql::Statement> st(c->createStatement());
+  st->execute("SET NAMES utf8mb4");
+  st->execute("SET time_zone = '+00:00'");
+  return c;
+}
+
+std::string MySqlClient() {
+  for (const char* name : {"mariadb", "mysql"}) {
+    for (const char* dir : {"/usr/bin/", "/usr/local/bin/"}) {
+      std::string p = std::string(dir) + name;
+      if (access(p.c_str(), X_OK) == 0) return p;
+    }
+  }
+  return "mysql";
+}
+
+}  // namespace
+
+std::string FreshMySqlDatabase(const std::string& url, const std::string& base) {
+  const std::string db = base + "_" + std::to_string(getpid());
+  MySqlQuery(url,
+             std::vector<std::string>{"DROP DATABASE IF EXISTS " + mysql_internal::QuoteIdent(db),
+                                      "CREATE DATABASE " + mysql_internal::QuoteIdent(db) +
+                                          " CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci"});
+  return WithDatabase(url, db);
+}
+
+void RunMySqlFile(const std::string& url, const std::string& file, bool strip_database_switch) {
+  auto u = mysql_internal::ParseMySqlUrl(url);
+  ASSERT_TRUE(u.ok()) << u.status().ToString();
+  std::string client = MySqlClient() + " --no-defaults --default-character-set=utf8mb4 -h " +
+                       ShellQuote(u->host) + " -P " + std::to_string(u->port) + " -u " +
+                       ShellQuote(u->user) + " " + ShellQuote(u->database);
+  if (!u->password.empty()) client = "MYSQL_PWD=" + ShellQuote(u->password) + " " + client;
+  std::string cmd = strip_database_switch
+                        ? "sed -e '/^DROP DATABASE/d' -e '/^CREATE DATABASE/d' -e '/^USE /d' " +
+                              ShellQuote(file) + " | " + client
+                        : client + " < " + ShellQuote(file);
+  CommandResult r = RunCommand(cmd + " >/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << "loading " << file << ": " << r.output;
+}
+
+std::vector<std::vector<std::string>> MySqlQuery(const std::string& url,
+                                                 const std::vector<std::string>& statements) {
+  std::vector<std::vector<std::string>> rows;
+  try {
+    auto c = MySqlConnect(url);
+    std::unique_ptr<sql::Statement> st(c->createStatement());
+    for (size_t i = 0; i + 1 < statements.size(); ++i) {
+      if (st->execute(statements[i])) std::unique_ptr<sql::ResultSet>(st->getResultSet());
+    }
+    if (statements.empty() || !st->execute(statements.back())) return rows;
+    std::unique_ptr<sql::ResultSet> rs(st->getResultSet());
+    const unsigned n = rs->getMetaData()->getColumnCount();
+    while (rs->next()) {
+      std::vector<std::string> r;
+      for (unsigned i = 1; i <= n; ++i) {
+        r.push_back(rs->isNull(i) ? "<NULL>" : std::string(rs->getString(i)));
+      }
+      rows.push_back(std::move(r));
+    }
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "MySQL query failed: " << e.what() << "\n  " << statements.back();
+  }
+  return rows;
+}
+
+std::vector<std::vector<std::string>> MySqlQuery(const std::string& url, const std::string& sql) {
+  return MySqlQuery(url, std::vector<std::string>{sql});
+}
+#endif  // WIDEN_WITH_MYSQL
 
 std::string WidenBinary() { return std::string(WIDEN_BINARY_DIR) + "/cmd/widen"; }
 std::string SourceDir() { return WIDEN_SOURCE_DIR; }

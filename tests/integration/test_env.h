@@ -8,6 +8,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace widen::testing {
 
@@ -15,6 +16,10 @@ namespace widen::testing {
 /// failure (never a skip); callers use WIDEN_REQUIRE_PG.
 std::string PgUrl();
 bool InCi();
+
+/// WIDEN_TEST_MYSQL_URL (mysql://widen@127.0.0.1:PORT/mysql), or "" when
+/// unset; callers use WIDEN_REQUIRE_MYSQL.
+std::string MySqlUrl();
 
 /// `url` with its database replaced by `db`.
 std::string WithDatabase(const std::string& url, const std::string& db);
@@ -32,6 +37,25 @@ void RunPsqlScript(const std::string& url, const std::string& file);
 
 /// Runs a SQL query and returns its rows as tab-separated text lines.
 std::vector<std::vector<std::string>> PgQuery(const std::string& url, const std::string& sql);
+
+/// Drops and creates a MySQL/MariaDB database named `base` + "_" + this
+/// process's id (utf8mb4) on the server of `url`; returns its URL.
+std::string FreshMySqlDatabase(const std::string& url, const std::string& base);
+
+/// Runs the mariadb (or mysql) client with `file` as input against the
+/// database of `url`, client charset utf8mb4; fails the test on error. With
+/// `strip_database_switch`, a dataset script's own DROP/CREATE DATABASE and
+/// USE lines are left out so it loads where we say.
+void RunMySqlFile(const std::string& url, const std::string& file,
+                  bool strip_database_switch = false);
+
+/// Runs SQL statements (`;`-separated is not split: one statement per
+/// element) on one connection with SET NAMES utf8mb4 and time_zone '+00:00',
+/// returning the rows of the last one as text exactly as the server prints
+/// them ("<NULL>" for NULL; binary bytes unchanged).
+std::vector<std::vector<std::string>> MySqlQuery(const std::string& url,
+                                                 const std::vector<std::string>& statements);
+std::vector<std::vector<std::string>> MySqlQuery(const std::string& url, const std::string& sql);
 
 struct CommandResult {
   int exit_code = -1;
@@ -55,6 +79,13 @@ TableCells ReadTable(const std::string& store_url, const std::string& table);
 std::string ShellQuote(const std::string& s);
 
 }  // namespace widen::testing
+
+#define WIDEN_REQUIRE_MYSQL(url)                                                          \
+  std::string url = ::widen::testing::MySqlUrl();                                         \
+  if (url.empty()) {                                                                      \
+    if (::widen::testing::InCi()) FAIL() << "WIDEN_TEST_MYSQL_URL is not set under CI";   \
+    GTEST_SKIP() << "WIDEN_TEST_MYSQL_URL not set (run through scripts/with-servers.sh)"; \
+  }
 
 #define WIDEN_REQUIRE_PG(url)                                                          \
   std::string url = ::widen::testing::PgUrl();                                         \

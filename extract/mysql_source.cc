@@ -1,0 +1,734 @@
+#include "extract/mysql_source.h"
+
+#include <cppconn/exception.h>
+#include <cppconn/prepared_statement.h>
+#include <cppconn/resultset.h>
+#include <cppconn/statement.h>
+#include <mysql_connection.h>
+#include <mysql_driver.h>
+
+#include <cstdlib>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "extract/mysql_text_internal.h"
+
+namespace widen {
+
+using mysql_internal::ColumnKind;
+
+namespace {
+
+// MySQL/MariaDB client and server error codes that decide a Status code.
+enum : int {
+  kErAccessDeniedToDb = 1044,      // ER_DBACCESS_DENIED_ERROR
+  kErAccessDenied = 1045,          // ER_ACCESS_DENIED_ERROR
+  kErBadDb = 1049,                 // ER_BAD_DB_ERROR
+  kErLockWaitTimeout = 1205,       // ER_LOCK_WAIT_TIMEOUT
+  kErLockDeadlock = 1213,          // ER_LOCK_DEADLOCK
+  kErAccessDeniedNoPw = 1698,      // ER_ACCESS_DENIED_NO_PASSWORD_ERROR
+  kCrConnectionError = 2002,       // CR_CONNECTION_ERROR (socket)
+  kCrConnHostError = 2003,         // CR_CONN_HOST_ERROR (TCP)
+  kCrUnknownHost = 2005,           // CR_UNKNOWN_HOST
+  kCrServerGone = 2006,            // CR_SERVER_GONE_ERROR
+  kCrServerLost = 2013,            // CR_SERVER_LOST
+  kCrAuthPluginCannotLoad = 2059,  // CR_AUTH_PLUGIN_CANNOT_LOAD
+  kCrServerLostExtended = 2055,    // CR_SERVER_LOST_EXTENDED
+};
+
+std::string OneLine(const char* what) {
+  std::string msg = what;
+  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+  for (char& c : msg) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return msg;
+}
+
+bool IsConnectionLost(int code) {
+  return code == kCrServerGone || code == kCrServerLost || code == kCrServerLostExtended ||
+         code == kCrConnectionError || code == kCrConnHostError;
+}
+
+// A failed query: Unavailable when the connection is gone (or the server asks
+// for a retry), else InvalidArgument (bad `where` text, a missing table).
+Status QueryError(const std::string& context, const std::exception& e) {
+  const auto* se = dynamic_cast<const sql::SQLException*>(&e);
+  const int code = se != nullptr ? se->getErrorCode() : 0;
+  const std::string msg = OneLine(e.what());
+  if (IsConnectionLost(code)) {
+    return Status::Unavailable(fmt::format(
+        "{}: the connection to the source was lost: {} (MySQL error {})", context, msg, code));
+  }
+  if (code == kErLockWaitTimeout || code == kErLockDeadlock) {
+    return Status::Unavailable(fmt::format("{}: {} (MySQL error {})", context, msg, code));
+  }
+  if (code != 0)
+    return Status::InvalidArgument(fmt::format("{}: {} (MySQL error {})", context, msg, code));
+  return Status::InvalidArgument(fmt::format("{}: {}", context, msg));
+}
+
+Status ConnectError(const std::string& url, const std::exception& e) {
+  const auto* se = dynamic_cast<const sql::SQLException*>(&e);
+  const int code = se != nullptr ? se->getErrorCode() : 0;
+  std::string m = fmt::format("source {}: {}", MaskUrl(url), OneLine(e.what()));
+  if (code != 0) m += fmt::format(" (MySQL error {})", code);
+  switch (code) {
+    case kErAccessDenied:
+    case kErAccessDeniedToDb:
+    case kErAccessDeniedNoPw:
+    case kCrAuthPluginCannotLoad:
+      return Status::Unauthenticated(m);
+    case kErBadDb:
+      return Status::NotFound(m);
+    default:
+      return Status::Unavailable(m);
+  }
+}
+
+// What the reader knows about one source column.
+struct ColumnMeta {
+  ColumnKind kind = ColumnKind::kOther;
+  int precision = 0;  // DECIMAL(p, s)
+  int scale = 0;
+};
+
+std::string Col(const ColumnExpr& c) {
+  return MySqlSource::QuoteIdent(c.alias) + "." + MySqlSource::QuoteIdent(c.column);
+}
+
+bool IsTextKind(ColumnKind k) { return k == ColumnKind::kText || k == ColumnKind::kJson; }
+
+// True when a keyset predicate on this kind compares exactly what ORDER BY sorts.
+bool CanPageOn(ColumnKind k) { return k != ColumnKind::kOther && k != ColumnKind::kGeometry; }
+
+}  // namespace
+
+struct MySqlSource::Session {
+  std::unique_ptr<sql::Connection> conn;
+  std::string masked_url;
+  bool schema_loaded = false;
+  SourceSchema schema;
+  std::map<std::string, std::map<std::string, ColumnMeta>> meta;  // table -> column -> meta
+  // The stream holding an open unbuffered result, if any: no other query can
+  // run on the connection until it is read to its end or destroyed.
+  const void* unbuffered_owner = nullptr;
+  std::string unbuffered_table;
+
+  const ColumnMeta* Find(const std::string& table, const std::string& column) const {
+    auto t = meta.find(table);
+    if (t == meta.end()) return nullptr;
+    auto c = t->second.find(column);
+    return c == t->second.end() ? nullptr : &c->second;
+  }
+
+  Status Busy(const std::string& table) const {
+    return Status::FailedPrecondition(fmt::format(
+        "source {}: cannot query table '{}' while table '{}' is read in one unbuffered result (it "
+        "has no primary key, or a key type widen cannot page on, so it cannot be read in pages "
+        "on the shared connection); give '{}' a primary key",
+        masked_url, table, unbuffered_table, unbuffered_table));
+  }
+
+  Status LoadSchema();
+};
+
+namespace {
+
+// The pieces of a scan's SQL, and how to decode and page it.
+struct QueryPlan {
+  std::string select;              // "SELECT ... FROM ... LEFT JOIN ..."
+  std::vector<std::string> preds;  // ANDed: the mapping's where, NOT NULL filters
+  std::vector<ColumnKind> kinds;   // per selected column (visible, then hidden key columns)
+  std::vector<std::string> names;
+  size_t visible = 0;
+  struct Key {
+    size_t index;  // into the selected columns
+    ColumnMeta meta;
+    std::string expr;  // as ordered and compared
+  };
+  std::vector<Key> keys;  // order_by, then unique_key columns not already in it
+  bool paged = false;
+  std::string order;                 // " ORDER BY ..." (may be empty)
+  std::vector<std::string> unknown;  // columns missing from the schema
+};
+
+QueryPlan BuildQuery(const MySqlSource::Session& s, const ScanSpec& spec) {
+  QueryPlan q;
+  auto table_of = [&](const std::string& alias) -> std::string {
+    if (alias == spec.alias) return spec.table;
+    for (const auto& j : spec.joins) {
+      if (j.alias == alias) return j.table;
+    }
+    return alias;
+  };
+  auto meta_of = [&](const ColumnExpr& c, bool* known) {
+    const ColumnMeta* m = s.Find(table_of(c.alias), c.column);
+    *known = m != nullptr;
+    return m != nullptr ? *m : ColumnMeta{c.is_text ? ColumnKind::kText : ColumnKind::kOther, 0, 0};
+  };
+  std::vector<std::string> items;
+  std::vector<ColumnExpr> selected;
+  auto add = [&](const ColumnExpr& c) {
+    bool known = false;
+    ColumnMeta m = meta_of(c, &known);
+    if (!known) q.unknown.push_back(c.alias + "." + c.column);
+    // FLOAT: the text protocol prints 6 significant digits; the float widened
+    // to a double prints exactly (shortest round-trip form).
+    items.push_back(m.kind == ColumnKind::kFloat ? "CAST(" + Col(c) + " AS DOUBLE)" : Col(c));
+    q.kinds.push_back(m.kind);
+    q.names.push_back(c.column);
+    selected.push_back(c);
+    return selected.size() - 1;
+  };
+  for (const auto& c : spec.columns) add(c);
+  q.visible = selected.size();
+
+  // Keyset: order_by, then the unique key's columns not already in it. Without
+  // a unique key (or with a key type that cannot be compared exactly) the scan
+  // is one unbuffered result ordered by order_by alone.
+  std::vector<ColumnExpr> key_cols = spec.order_by;
+  for (const auto& u : spec.unique_key) {
+    bool dup = false;
+    for (const auto& k : key_cols) dup = dup || (k.alias == u.alias && k.column == u.column);
+    if (!dup) key_cols.push_back(u);
+  }
+  q.paged = !spec.unique_key.empty();
+  for (const auto& k : key_cols) {
+    bool known = false;
+    if (!CanPageOn(meta_of(k, &known).kind)) q.paged = false;
+  }
+  if (!q.paged) key_cols = spec.order_by;
+  for (const auto& k : key_cols) {
+    size_t index = selected.size();
+    for (size_t i = 0; i < selected.size(); ++i) {
+      if (selected[i].alias == k.alias && selected[i].column == k.column) index = i;
+    }
+    if (index == selected.size()) index = add(k);  // hidden: read for paging only
+    bool known = false;
+    ColumnMeta m = meta_of(k, &known);
+    std::string expr =
+        IsTextKind(m.kind) ? "CAST(CONVERT(" + Col(k) + " USING utf8mb4) AS BINARY)" : Col(k);
+    q.keys.push_back(QueryPlan::Key{index, m, std::move(expr)});
+  }
+
+  q.select = "SELECT ";
+  for (size_t i = 0; i < items.size(); ++i) q.select += (i ? ", " : "") + items[i];
+  q.select +=
+      " FROM " + MySqlSource::QuoteIdent(spec.table) + " AS " + MySqlSource::QuoteIdent(spec.alias);
+  for (const auto& j : spec.joins) {
+    q.select += " LEFT JOIN " + MySqlSource::QuoteIdent(j.table) + " AS " +
+                MySqlSource::QuoteIdent(j.alias) + " ON ";
+    for (size_t i = 0; i < j.on.size(); ++i) {
+      if (i) q.select += " AND ";
+      q.select += MySqlSource::QuoteIdent(j.alias) + "." + MySqlSource::QuoteIdent(j.on[i].second) +
+                  " = " + Col(j.on[i].first);
+    }
+  }
+  if (!spec.where.empty()) q.preds.push_back("(" + spec.where + ")");
+  for (const auto& c : spec.not_null) q.preds.push_back(Col(c) + " IS NOT NULL");
+  for (size_t i = 0; i < q.keys.size(); ++i) q.order += (i ? ", " : " ORDER BY ") + q.keys[i].expr;
+  return q;
+}
+
+// The right-hand side comparing a key column with the session variable `var`,
+// typed so that the comparison is exact.
+std::string KeyRhs(const ColumnMeta& m, const std::string& var) {
+  switch (m.kind) {
+    case ColumnKind::kText:
+    case ColumnKind::kJson:
+    case ColumnKind::kBytes:
+      return "CAST(" + var + " AS BINARY)";
+    case ColumnKind::kDecimal:
+      return fmt::format("CAST({} AS DECIMAL({}, {}))", var, std::max(m.precision, 1), m.scale);
+    case ColumnKind::kDate:
+      return "CAST(" + var + " AS DATE)";
+    case ColumnKind::kDateTime:
+    case ColumnKind::kTimestamp:
+      return "CAST(" + var + " AS DATETIME(6))";
+    case ColumnKind::kTime:
+      return "CAST(" + var + " AS TIME(6))";
+    default:
+      return var;
+  }
+}
+
+class MySqlRowStream : public RowStream {
+ public:
+  MySqlRowStream(MySqlSource::Session* s, int id, std::string table, int fetch_rows)
+      : s_(s), id_(id), table_(std::move(table)), fetch_rows_(fetch_rows < 1 ? 1 : fetch_rows) {}
+
+  ~MySqlRowStream() override {
+    try {
+      rs_.reset();  // an unbuffered result reads its remaining rows here
+      stmt_.reset();
+      set_vars_.reset();
+    } catch (const std::exception&) {
+      // Read-only; the transaction ends with the source.
+    }
+    ReleaseUnbuffered();
+  }
+
+  Status Start(const ScanSpec& spec) {
+    q_ = BuildQuery(*s_, spec);
+    if (!q_.unknown.empty()) {
+      return Status::NotFound(fmt::format("source {}: table '{}': no column {} in the schema",
+                                          s_->masked_url, table_, q_.unknown.front()));
+    }
+    schema_.resize(q_.visible);
+    for (size_t i = 0; i < q_.visible; ++i) {
+      schema_[i].name = q_.names[i];
+      schema_[i].type = mysql_internal::TypeForKind(q_.kinds[i]);
+      const std::string& alias = spec.columns[i].alias;
+      std::string t = alias == spec.alias ? spec.table : alias;
+      for (const auto& j : spec.joins) {
+        if (j.alias == alias) t = j.table;
+      }
+      if (const SourceTable* st = s_->schema.FindTable(t)) {
+        if (const SourceColumn* sc = st->FindColumn(q_.names[i])) {
+          schema_[i].source_type = sc->source_type;
+          schema_[i].nullable = sc->nullable;
+        }
+      }
+    }
+    row_.values.resize(q_.visible);
+    hidden_.values.resize(q_.kinds.size() - q_.visible);
+    last_key_.resize(q_.keys.size());
+    RunPage(/*first=*/true);
+    if (status_.ok()) Advance();
+    return status_;
+  }
+
+  bool Valid() const override { return valid_; }
+  void Next() override { Advance(); }
+  const Row& row() const override { return row_; }
+  const RowSchema& schema() const override { return schema_; }
+  Status status() const override { return status_; }
+
+  // The SQL of the next page (the first page when `first`).
+  std::string PageSql(bool first) const {
+    std::vector<std::string> preds = q_.preds;
+    if (!first) {
+      // (k1 > v1) OR (k1 = v1 AND k2 > v2) OR ...; a NULL last value (NULLs
+      // sort first) turns "> v" into IS NOT NULL and "= v" into IS NULL.
+      std::string ors;
+      for (size_t i = 0; i < q_.keys.size(); ++i) {
+        std::string term;
+        for (size_t j = 0; j <= i; ++j) {
+          const auto& k = q_.keys[j];
+          const std::string rhs = KeyRhs(k.meta, Var(j));
+          std::string cmp;
+          const bool last = i + 1 == q_.keys.size();
+          if (j < i) {
+            cmp = last_key_[j].is_null() ? k.expr + " IS NULL" : k.expr + " = " + rhs;
+          } else if (!last) {
+            cmp = last_key_[j].is_null() ? k.expr + " IS NOT NULL" : k.expr + " > " + rhs;
+          } else if (!last_key_[j].is_null()) {
+            // ">=": the previous page's last row comes again, so that a
+            // second row with the same key (a join that is not many-to-one)
+            // is seen and reported instead of being skipped.
+            cmp = k.expr + " >= " + rhs;
+          }
+          if (!cmp.empty()) term += (term.empty() ? "" : " AND ") + cmp;
+        }
+        ors += (i ? " OR " : "") + ("(" + (term.empty() ? std::string("TRUE") : term) + ")");
+      }
+      std::string pred = "(" + ors + ")";
+      if (!last_key_[0].is_null()) {
+        // Lets the server use an index range on the first key column.
+        pred = q_.keys[0].expr + " >= " + KeyRhs(q_.keys[0].meta, Var(0)) + " AND " + pred;
+      }
+      preds.push_back(pred);
+    }
+    std::string sql = q_.select;
+    for (size_t i = 0; i < preds.size(); ++i) sql += (i ? " AND " : " WHERE ") + preds[i];
+    sql += q_.order;
+    if (q_.paged) sql += fmt::format(" LIMIT {}", Limit(first));
+    return sql;
+  }
+
+  const QueryPlan& query() const { return q_; }
+
+ private:
+  // Later pages carry the previous page's last row again (see PageSql).
+  int Limit(bool first) const { return first ? fetch_rows_ : fetch_rows_ + 1; }
+
+  std::string Var(size_t i) const { return fmt::format("@widen_s{}_k{}", id_, i); }
+
+  void ReleaseUnbuffered() {
+    if (s_->unbuffered_owner == this) {
+      s_->unbuffered_owner = nullptr;
+      s_->unbuffered_table.clear();
+    }
+  }
+
+  void Fail(Status st) {
+    status_ = std::move(st);
+    valid_ = false;
+    try {
+      rs_.reset();
+      stmt_.reset();
+    } catch (const std::exception&) {
+    }
+    ReleaseUnbuffered();
+  }
+
+  // Binds the previous page's last key values to the session variables.
+  void BindKeys() {
+    if (!set_vars_) {
+      std::string sql = "SET ";
+      for (size_t i = 0; i < q_.keys.size(); ++i) sql += (i ? ", " : "") + Var(i) + " = ?";
+      set_vars_.reset(s_->conn->prepareStatement(sql));
+    }
+    for (size_t i = 0; i < q_.keys.size(); ++i) {
+      const Value& v = last_key_[i];
+      const unsigned p = static_cast<unsigned>(i + 1);
+      if (v.is_null()) {
+        set_vars_->setNull(p, 0);
+        continue;
+      }
+      switch (v.type()) {
+        case ValueType::kInt:
+        case ValueType::kBool:
+          set_vars_->setInt64(p, v.as_int());
+          break;
+        case ValueType::kUInt:
+          set_vars_->setUInt64(p, v.as_uint());
+          break;
+        case ValueType::kFloat:
+          set_vars_->setDouble(p, v.as_double());
+          break;
+        case ValueType::kDate:
+        case ValueType::kTime:
+        case ValueType::kTimestamp:
+          set_vars_->setString(p, v.ToText());
+          break;
+        case ValueType::kTimestampTz:  // as the session (UTC) prints it
+          set_vars_->setString(p, Value::Temporal(ValueType::kTimestamp, v.as_int()).ToText());
+          break;
+        default:
+          set_vars_->setString(p, std::string(v.as_bytes()));
+          break;
+      }
+    }
+    set_vars_->execute();
+  }
+
+  void RunPage(bool first) {
+    if (s_->unbuffered_owner != nullptr && s_->unbuffered_owner != this) {
+      return Fail(s_->Busy(table_));
+    }
+    const std::string sql = PageSql(first);
+    try {
+      rs_.reset();
+      stmt_.reset();
+      if (!first) BindKeys();
+      stmt_.reset(s_->conn->createStatement());
+      if (!q_.paged) {
+        stmt_->setResultSetType(sql::ResultSet::TYPE_FORWARD_ONLY);
+        s_->unbuffered_owner = this;
+        s_->unbuffered_table = table_;
+      }
+      rs_.reset(stmt_->executeQuery(sql));
+      page_rows_ = 0;
+      page_limit_ = Limit(first);
+      skip_repeat_ = !first;
+    } catch (const std::exception& e) {
+      Fail(QueryError(fmt::format("table {}: query failed ({})", table_, sql), e));
+    }
+  }
+
+  void Advance() {
+    valid_ = false;
+    if (!status_.ok()) return;
+    try {
+      while (rs_ != nullptr) {
+        if (rs_->next()) {
+          ++page_rows_;
+          Decode();
+          if (skipped_) continue;  // the previous page's last row, read again
+          return;
+        }
+        rs_.reset();
+        stmt_.reset();
+        ReleaseUnbuffered();
+        if (!q_.paged || page_rows_ < page_limit_) return;  // the end
+        RunPage(/*first=*/false);
+      }
+    } catch (const std::exception& e) {
+      Fail(QueryError(fmt::format("reading table {}", table_), e));
+    }
+  }
+
+  void Decode() {
+    skipped_ = false;
+    const unsigned n = static_cast<unsigned>(q_.kinds.size());
+    for (unsigned i = 0; i < n; ++i) {
+      Value& v = i < q_.visible ? row_.values[i] : hidden_.values[i - q_.visible];
+      const ValueType type = mysql_internal::TypeForKind(q_.kinds[i]);
+      if (rs_->isNull(i + 1)) {
+        v.SetNull(type);
+        continue;
+      }
+      const std::string text = rs_->getString(i + 1);
+      if (!mysql_internal::ParseValue(q_.kinds[i], text, &v)) {
+        return Fail(Status::InvalidArgument(
+            fmt::format("table {}, column {}: cannot read value '{}' as {}", table_, q_.names[i],
+                        text.substr(0, 80), ValueTypeName(type))));
+      }
+    }
+    valid_ = true;
+    if (!q_.paged) return;
+    // Paging needs a total order: equal keys would be cut between pages.
+    bool same = have_last_;
+    for (size_t k = 0; k < q_.keys.size(); ++k) {
+      const Value& v = KeyValue(k);
+      if (same && CompareValues(v, last_key_[k]) != 0) same = false;
+    }
+    if (same && skip_repeat_) {
+      skip_repeat_ = false;
+      skipped_ = true;
+      valid_ = false;
+      return;
+    }
+    skip_repeat_ = false;
+    if (same) {
+      return Fail(Status::InvalidArgument(fmt::format(
+          "table {}: two rows have the same ordering key ({}); a join matches more than one row "
+          "(it must be many-to-one) or the primary key is not unique, and paging would lose rows",
+          table_, DescribeKey())));
+    }
+    for (size_t k = 0; k < q_.keys.size(); ++k) last_key_[k] = KeyValue(k);
+    have_last_ = true;
+  }
+
+  const Value& KeyValue(size_t k) const {
+    const size_t i = q_.keys[k].index;
+    return i < q_.visible ? row_.values[i] : hidden_.values[i - q_.visible];
+  }
+
+  std::string DescribeKey() const {
+    std::string s;
+    for (size_t k = 0; k < q_.keys.size(); ++k) {
+      s += (k ? ", " : "") + KeyValue(k).DebugString();
+    }
+    return s;
+  }
+
+  MySqlSource::Session* s_;
+  int id_;
+  std::string table_;
+  int fetch_rows_;
+  QueryPlan q_;
+  std::unique_ptr<sql::PreparedStatement> set_vars_;
+  std::unique_ptr<sql::Statement> stmt_;
+  std::unique_ptr<sql::ResultSet> rs_;
+  int page_rows_ = 0;
+  int page_limit_ = 0;
+  bool skip_repeat_ = false;  // the first row of a later page repeats the last one read
+  bool skipped_ = false;      // Decode() read that repeated row
+  bool valid_ = false;
+  bool have_last_ = false;
+  std::vector<Value> last_key_;
+  RowSchema schema_;
+  Row row_, hidden_;
+  Status status_;
+};
+
+}  // namespace
+
+Status MySqlSource::Session::LoadSchema() {
+  schema = SourceSchema();
+  meta.clear();
+  std::unique_ptr<sql::Statement> st(conn->createStatement());
+  std::unique_ptr<sql::ResultSet> rs;
+  // MariaDB's JSON is LONGTEXT with CHECK (json_valid(`col`)).
+  std::set<std::pair<std::string, std::string>> json_cols;
+  rs.reset(st->executeQuery("SELECT VERSION()"));
+  const bool mariadb =
+      rs->next() && std::string(rs->getString(1)).find("MariaDB") != std::string::npos;
+  if (mariadb) {
+    rs.reset(
+        st->executeQuery("SELECT TABLE_NAME, CONSTRAINT_NAME, CHECK_CLAUSE FROM "
+                         "information_schema.CHECK_CONSTRAINTS "
+                         "WHERE CONSTRAINT_SCHEMA = DATABASE()"));
+    while (rs->next()) {
+      const std::string col(rs->getString(2));
+      if (std::string(rs->getString(3)) == "json_valid(" + QuoteIdent(col) + ")") {
+        json_cols.emplace(std::string(rs->getString(1)), col);
+      }
+    }
+  }
+  std::map<std::string, SourceTable> tables;
+  rs.reset(st->executeQuery(
+      "SELECT TABLE_NAME, TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = "
+      "DATABASE() AND TABLE_TYPE IN ('BASE TABLE', 'VIEW', 'SYSTEM VERSIONED')"));
+  while (rs->next()) {
+    SourceTable t;
+    t.name = rs->getString(1);
+    t.estimated_rows = rs->isNull(2) ? -1 : static_cast<int64_t>(rs->getUInt64(2));
+    tables.emplace(t.name, std::move(t));
+  }
+  rs.reset(st->executeQuery(
+      "SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE, NUMERIC_PRECISION, "
+      "NUMERIC_SCALE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() "
+      "ORDER BY TABLE_NAME, ORDINAL_POSITION"));
+  while (rs->next()) {
+    auto it = tables.find(std::string(rs->getString(1)));
+    if (it == tables.end()) continue;
+    SourceColumn c;
+    c.name = rs->getString(2);
+    const std::string data_type = rs->getString(3);
+    const bool is_json = json_cols.count({it->first, c.name}) > 0;
+    ColumnMeta m;
+    m.kind = mysql_internal::KindForColumn(data_type, std::string(rs->getString(4)), is_json);
+    m.precision = rs->isNull(6) ? 0 : rs->getInt(6);
+    m.scale = rs->isNull(7) ? 0 : rs->getInt(7);
+    c.type = mysql_internal::TypeForKind(m.kind);
+    c.source_type = is_json ? "json" : std::string(rs->getString(4));
+    c.nullable = std::string(rs->getString(5)) == "YES";
+    meta[it->first][c.name] = m;
+    it->second.columns.push_back(std::move(c));
+  }
+  // Keys: (table, constraint) -> columns in ordinal order.
+  struct KeyCols {
+    std::string ref_table;
+    std::map<int, std::pair<std::string, std::string>> cols;  // ordinal -> (column, ref column)
+  };
+  std::map<std::pair<std::string, std::string>, KeyCols> keys;
+  rs.reset(st->executeQuery(
+      "SELECT TABLE_NAME, CONSTRAINT_NAME, COLUMN_NAME, ORDINAL_POSITION, REFERENCED_TABLE_NAME, "
+      "REFERENCED_COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = "
+      "DATABASE() AND (CONSTRAINT_NAME = 'PRIMARY' OR REFERENCED_TABLE_NAME IS NOT NULL)"));
+  while (rs->next()) {
+    KeyCols& k = keys[{std::string(rs->getString(1)), std::string(rs->getString(2))}];
+    const bool fk = !rs->isNull(5);
+    if (fk) k.ref_table = std::string(rs->getString(5));
+    k.cols[rs->getInt(4)] = {std::string(rs->getString(3)),
+                             fk ? std::string(rs->getString(6)) : std::string()};
+  }
+  for (auto& [id, k] : keys) {
+    auto it = tables.find(id.first);
+    if (it == tables.end()) continue;
+    if (id.second == "PRIMARY" && k.ref_table.empty()) {
+      for (auto& [ord, c] : k.cols) it->second.primary_key.push_back(c.first);
+    } else {
+      ForeignKey fk;
+      fk.ref_table = k.ref_table;
+      for (auto& [ord, c] : k.cols) {
+        fk.columns.push_back(c.first);
+        fk.ref_columns.push_back(c.second);
+      }
+      it->second.foreign_keys.push_back(std::move(fk));
+    }
+  }
+  for (auto& [name, t] : tables) schema.tables.push_back(std::move(t));
+  schema_loaded = true;
+  return Status::OK();
+}
+
+MySqlSource::MySqlSource(std::string url, SourceOptions options)
+    : url_(std::move(url)), options_(options), session_(std::make_unique<Session>()) {
+  session_->masked_url = MaskUrl(url_);
+}
+
+MySqlSource::~MySqlSource() {
+  try {
+    if (session_->conn) {
+      std::unique_ptr<sql::Statement> st(session_->conn->createStatement());
+      st->execute("ROLLBACK");  // read-only: nothing to keep
+    }
+  } catch (const std::exception&) {
+  }
+  try {
+    session_->conn.reset();
+  } catch (const std::exception&) {
+  }
+}
+
+std::string MySqlSource::QuoteIdent(const std::string& name) {
+  return mysql_internal::QuoteIdent(name);
+}
+
+Result<std::unique_ptr<MySqlSource>> MySqlSource::Open(const std::string& url,
+                                                       const SourceOptions& options) {
+  WIDEN_ASSIGN_OR_RETURN(mysql_internal::MySqlUrl u, mysql_internal::ParseMySqlUrl(url));
+  if (!u.has_password) {
+    // widen's own variable first, then the MySQL client's.
+    for (const char* var : {"WIDEN_SOURCE_PASSWORD", "MYSQL_PWD"}) {
+      const char* p = std::getenv(var);
+      if (p != nullptr) {
+        u.password = p;
+        break;
+      }
+    }
+  }
+  std::unique_ptr<MySqlSource> src(new MySqlSource(url, options));
+  try {
+    sql::ConnectOptionsMap o;
+    o["hostName"] = sql::SQLString(u.host);
+    o["port"] = u.port;
+    o["userName"] = sql::SQLString(u.user);
+    o["password"] = sql::SQLString(u.password);
+    o["schema"] = sql::SQLString(u.database);
+    o["OPT_CHARSET_NAME"] = sql::SQLString("utf8mb4");
+    o["OPT_RECONNECT"] = false;  // a new connection would leave the snapshot
+    o["OPT_CONNECT_TIMEOUT"] = 10;
+    src->session_->conn.reset(sql::mysql::get_mysql_driver_instance()->connect(o));
+  } catch (const std::exception& e) {
+    return ConnectError(url, e);
+  }
+  try {
+    std::unique_ptr<sql::Statement> st(src->session_->conn->createStatement());
+    st->execute("SET NAMES utf8mb4");
+    st->execute("SET time_zone = '+00:00'");
+    st->execute(
+        "SET SESSION sql_mode = 'STRICT_ALL_TABLES,ERROR_FOR_DIVISION_BY_ZERO,"
+        "NO_ENGINE_SUBSTITUTION'");
+    st->execute("SET SESSION sql_select_limit = 18446744073709551615");
+    st->execute("SET SESSION net_write_timeout = 3600");
+    st->execute("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+    st->execute("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
+  } catch (const std::exception& e) {
+    return QueryError(fmt::format("source {}: setting up the session", MaskUrl(url)), e);
+  }
+  return src;
+}
+
+Result<SourceSchema> MySqlSource::Introspect() {
+  if (session_->unbuffered_owner != nullptr) return session_->Busy("information_schema");
+  try {
+    WIDEN_RETURN_IF_ERROR(session_->LoadSchema());
+  } catch (const std::exception& e) {
+    return QueryError(fmt::format("source {}: reading the schema", session_->masked_url), e);
+  }
+  return session_->schema;
+}
+
+std::string MySqlSource::SelectSql(const ScanSpec& spec) const {
+  QueryPlan q = BuildQuery(*session_, spec);
+  std::string sql = q.select;
+  for (size_t i = 0; i < q.preds.size(); ++i) sql += (i ? " AND " : " WHERE ") + q.preds[i];
+  sql += q.order;
+  if (q.paged) sql += fmt::format(" LIMIT {}", options_.fetch_rows < 1 ? 1 : options_.fetch_rows);
+  return sql;
+}
+
+Result<std::unique_ptr<RowStream>> MySqlSource::Scan(const ScanSpec& spec) {
+  if (session_->unbuffered_owner != nullptr) return session_->Busy(spec.table);
+  if (!session_->schema_loaded) {
+    try {
+      WIDEN_RETURN_IF_ERROR(session_->LoadSchema());
+    } catch (const std::exception& e) {
+      return QueryError(fmt::format("source {}: reading the schema", session_->masked_url), e);
+    }
+  }
+  auto stream = std::make_unique<MySqlRowStream>(session_.get(), ++next_stream_, spec.table,
+                                                 options_.fetch_rows);
+  WIDEN_RETURN_IF_ERROR(stream->Start(spec));
+  return std::unique_ptr<RowStream>(std::move(stream));
+}
+
+}  // namespace widen

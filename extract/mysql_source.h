@@ -1,0 +1,90 @@
+// MySqlSource: a Source on MySQL or MariaDB through MySQL Connector/C++ 1.1
+// (the JDBC-style API), opened from `mysql://USER[:PASSWORD]@HOST[:PORT]/DB`
+// (or `mariadb://`). The password comes from the URL, else the environment
+// variable WIDEN_SOURCE_PASSWORD, else MYSQL_PWD; it never appears in a
+// message (URLs are printed masked).
+//
+// Session settings are pinned right after connecting, so results never depend
+// on the server's defaults (docs/types.md):
+//   SET NAMES utf8mb4                 every text column arrives as UTF-8
+//                                     (latin1 and other charsets converted)
+//   time_zone = '+00:00'              TIMESTAMP values read as UTC instants
+//   sql_mode = 'STRICT_ALL_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'
+//                                     no PAD_CHAR_TO_FULL_LENGTH, ANSI_QUOTES,
+//                                     PIPES_AS_CONCAT or NO_BACKSLASH_ESCAPES
+//                                     changing values or a mapping's `where`;
+//                                     no NO_ZERO_DATE, so zero dates compare
+//   sql_select_limit = 18446744073709551615, net_write_timeout = 3600
+// then one snapshot for the whole run:
+//   SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ;
+//   START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY
+// widen never writes to the source.
+//
+// Values are read with the text protocol: each value exactly as the server
+// prints it (DECIMAL digits, zero dates, TIME beyond 24 h), decoded by the
+// column's information_schema type. FLOAT columns are selected as
+// CAST(x AS DOUBLE), the float widened exactly (the text protocol would print
+// FLOAT with 6 digits). Text ORDER BY and comparisons use
+// CAST(CONVERT(x USING utf8mb4) AS BINARY): unsigned UTF-8 bytes, the order of
+// widen's CompareValues, whatever the column's charset or collation.
+//
+// Streaming: several streams are open at once on the one connection (nesting
+// merges a parent stream with child streams), so a scan with a unique key
+// (ScanSpec::unique_key, the table's primary key) reads in pages of
+// `fetch_rows` rows by keyset pagination:
+//   ... WHERE <filters> AND (k1 > @k1 OR (k1 = @k1 AND k2 > @k2)) ORDER BY k1, k2 LIMIT n
+// where the @ variables are set from the previous page's last row by a
+// prepared `SET @v = ?` (values are bound, never spliced into SQL text). All
+// pages run inside the snapshot transaction, so together they are one
+// consistent read; memory holds one page per stream. A scan without a unique
+// key (or whose key has a type that cannot be compared exactly) is one
+// unbuffered result: only one such stream may be open at a time and no other
+// query can run while it is (Scan returns FailedPrecondition), until it has
+// been read to its end or destroyed.
+//
+// Thread safety: not thread safe; one thread uses the source and its streams.
+// The first Open in a process initialises Connector/C++'s driver singleton,
+// which is not thread safe either.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "extract/source.h"
+
+namespace widen {
+
+class MySqlSource : public Source {
+ public:
+  /// Connects, pins the session and starts the snapshot. InvalidArgument:
+  /// malformed URL. Unavailable: the server cannot be reached.
+  /// Unauthenticated: credentials refused. NotFound: no such database.
+  static Result<std::unique_ptr<MySqlSource>> Open(const std::string& url,
+                                                   const SourceOptions& options);
+  ~MySqlSource() override;
+
+  /// Base tables and views of the URL's database, from information_schema.
+  /// estimated_rows is InnoDB's estimate (TABLE_ROWS), -1 for views.
+  Result<SourceSchema> Introspect() override;
+  /// The first page's SELECT (later pages add the keyset predicate).
+  std::string SelectSql(const ScanSpec& spec) const override;
+  /// REQUIRES: every stream of this source is used by one thread.
+  /// FailedPrecondition while an unbuffered stream is open (see above).
+  Result<std::unique_ptr<RowStream>> Scan(const ScanSpec& spec) override;
+  std::string dialect() const override { return "mysql"; }
+
+  /// Quotes an identifier: `name` with embedded backticks doubled.
+  static std::string QuoteIdent(const std::string& name);
+
+  struct Session;  // the connection, the schema cache; internal
+
+ private:
+  MySqlSource(std::string url, SourceOptions options);
+
+  std::string url_;
+  SourceOptions options_;
+  std::unique_ptr<Session> session_;
+  int next_stream_ = 0;
+};
+
+}  // namespace widen

@@ -1,0 +1,429 @@
+// How the source readers behave beyond single values, on real servers:
+// keyset paging and several streams at once on one MySQL connection, the text
+// order matching CompareValues, the one-snapshot rule, introspection, hostile
+// identifiers on both engines, and connection errors with their Status codes.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "tests/integration/source_scan.h"
+#include "tests/integration/test_env.h"
+
+namespace widen::testing {
+namespace {
+
+// Sets an environment variable for one scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    const char* old = std::getenv(name);
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    if (value == nullptr) {
+      unsetenv(name);
+    } else {
+      setenv(name, value, 1);
+    }
+  }
+  ~ScopedEnv() {
+    if (had_) {
+      setenv(name_, old_.c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  bool had_ = false;
+  std::string old_;
+};
+
+// url with user (and password) replaced.
+std::string WithUser(const std::string& url, const std::string& userinfo) {
+  size_t scheme = url.find("://") + 3;
+  size_t at = url.find('@', scheme);
+  return url.substr(0, scheme) + userinfo + url.substr(at);
+}
+
+class MySqlSourceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    WIDEN_REQUIRE_MYSQL(url);
+    server_ = url;
+    db_ = FreshMySqlDatabase(url, "widen_it_mysrc");
+  }
+  std::string server_, db_;
+};
+
+TEST_F(MySqlSourceTest, PagesThroughAParentAndTwoChildStreamsOnOneConnection) {
+  // 1000 parents with 0..3 children each in two child tables; pages of 7 rows.
+  MySqlQuery(db_,
+             std::vector<std::string>{
+                 "CREATE TABLE p (id INT PRIMARY KEY, name VARCHAR(20))",
+                 "CREATE TABLE c1 (id INT PRIMARY KEY, pid INT, v INT)",
+                 "CREATE TABLE c2 (code VARCHAR(10), seq INT, pid INT, PRIMARY KEY (code, seq))",
+                 "INSERT INTO p SELECT seq, CONCAT('p', seq) FROM seq_1_to_1000",
+                 "INSERT INTO c1 SELECT seq, seq % 1000 + 1, seq FROM seq_1_to_1500",
+                 "INSERT INTO c2 SELECT CHAR(65 + seq % 3), seq, (seq * 7) % 1000 + 1 FROM "
+                 "seq_1_to_2000",
+                 "SELECT 1"});
+  auto src = OpenSource(db_, /*fetch_rows=*/7);
+  ASSERT_NE(src, nullptr);
+  ScanSpec ps = Spec("p", {{"p", "id"}, {"p", "name"}}, {{"p", "id"}}, {{"p", "id"}});
+  ScanSpec c1 =
+      Spec("c1", {{"c1", "pid"}, {"c1", "v"}}, {{"c1", "pid"}}, {{"c1", "id"}}, {{"c1", "pid"}});
+  ScanSpec c2 = Spec("c2", {{"c2", "pid"}}, {{"c2", "pid"}}, {{"c2", "code", true}, {"c2", "seq"}},
+                     {{"c2", "pid"}});
+  auto parents = src->Scan(ps);
+  ASSERT_TRUE(parents.ok()) << parents.status().ToString();
+  auto k1 = src->Scan(c1);
+  ASSERT_TRUE(k1.ok()) << k1.status().ToString();
+  auto k2 = src->Scan(c2);
+  ASSERT_TRUE(k2.ok()) << k2.status().ToString();
+  int64_t n = 0, n1 = 0, n2 = 0;
+  for (; (*parents)->Valid(); (*parents)->Next()) {
+    const int64_t id = (*parents)->row()[0].as_int();
+    EXPECT_EQ(id, ++n);
+    for (; (*k1)->Valid() && (*k1)->row()[0].as_int() == id; (*k1)->Next()) ++n1;
+    for (; (*k2)->Valid() && (*k2)->row()[0].as_int() == id; (*k2)->Next()) ++n2;
+  }
+  EXPECT_TRUE((*parents)->status().ok()) << (*parents)->status().ToString();
+  EXPECT_TRUE((*k1)->status().ok()) << (*k1)->status().ToString();
+  EXPECT_TRUE((*k2)->status().ok()) << (*k2)->status().ToString();
+  EXPECT_FALSE((*k1)->Valid());
+  EXPECT_FALSE((*k2)->Valid());
+  EXPECT_EQ(n, 1000);
+  EXPECT_EQ(n1, 1500);
+  EXPECT_EQ(n2, 2000);
+}
+
+TEST_F(MySqlSourceTest, TextKeysSortAsUnsignedBytesLikeCompareValues) {
+  // Case, accents, 4-byte characters, trailing spaces and a latin1 column:
+  // every collation on the way would order these differently.
+  MySqlQuery(db_, std::vector<std::string>{
+                      "CREATE TABLE k (id INT PRIMARY KEY, name VARCHAR(20) CHARACTER SET "
+                      "utf8mb4 COLLATE utf8mb4_general_ci, l VARCHAR(10) CHARACTER SET latin1)",
+                      "INSERT INTO k VALUES (1, 'b', 'é'), (2, 'B', 'e'), (3, 'a ', 'E'), "
+                      "(4, 'a', '€'), (5, 'á', 'z'), (6, '😀', 'Z'), (7, 'z', NULL), "
+                      "(8, 'Ä', 'ÿ'), (9, 'a\t', 'é'), (10, '', 'x'), (11, 'b', 'é'), "
+                      "(12, NULL, 'é')",
+                      "SELECT 1"});
+  for (int fetch : {1, 2, 100}) {
+    SCOPED_TRACE(fetch);
+    auto src = OpenSource(db_, fetch);
+    ASSERT_NE(src, nullptr);
+    // Ordered by the latin1 column, then the utf8mb4 one (a nest's parent
+    // key), then the primary key.
+    ScanSpec spec = Spec("k", {{"k", "id"}, {"k", "name"}, {"k", "l"}},
+                         {{"k", "l", true}, {"k", "name", true}}, {{"k", "id"}});
+    auto s = src->Scan(spec);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    std::vector<std::vector<Value>> rows;
+    for (; (*s)->Valid(); (*s)->Next()) rows.push_back((*s)->row().values);
+    ASSERT_TRUE((*s)->status().ok()) << (*s)->status().ToString();
+    ASSERT_EQ(rows.size(), 12u);
+    for (size_t i = 1; i < rows.size(); ++i) {
+      int c = CompareValues(rows[i - 1][2], rows[i][2]);
+      if (c == 0) c = CompareValues(rows[i - 1][1], rows[i][1]);
+      if (c == 0) c = CompareValues(rows[i - 1][0], rows[i][0]);
+      EXPECT_LT(c, 0) << rows[i - 1][2].DebugString() << "/" << rows[i - 1][1].DebugString()
+                      << " before " << rows[i][2].DebugString() << "/" << rows[i][1].DebugString();
+    }
+    EXPECT_TRUE(rows[0][2].is_null()) << "NULL sorts first";
+  }
+}
+
+TEST_F(MySqlSourceTest, ReadsOneSnapshot) {
+  MySqlQuery(db_,
+             std::vector<std::string>{"CREATE TABLE s (id INT PRIMARY KEY, v INT)",
+                                      "INSERT INTO s VALUES (1, 1), (2, 2), (3, 3)", "SELECT 1"});
+  auto src = OpenSource(db_, 1);
+  ASSERT_NE(src, nullptr);
+  ScanSpec spec = Spec("s", {{"s", "id"}, {"s", "v"}}, {}, {{"s", "id"}});
+  auto stream = src->Scan(spec);
+  ASSERT_TRUE(stream.ok());
+  // Another connection changes the table between two pages.
+  MySqlQuery(db_, std::vector<std::string>{"UPDATE s SET v = 100", "INSERT INTO s VALUES (4, 4)",
+                                           "DELETE FROM s WHERE id = 2", "SELECT 1"});
+  std::vector<std::string> seen;
+  for (; (*stream)->Valid(); (*stream)->Next()) seen.push_back(Typed((*stream)->row()[1]));
+  EXPECT_TRUE((*stream)->status().ok()) << (*stream)->status().ToString();
+  EXPECT_EQ(seen, (std::vector<std::string>{"int:1", "int:2", "int:3"}));
+  // A scan started later in the same run sees the same snapshot.
+  ScannedTable again = ScanTable(src.get(), "s", {"id", "v"});
+  EXPECT_EQ(Column(again, 1), (std::vector<std::string>{"int:1", "int:2", "int:3"}));
+}
+
+TEST_F(MySqlSourceTest, TableWithoutPrimaryKeyIsOneUnbufferedStreamAtATime) {
+  MySqlQuery(db_, std::vector<std::string>{"CREATE TABLE nokey (a INT, b VARCHAR(5))",
+                                           "CREATE TABLE other (id INT PRIMARY KEY)",
+                                           "INSERT INTO nokey VALUES (2, 'x'), (1, 'y'), (2, 'x')",
+                                           "INSERT INTO other VALUES (1)", "SELECT 1"});
+  auto src = OpenSource(db_, 1);
+  ASSERT_NE(src, nullptr);
+  ScanSpec nk = Spec("nokey", {{"nokey", "a"}, {"nokey", "b"}}, {{"nokey", "a"}}, {});
+  auto s = src->Scan(nk);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_TRUE((*s)->Valid());
+  EXPECT_EQ((*s)->row()[0].as_int(), 1);
+  auto second = src->Scan(Spec("other", {{"other", "id"}}, {}, {{"other", "id"}}));
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(second.status().message().find("'nokey'"), std::string::npos)
+      << second.status().message();
+  int rows = 0;
+  for (; (*s)->Valid(); (*s)->Next()) ++rows;
+  EXPECT_TRUE((*s)->status().ok());
+  EXPECT_EQ(rows, 3) << "duplicates are all read";
+  // Once read to its end the connection is free again.
+  auto third = src->Scan(Spec("other", {{"other", "id"}}, {}, {{"other", "id"}}));
+  EXPECT_TRUE(third.ok()) << third.status().ToString();
+}
+
+TEST_F(MySqlSourceTest, JoinThatRepeatsRowsFailsInsteadOfLosingThem) {
+  MySqlQuery(db_, std::vector<std::string>{
+                      "CREATE TABLE o (id INT PRIMARY KEY, cust INT)",
+                      "CREATE TABLE cst (cust INT, name VARCHAR(5))",  // no key: cust repeats
+                      "INSERT INTO o VALUES (1, 1), (2, 2)",
+                      "INSERT INTO cst VALUES (1, 'a'), (1, 'b'), (2, 'c')", "SELECT 1"});
+  auto src = OpenSource(db_, 1);
+  ASSERT_NE(src, nullptr);
+  ScanSpec spec = Spec("o", {{"o", "id"}, {"c", "name"}}, {}, {{"o", "id"}}, {},
+                       {ScanJoin{"cst", "c", {{ColumnExpr{"o", "cust"}, "cust"}}}});
+  auto s = src->Scan(spec);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  while ((*s)->Valid()) (*s)->Next();
+  EXPECT_EQ((*s)->status().code(), StatusCode::kInvalidArgument) << (*s)->status().ToString();
+  EXPECT_NE((*s)->status().message().find("same ordering key"), std::string::npos);
+}
+
+TEST_F(MySqlSourceTest, IntrospectsTablesColumnsKeysAndEstimates) {
+  const std::string ex = SourceDir() + "/examples/service_orders/";
+  RunMySqlFile(db_, ex + "schema.mysql.sql");
+  RunMySqlFile(db_, ex + "data.mysql.sql");
+  MySqlQuery(
+      db_,
+      std::vector<std::string>{
+          "ANALYZE TABLE service_order",
+          "CREATE VIEW open_orders AS SELECT order_id FROM service_order WHERE status = 'open'"});
+  auto src = OpenSource(db_);
+  ASSERT_NE(src, nullptr);
+  auto schema = src->Introspect();
+  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  std::vector<std::string> names;
+  for (const auto& t : schema->tables) names.push_back(t.name);
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"customer", "open_orders", "product", "service_order"}));
+  const SourceTable* so = schema->FindTable("service_order");
+  ASSERT_NE(so, nullptr);
+  EXPECT_EQ(so->primary_key, std::vector<std::string>{"order_id"});
+  ASSERT_EQ(so->foreign_keys.size(), 2u);
+  std::map<std::string, std::string> fks;
+  for (const auto& fk : so->foreign_keys) {
+    ASSERT_EQ(fk.columns.size(), 1u);
+    fks[fk.columns[0]] = fk.ref_table + "." + fk.ref_columns[0];
+  }
+  EXPECT_EQ(fks["customer_id"], "customer.customer_id");
+  EXPECT_EQ(fks["product_code"], "product.product_code");
+  ASSERT_EQ(so->columns.size(), 8u);
+  EXPECT_EQ(so->columns[0].name, "order_id");
+  EXPECT_FALSE(so->columns[0].nullable);
+  EXPECT_EQ(so->FindColumn("notes")->nullable, true);
+  EXPECT_EQ(so->FindColumn("ordered_at")->type, ValueType::kTimestamp);
+  EXPECT_EQ(so->FindColumn("amount")->source_type, "decimal(10,2)");
+  EXPECT_EQ(so->estimated_rows, 40) << "InnoDB's estimate after ANALYZE";
+  EXPECT_EQ(schema->FindTable("open_orders")->estimated_rows, -1);
+}
+
+TEST_F(MySqlSourceTest, ServerGoneMidRunIsUnavailable) {
+  MySqlQuery(db_,
+             std::vector<std::string>{"CREATE TABLE g (id INT PRIMARY KEY)",
+                                      "INSERT INTO g SELECT seq FROM seq_1_to_100", "SELECT 1"});
+  auto src = OpenSource(db_, 10);
+  ASSERT_NE(src, nullptr);
+  auto s = src->Scan(Spec("g", {{"g", "id"}}, {}, {{"g", "id"}}));
+  ASSERT_TRUE(s.ok());
+  // Kill the reader's connection from another session.
+  const std::string dbname = db_.substr(db_.rfind('/') + 1);
+  MySqlQuery(server_, std::vector<std::string>{
+                          "SELECT @victim := ID FROM information_schema.PROCESSLIST WHERE DB = '" +
+                              dbname + "' AND ID <> CONNECTION_ID() LIMIT 1",
+                          "KILL CONNECTION @victim"});
+  while ((*s)->Valid()) (*s)->Next();
+  EXPECT_EQ((*s)->status().code(), StatusCode::kUnavailable) << (*s)->status().ToString();
+  EXPECT_NE((*s)->status().message().find("connection to the source was lost"), std::string::npos);
+}
+
+TEST_F(MySqlSourceTest, ConnectionErrorsHaveDistinctCodesAndNeverShowThePassword) {
+  SourceOptions o;
+  auto refused = Source::Open("mysql://u:secret@127.0.0.1:1/db", o);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kUnavailable) << refused.status().ToString();
+  EXPECT_EQ(refused.status().message().find("secret"), std::string::npos);
+  EXPECT_NE(refused.status().message().find("mysql://u:***@127.0.0.1:1/db"), std::string::npos);
+
+  auto nodb = Source::Open(WithDatabase(server_, "no_such_db_here"), o);
+  ASSERT_FALSE(nodb.ok());
+  EXPECT_EQ(nodb.status().code(), StatusCode::kNotFound) << nodb.status().ToString();
+
+  MySqlQuery(server_,
+             std::vector<std::string>{"DROP USER IF EXISTS 'widen_pw'@'127.0.0.1'",
+                                      "CREATE USER 'widen_pw'@'127.0.0.1' IDENTIFIED BY 's3cr:t@x'",
+                                      "GRANT SELECT ON *.* TO 'widen_pw'@'127.0.0.1'", "SELECT 1"});
+  const std::string url = WithDatabase(server_, db_.substr(db_.rfind('/') + 1));
+  auto wrong = Source::Open(WithUser(url, "widen_pw:wrong-pass"), o);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.status().code(), StatusCode::kUnauthenticated) << wrong.status().ToString();
+  EXPECT_EQ(wrong.status().message().find("wrong-pass"), std::string::npos);
+  EXPECT_EQ(wrong.status().message().find('\n'), std::string::npos) << "one line";
+
+  // Percent-escaped password in the URL; then from the environment.
+  EXPECT_TRUE(Source::Open(WithUser(url, "widen_pw:s3cr%3At%40x"), o).ok());
+  {
+    ScopedEnv a("WIDEN_SOURCE_PASSWORD", "s3cr:t@x"), b("MYSQL_PWD", "wrong");
+    auto s = Source::Open(WithUser(url, "widen_pw"), o);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+  }
+  {
+    ScopedEnv a("WIDEN_SOURCE_PASSWORD", nullptr), b("MYSQL_PWD", "s3cr:t@x");
+    auto s = Source::Open(WithUser(url, "widen_pw"), o);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+  }
+  {
+    ScopedEnv a("WIDEN_SOURCE_PASSWORD", nullptr), b("MYSQL_PWD", nullptr);
+    auto s = Source::Open(WithUser(url, "widen_pw"), o);
+    EXPECT_EQ(s.status().code(), StatusCode::kUnauthenticated) << s.status().ToString();
+  }
+  MySqlQuery(server_, std::vector<std::string>{"DROP USER 'widen_pw'@'127.0.0.1'", "SELECT 1"});
+}
+
+// The same hostile identifiers on both engines, end to end through
+// `widen migrate`: reserved words, mixed case, spaces, quotes, backticks.
+const char kHostileMapping[] = R"(source: {source}
+target: leveldb:{dir}/store
+tables:
+  - name: t
+    from: "Order Items \"q\" `b`"
+    families: [d, n]
+    key:
+      parts: [{{column: "select", width: 3}}]
+    joins:
+      - table: "group"
+        as: g
+        on: {{"Group`Id": "Id"}}
+    columns:
+      - {{column: "Mixed Case", to: "d:mixed"}}
+      - {{column: "it's", to: "d:quote"}}
+      - {{column: "g.Name \"x\"", to: "d:group"}}
+    nest:
+      - table: "Line`s"
+        on: {{"select": "from"}}
+        family: n
+        prefix: l
+        id: ["where"]
+        columns: ["Value"]
+)";
+
+void CheckHostileStore(const std::string& dir) {
+  TableCells cells = ReadTable("leveldb:" + dir + "/store", "t");
+  ASSERT_EQ(cells.size(), 2u);
+  EXPECT_EQ(cells["001"]["d:mixed"], "Upper Lower");
+  EXPECT_EQ(cells["001"]["d:quote"], "a'b\"c`d");
+  EXPECT_EQ(cells["001"]["d:group"], "G1");
+  EXPECT_EQ(cells["001"]["n:l1"], "{\"Value\":\"x\"}");
+  EXPECT_EQ(cells["001"]["n:l2"], "{\"Value\":\"y\"}");
+  EXPECT_EQ(cells["002"].count("d:group"), 0u);
+  EXPECT_EQ(cells["002"]["n:l3"], "{\"Value\":\"z\"}");
+}
+
+TEST(HostileNamesTest, MySqlQuotesEveryIdentifier) {
+  WIDEN_REQUIRE_MYSQL(url);
+  std::string db = FreshMySqlDatabase(url, "widen_it_hostile");
+  MySqlQuery(db,
+             std::vector<std::string>{
+                 "CREATE TABLE `group` (`Id` INT PRIMARY KEY, `Name \"x\"` VARCHAR(5))",
+                 "CREATE TABLE `Order Items \"q\" ``b``` (`select` INT PRIMARY KEY, "
+                 "`Mixed Case` VARCHAR(20), `it's` VARCHAR(20), `Group``Id` INT)",
+                 "CREATE TABLE `Line``s` (`where` INT PRIMARY KEY, `from` INT, `Value` "
+                 "VARCHAR(5))",
+                 "INSERT INTO `group` VALUES (1, 'G1')",
+                 "INSERT INTO `Order Items \"q\" ``b``` VALUES (1, 'Upper Lower', "
+                 "'a''b\"c`d', 1), (2, NULL, NULL, 9)",
+                 "INSERT INTO `Line``s` VALUES (1, 1, 'x'), (2, 1, 'y'), (3, 2, 'z')", "SELECT 1"});
+  std::string dir = MakeTempDir();
+  std::string m = dir + "/m.yaml";
+  std::ofstream(m) << fmt::format(kHostileMapping, fmt::arg("source", db), fmt::arg("dir", dir));
+  CommandResult r = RunCommand(WidenBinary() + " migrate -q --fetch-rows 1 -m " + m);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  CheckHostileStore(dir);
+}
+
+TEST(HostileNamesTest, PostgresQuotesEveryIdentifier) {
+  WIDEN_REQUIRE_PG(url);
+  std::string db = FreshPgDatabase(url, "widen_it_hostile");
+  PgQuery(db,
+          "CREATE TABLE \"group\" (\"Id\" INT PRIMARY KEY, \"Name \"\"x\"\"\" VARCHAR(5));"
+          "CREATE TABLE \"Order Items \"\"q\"\" `b`\" (\"select\" INT PRIMARY KEY, "
+          "\"Mixed Case\" VARCHAR(20), \"it's\" VARCHAR(20), \"Group`Id\" INT);"
+          "CREATE TABLE \"Line`s\" (\"where\" INT PRIMARY KEY, \"from\" INT, \"Value\" VARCHAR(5));"
+          "INSERT INTO \"group\" VALUES (1, 'G1');"
+          "INSERT INTO \"Order Items \"\"q\"\" `b`\" VALUES (1, 'Upper Lower', 'a''b\"c`d', 1), "
+          "(2, NULL, NULL, 9);"
+          "INSERT INTO \"Line`s\" VALUES (1, 1, 'x'), (2, 1, 'y'), (3, 2, 'z')");
+  std::string dir = MakeTempDir();
+  std::string m = dir + "/m.yaml";
+  std::ofstream(m) << fmt::format(kHostileMapping, fmt::arg("source", db), fmt::arg("dir", dir));
+  CommandResult r = RunCommand(WidenBinary() + " migrate -q -m " + m);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  CheckHostileStore(dir);
+}
+
+TEST(SourceErrorsTest, WidenExitCodesForMySqlConnections) {
+  WIDEN_REQUIRE_MYSQL(url);
+  std::string dir = MakeTempDir();
+  std::string m = dir + "/m.yaml";
+  auto write = [&](const std::string& source) {
+    std::ofstream(m) << "source: " << source << "\ntarget: leveldb:" << dir
+                     << "/store\ntables:\n  - name: t\n    from: a\n    families: [d]\n"
+                        "    key:\n      parts: [id]\n";
+  };
+  write("mysql://u:secret@127.0.0.1:1/db");
+  CommandResult r = RunCommand(WidenBinary() + " migrate -m " + m);
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_EQ(r.output.find("secret"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("u:***@127.0.0.1:1/db"), std::string::npos) << r.output;
+
+  write(WithUser(url, "nobody_here:secret"));
+  r = RunCommand(WidenBinary() + " migrate -m " + m);
+  EXPECT_EQ(r.exit_code, 4) << r.output;
+  EXPECT_EQ(r.output.find("secret"), std::string::npos) << r.output;
+
+  write(WithDatabase(url, "no_such_db_here"));
+  r = RunCommand(WidenBinary() + " migrate -m " + m);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("no_such_db_here"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/store")) << "nothing written on failure";
+}
+
+TEST(SourceErrorsTest, PostgresServerGoneMidRunIsUnavailable) {
+  WIDEN_REQUIRE_PG(url);
+  std::string db = FreshPgDatabase(url, "widen_it_pggone");
+  PgQuery(db, "CREATE TABLE g (id INT PRIMARY KEY); INSERT INTO g SELECT generate_series(1, 100)");
+  auto src = OpenSource(db, 10);
+  ASSERT_NE(src, nullptr);
+  auto s = src->Scan(Spec("g", {{"g", "id"}}, {}, {{"g", "id"}}));
+  ASSERT_TRUE(s.ok());
+  const std::string dbname = db.substr(db.rfind('/') + 1);
+  PgQuery(url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" + dbname +
+                   "' AND pid <> pg_backend_pid()");
+  while ((*s)->Valid()) (*s)->Next();
+  EXPECT_EQ((*s)->status().code(), StatusCode::kUnavailable) << (*s)->status().ToString();
+}
+
+}  // namespace
+}  // namespace widen::testing
