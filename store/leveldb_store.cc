@@ -143,13 +143,15 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
  public:
   LevelDbSink(std::shared_ptr<Database> db, std::string full_name, TableDescriptor descriptor,
               size_t batch_bytes)
-      : BufferedCellSink(batch_bytes),
+      : BufferedCellSink(batch_bytes, /*background=*/true),
         db_(std::move(db)),
         full_name_(std::move(full_name)),
         descriptor_(std::move(descriptor)) {
     lf::AppendCellKeyPrefix(&key_, full_name_);
     prefix_bytes_ = key_.size();
   }
+
+  ~LevelDbSink() override { StopWriter(); }
 
   Status Close() override {
     if (closed_) return Status::OK();
