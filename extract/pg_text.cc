@@ -157,43 +157,66 @@ bool ParseDate(std::string_view s, int64_t* days) {
   return ParseDatePrefix(s, bc, days, &used) && used == s.size();
 }
 
+namespace {
+
+enum class TsParse { kOk, kMalformed, kOverflow };
+
+TsParse ParseTimestampImpl(std::string_view s, int64_t* micros);
+
+}  // namespace
+
 bool ParseTimestamp(std::string_view s, int64_t* micros) {
+  return ParseTimestampImpl(s, micros) == TsParse::kOk;
+}
+
+namespace {
+
+TsParse ParseTimestampImpl(std::string_view s, int64_t* micros) {
   if (s == "infinity") {
     *micros = std::numeric_limits<int64_t>::max();
-    return true;
+    return TsParse::kOk;
   }
   if (s == "-infinity") {
     *micros = std::numeric_limits<int64_t>::min();
-    return true;
+    return TsParse::kOk;
   }
   bool bc = StripBc(&s);
   int64_t days = 0, clock = 0;
   size_t used = 0, used2 = 0;
-  if (!ParseDatePrefix(s, bc, &days, &used) || used >= s.size() || s[used] != ' ') return false;
+  if (!ParseDatePrefix(s, bc, &days, &used) || used >= s.size() || s[used] != ' ')
+    return TsParse::kMalformed;
   std::string_view rest = s.substr(used + 1);
-  if (!ParseClockPrefix(rest, &clock, &used2)) return false;
+  if (!ParseClockPrefix(rest, &clock, &used2)) return TsParse::kMalformed;
   rest.remove_prefix(used2);
   int64_t offset = 0;
   if (!rest.empty()) {
-    if (rest[0] != '+' && rest[0] != '-') return false;
+    if (rest[0] != '+' && rest[0] != '-') return TsParse::kMalformed;
     int sign = rest[0] == '-' ? -1 : 1;
     int64_t h = 0, m = 0, sec = 0;
-    if (!ParseDigits(rest, 1, 2, &h)) return false;
+    if (!ParseDigits(rest, 1, 2, &h)) return TsParse::kMalformed;
     size_t pos = 3;
     if (pos < rest.size()) {
-      if (rest[pos] != ':' || !ParseDigits(rest, pos + 1, 2, &m)) return false;
+      if (rest[pos] != ':' || !ParseDigits(rest, pos + 1, 2, &m)) return TsParse::kMalformed;
       pos += 3;
     }
     if (pos < rest.size()) {
-      if (rest[pos] != ':' || !ParseDigits(rest, pos + 1, 2, &sec)) return false;
+      if (rest[pos] != ':' || !ParseDigits(rest, pos + 1, 2, &sec)) return TsParse::kMalformed;
       pos += 3;
     }
-    if (pos != rest.size()) return false;
+    if (pos != rest.size()) return TsParse::kMalformed;
     offset = sign * ((h * 60 + m) * 60 + sec) * 1000000;
   }
-  *micros = days * 86400000000LL + clock - offset;
-  return true;
+  // Beyond 294247-01-10 04:00:54.775807 UTC (PostgreSQL goes to 294276) the microseconds since
+  // 1970 do not fit in 64 bits: refuse rather than wrap around.
+  int64_t day_us;
+  if (__builtin_mul_overflow(days, int64_t{86400000000LL}, &day_us) ||
+      __builtin_add_overflow(day_us, clock - offset, micros)) {
+    return TsParse::kOverflow;
+  }
+  return TsParse::kOk;
 }
+
+}  // namespace
 
 bool ParseTime(std::string_view s, int64_t* micros) {
   bool neg = !s.empty() && s[0] == '-';
@@ -273,7 +296,16 @@ bool ParseText(uint32_t oid, std::string_view text, Value* out) {
     case kTimestampOid:
     case kTimestampTzOid: {
       int64_t us;
-      if (!ParseTimestamp(text, &us)) return false;
+      switch (ParseTimestampImpl(text, &us)) {
+        case TsParse::kOk:
+          break;
+        case TsParse::kOverflow:
+          // Outside widen's range (see ParseTimestampImpl): the server's text.
+          out->SetBytes(ValueType::kOther, text);
+          return true;
+        case TsParse::kMalformed:
+          return false;
+      }
       out->SetInt(oid == kTimestampOid ? ValueType::kTimestamp : ValueType::kTimestampTz, us);
       return true;
     }

@@ -2,6 +2,9 @@
 
 #include <pqxx/pqxx>
 
+#include <cctype>
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include "extract/pg_text_internal.h"
@@ -44,6 +47,34 @@ Status QueryError(const std::string& context, const std::exception& e) {
   return Status::InvalidArgument(fmt::format("{}: {}", context, msg));
 }
 
+// `url` with WIDEN_SOURCE_PASSWORD as its password parameter when the URL
+// has no password of its own; libpq then still falls back to PGPASSWORD and
+// ~/.pgpass when neither is there.
+std::string WithEnvPassword(const std::string& url) {
+  const char* pw = std::getenv("WIDEN_SOURCE_PASSWORD");
+  if (pw == nullptr) return url;
+  const size_t scheme = url.find("://");
+  const size_t end = url.find_first_of("/?", scheme == std::string::npos ? 0 : scheme + 3);
+  const std::string authority =
+      url.substr(scheme + 3, end == std::string::npos ? end : end - scheme - 3);
+  const size_t at = authority.rfind('@');
+  if (at != std::string::npos && authority.substr(0, at).find(':') != std::string::npos) {
+    return url;  // the URL's own password wins
+  }
+  if (url.find("password=") != std::string::npos) return url;
+  std::string enc;
+  for (unsigned char c : std::string(pw)) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      enc.push_back(static_cast<char>(c));
+    } else {
+      enc += fmt::format("%{:02X}", c);
+    }
+  }
+  std::string out = url;
+  if (end == std::string::npos) out += "/";
+  return out + (url.find('?') == std::string::npos ? "?" : "&") + "password=" + enc;
+}
+
 class PostgresRowStream : public RowStream {
  public:
   PostgresRowStream(pqxx::dbtransaction* txn, std::string cursor, std::string table, int fetch_rows)
@@ -69,6 +100,13 @@ class PostgresRowStream : public RowStream {
       oids_[i] = batch_.column_type(i);
       schema_[i].type = pg_internal::TypeForOid(oids_[i]);
       schema_[i].source_type = std::to_string(oids_[i]);
+      // Result columns carry a domain's base type; an enum type has its own
+      // OID: its values are text (its labels), as Introspect says.
+      if (schema_[i].type == ValueType::kOther && IsEnumType(oids_[i])) {
+        schema_[i].type = ValueType::kText;
+        oids_[i] = kTextOid;
+      }
+      if (!status_.ok()) return status_;
     }
     row_.values.resize(n);
     Position();
@@ -86,6 +124,19 @@ class PostgresRowStream : public RowStream {
   Status status() const override { return status_; }
 
  private:
+  static constexpr uint32_t kTextOid = 25;
+
+  bool IsEnumType(uint32_t oid) {
+    try {
+      pqxx::result r = txn_->exec_params("SELECT typtype = 'e' FROM pg_type WHERE oid = $1",
+                                         static_cast<int64_t>(oid));
+      return !r.empty() && std::string(r[0][0].c_str()) == "t";
+    } catch (const std::exception& e) {
+      status_ = QueryError(fmt::format("reading table {}", table_), e);
+      return false;
+    }
+  }
+
   void Fetch() {
     try {
       batch_ = txn_->exec(fmt::format("FETCH FORWARD {} FROM {}", fetch_rows_, cursor_));
@@ -169,7 +220,7 @@ Result<std::unique_ptr<PostgresSource>> PostgresSource::Open(const std::string& 
   std::unique_ptr<PostgresSource> src(new PostgresSource(url, options));
   // postgres:// is libpq's other spelling; libpq takes both.
   try {
-    src->session_->conn = std::make_unique<pqxx::connection>(url);
+    src->session_->conn = std::make_unique<pqxx::connection>(WithEnvPassword(url));
   } catch (const std::exception& e) {
     return ConnectError(url, e.what());
   }
@@ -178,7 +229,7 @@ Result<std::unique_ptr<PostgresSource>> PostgresSource::Open(const std::string& 
     pqxx::nontransaction setup(*src->session_->conn);
     setup.exec(
         "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET bytea_output = 'hex'; "
-        "SET extra_float_digits = 3; SET IntervalStyle = 'iso_8601'");
+        "SET extra_float_digits = 3; SET IntervalStyle = 'iso_8601'; SET lc_monetary = 'C'");
     setup.commit();
     src->session_->txn = std::make_unique<Txn>(*src->session_->conn, "widen");
   } catch (const std::exception& e) {
@@ -196,12 +247,13 @@ Result<SourceSchema> PostgresSource::Introspect() {
       SELECT c.relname, a.attname,
              COALESCE(NULLIF(t.typbasetype, 0), a.atttypid)::int8 AS base_oid,
              format_type(a.atttypid, a.atttypmod) AS declared,
-             NOT a.attnotnull AS nullable, t.typtype,
+             NOT a.attnotnull AS nullable, bt.typtype,
              c.reltuples::int8
       FROM pg_attribute a
       JOIN pg_class c ON c.oid = a.attrelid
       JOIN pg_namespace n ON n.oid = c.relnamespace
       JOIN pg_type t ON t.oid = a.atttypid
+      JOIN pg_type bt ON bt.oid = COALESCE(NULLIF(t.typbasetype, 0), a.atttypid)
       WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'v', 'm', 'p', 'f')
         AND a.attnum > 0 AND NOT a.attisdropped
       ORDER BY c.relname, a.attnum)SQL");
@@ -217,7 +269,8 @@ Result<SourceSchema> PostgresSource::Introspect() {
       col.name = r[1].c_str();
       uint32_t oid = static_cast<uint32_t>(r[2].as<int64_t>());
       col.type = pg_internal::TypeForOid(oid);
-      if (std::string(r[5].c_str()) == "e") col.type = ValueType::kText;  // enum types
+      // Enum types (and domains over them): their labels, as text.
+      if (std::string(r[5].c_str()) == "e") col.type = ValueType::kText;
       col.source_type = r[3].c_str();
       col.nullable = std::string(r[4].c_str()) == "t";
       schema.tables.back().columns.push_back(std::move(col));

@@ -1,8 +1,13 @@
 // PostgresSource: a Source on PostgreSQL through libpqxx.
 //
+// The password comes from the URL, else WIDEN_SOURCE_PASSWORD, else libpq's
+// own PGPASSWORD and ~/.pgpass; messages show the URL masked.
+//
 // Session settings are pinned so results never depend on server defaults:
 // client_encoding UTF8, TimeZone UTC, DateStyle ISO, bytea_output hex,
-// extra_float_digits 3. All reads happen in one
+// extra_float_digits 3 (shortest exact floats), IntervalStyle iso_8601,
+// lc_monetary C (docs/types.md). Domains read as their base type, enum types
+// as text (their labels). All reads happen in one
 // `REPEATABLE READ READ ONLY` transaction (one snapshot for the whole run);
 // rows stream through server-side cursors, `fetch_rows` at a time, so memory
 // does not grow with table size. Text ORDER BY uses COLLATE "C" (bytewise).

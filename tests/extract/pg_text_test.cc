@@ -74,5 +74,20 @@ TEST(PgTextTest, DatesAndTimes) {
   EXPECT_FALSE(ParseText(kDate, "yesterday", &v));
 }
 
+TEST(PgTextTest, TimestampsBeyondInt64MicrosecondsStayText) {
+  Value v;
+  // PostgreSQL's last timestamp does not fit in int64 microseconds since 1970.
+  ASSERT_TRUE(ParseText(kTimestamp, "294276-12-31 23:59:59.999999", &v));
+  EXPECT_EQ(v.type(), ValueType::kOther);
+  EXPECT_EQ(v.as_bytes(), "294276-12-31 23:59:59.999999");
+  int64_t us;
+  EXPECT_FALSE(ParseTimestamp("294276-12-31 23:59:59.999999", &us));
+  ASSERT_TRUE(ParseText(kTimestampTz, "294247-01-10 04:00:54.775806+00", &v));
+  EXPECT_EQ(v.type(), ValueType::kTimestampTz);
+  EXPECT_EQ(v.as_int(), INT64_MAX - 1);
+  ASSERT_TRUE(ParseText(kTimestampTz, "294247-01-10 04:00:54.775808+00", &v));
+  EXPECT_EQ(v.type(), ValueType::kOther);
+}
+
 }  // namespace
 }  // namespace widen::pg_internal
