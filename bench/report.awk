@@ -1,0 +1,95 @@
+# report.awk — bench/run.sh's records (engine, grp(S), step, seconds, key=value...)
+# as the Markdown tables of RESULTS.md. Run with -F'\t'.
+
+function kv(s, key,    n, i, parts, p) {
+  n = split(s, parts, " ")
+  for (i = 1; i <= n; i++) {
+    p = index(parts[i], "=")
+    if (p > 0 && substr(parts[i], 1, p - 1) == key) return substr(parts[i], p + 1)
+  }
+  return ""
+}
+# x with thousands separators (integer part).
+function grp(x,    s, out) {
+  s = sprintf("%.0f", x); out = ""
+  while (length(s) > 3) { out = "," substr(s, length(s) - 2) out; s = substr(s, 1, length(s) - 3) }
+  return s out
+}
+function rate(n, t) { return (t > 0 && n != "") ? grp(n / t) : "–" }
+function mbs(b, t) { return (t > 0 && b != "") ? sprintf("%.1f", b / t / 1e6) : "–" }
+function mb(kb) { return kb != "" ? sprintf("%.0f MB", kb / 1024) : "–" }
+function cpu(u, s, t) { return (t > 0 && u != "") ? sprintf("%.0f %%", 100 * (u + s) / t) : "–" }
+function ratio(x, y) { return (x > 0 && y > 0) ? sprintf("%.2f", x / y) : "–" }
+
+{
+  id = $1 SUBSEP $2
+  if (!(id in seen)) { seen[id] = 1; order[++n] = id; eng[id] = $1; size[id] = $2 }
+  secs[id, $3] = $4
+  rest[id, $3] = $5
+}
+
+END {
+  print "| engine | S | step | seconds | rows/s | cells/s | MB/s | peak RSS | CPU | load avg |"
+  print "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"
+  for (k = 1; k <= n; k++) {
+    id = order[k]
+    e = eng[id]; S = size[id]
+    if ((id, "load") in secs) {
+      printf "| %s | %s | load (%s, %.0f MB on disk) | %.1f | | | | | | |\n", e, grp(S),
+        kv(rest[id, "load"], "version"), kv(rest[id, "load"], "db_bytes") / 1e6, secs[id, "load"]
+    }
+    c = rest[id, "c"]; tc = secs[id, "c"]
+    src = kv(c, "src_rows"); cells = kv(c, "cells")
+    bytes = kv(rest[id, "b"], "bytes")
+    if ((id, "a") in secs) {
+      a = rest[id, "a"]; ta = secs[id, "a"]
+      printf "| %s | %s | (a) extract | %.2f | %s | %s | %s | %s | | %s |\n", e, grp(S), ta,
+        rate(kv(a, "rows"), ta), rate(cells, ta), mbs(kv(a, "bytes"), ta), mb(kv(a, "rss_kb")),
+        kv(rest[id, "a1"], "loadavg")
+    }
+    if ((id, "b") in secs) {
+      b = rest[id, "b"]; tb = secs[id, "b"]
+      printf "| %s | %s | (b) store, widen sink | %.2f | %s | %s | %s | +%s | %s | %s |\n", e, grp(S), tb,
+        rate(src, tb), rate(kv(b, "cells"), tb), mbs(kv(b, "bytes"), tb),
+        mb(kv(b, "hwm_after_kb") - kv(b, "rss_before_kb")), "–", kv(b, "loadavg")
+    }
+    if ((id, "braw") in secs) {
+      r = rest[id, "braw"]; tr = secs[id, "braw"]
+      printf "| %s | %s | (b-raw) store, bare LevelDB | %.2f | %s | %s | %s | +%s | %s | %s |\n", e, grp(S),
+        tr, rate(src, tr), rate(kv(r, "cells"), tr), mbs(kv(r, "bytes"), tr),
+        mb(kv(r, "hwm_after_kb") - kv(r, "rss_before_kb")), "–", kv(r, "loadavg")
+    }
+    if (tc != "-" && tc != "") {
+      printf "| %s | %s | **(c) widen migrate** | **%.2f** | **%s** | **%s** | **%s** | **%s** | %s | %s |\n",
+        e, grp(S), tc, rate(src, tc), rate(cells, tc), mbs(bytes, tc), mb(kv(c, "rss_kb")),
+        cpu(kv(c, "user"), kv(c, "sys"), tc), kv(c, "loadavg")
+    } else if ((id, "c") in secs) {
+      printf "| %s | %s | (c) widen migrate | failed: %s | | | | | | |\n", e, grp(S), substr(c, 7)
+    }
+  }
+
+  print ""
+  print "Throughput ratios (same work, so a ratio of times: c/a = t(a) / t(c)) and the targets of"
+  print "issue 6: end to end ≥ 0.6 × min(a, b), i.e. t(c) ≤ max(t(a), t(b)) / 0.6; peak RSS ≤ 256 MB"
+  print "and flat from S = 100,000 to 1,000,000."
+  print ""
+  print "| engine | S | source rows | cells | c/a | c/b | c/b-raw | c / min(a, b) | target ≥ 0.6 | c peak RSS | ≤ 256 MB | run wall (s) |"
+  print "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---:|"
+  for (k = 1; k <= n; k++) {
+    id = order[k]
+    e = eng[id]; S = size[id]
+    c = rest[id, "c"]; tc = secs[id, "c"]
+    if (tc == "-" || tc == "") {
+      printf "| %s | %s | | | | | | | widen failed | | | %s |\n", e, grp(S), secs[id, "wall"]
+      continue
+    }
+    ta = secs[id, "a"]; tb = secs[id, "b"]; tr = secs[id, "braw"]
+    slow = ta > tb ? ta : tb
+    m = (tc > 0) ? slow / tc : 0
+    rss = kv(c, "rss_kb")
+    printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", e, grp(S),
+      grp(kv(c, "src_rows")), grp(kv(c, "cells")), ratio(ta, tc), ratio(tb, tc), ratio(tr, tc),
+      sprintf("%.2f (%s slower)", m, ta > tb ? "a" : "b"), (m >= 0.6 ? "met" : "**not met**"),
+      mb(rss), (rss / 1024 <= 256 ? "met" : "**not met**"), secs[id, "wall"]
+  }
+}

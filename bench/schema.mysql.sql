@@ -1,0 +1,65 @@
+-- bench shop schema (MariaDB 10.11). Same tables, columns, types and keys as
+-- schema.pg.sql; InnoDB clusters rows by primary key, so the keys are here
+-- from the start (bench/gen.sh inserts in key order) and foreign keys are
+-- checked off during the load.
+SET NAMES utf8mb4;
+SET foreign_key_checks = 0;
+DROP TABLE IF EXISTS order_line, orders, product, customer,
+  bench_first, bench_last, bench_city, bench_word, bench_n;
+
+CREATE TABLE customer (
+    customer_id  INT           NOT NULL,
+    name         VARCHAR(80)   NOT NULL,
+    email        VARCHAR(120)  NULL,
+    phone        VARCHAR(24)   NULL,
+    city         VARCHAR(60)   NULL,
+    country      CHAR(2)       NOT NULL,
+    vip          BOOLEAN       NOT NULL,
+    created_at   DATETIME      NOT NULL,
+    PRIMARY KEY (customer_id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+CREATE TABLE product (
+    product_id   INT           NOT NULL,
+    sku          VARCHAR(16)   NOT NULL,
+    name         VARCHAR(120)  NOT NULL,
+    category     VARCHAR(40)   NOT NULL,
+    price        NUMERIC(10,2) NOT NULL,
+    PRIMARY KEY (product_id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+CREATE TABLE orders (
+    order_id     INT           NOT NULL,
+    customer_id  INT           NOT NULL,
+    ordered_at   DATETIME      NOT NULL,
+    status       VARCHAR(16)   NOT NULL,
+    channel      VARCHAR(12)   NOT NULL,
+    total        NUMERIC(10,2) NOT NULL,
+    shipped_at   DATETIME      NULL,
+    gift         BOOLEAN       NOT NULL,
+    note         TEXT          NULL,
+    PRIMARY KEY (order_id),
+    KEY orders_customer_idx (customer_id),
+    CONSTRAINT orders_customer_fk FOREIGN KEY (customer_id) REFERENCES customer (customer_id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+CREATE TABLE order_line (
+    order_id     INT           NOT NULL,
+    line_no      SMALLINT      NOT NULL,
+    product_id   INT           NOT NULL,
+    quantity     INT           NOT NULL,
+    unit_price   NUMERIC(10,2) NOT NULL,
+    discount     NUMERIC(10,2) NULL,
+    note         VARCHAR(200)  NULL,
+    PRIMARY KEY (order_id, line_no),
+    KEY order_line_product_idx (product_id),
+    CONSTRAINT order_line_order_fk   FOREIGN KEY (order_id)   REFERENCES orders (order_id),
+    CONSTRAINT order_line_product_fk FOREIGN KEY (product_id) REFERENCES product (product_id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+-- Lookup lists for the generator (bench/dict.sql fills them).
+CREATE TABLE bench_first (i INT PRIMARY KEY, name VARCHAR(40) NOT NULL) DEFAULT CHARSET=utf8mb4;
+CREATE TABLE bench_last (i INT PRIMARY KEY, name VARCHAR(40) NOT NULL) DEFAULT CHARSET=utf8mb4;
+CREATE TABLE bench_city (i INT PRIMARY KEY, name VARCHAR(60) NOT NULL, country CHAR(2) NOT NULL) DEFAULT CHARSET=utf8mb4;
+CREATE TABLE bench_word (i INT PRIMARY KEY, w VARCHAR(40) NOT NULL) DEFAULT CHARSET=utf8mb4;
+CREATE TABLE bench_n (k INT PRIMARY KEY);

@@ -1,0 +1,56 @@
+-- bench shop schema (PostgreSQL 15). Tables are created without keys;
+-- bench/gen.sh loads them and then runs keys.pg.sql (bulk loads are faster
+-- into heaps without indexes). Keep in step with schema.mysql.sql: the same
+-- tables, columns, types and keys.
+SET client_min_messages = warning;
+DROP TABLE IF EXISTS order_line, orders, product, customer,
+  bench_first, bench_last, bench_city, bench_word, bench_n CASCADE;
+
+CREATE TABLE customer (
+    customer_id  INT           NOT NULL,
+    name         VARCHAR(80)   NOT NULL,
+    email        VARCHAR(120)  NULL,
+    phone        VARCHAR(24)   NULL,
+    city         VARCHAR(60)   NULL,
+    country      CHAR(2)       NOT NULL,
+    vip          BOOLEAN       NOT NULL,
+    created_at   TIMESTAMP     NOT NULL
+);
+
+CREATE TABLE product (
+    product_id   INT           NOT NULL,
+    sku          VARCHAR(16)   NOT NULL,
+    name         VARCHAR(120)  NOT NULL,
+    category     VARCHAR(40)   NOT NULL,
+    price        NUMERIC(10,2) NOT NULL
+);
+
+CREATE TABLE orders (
+    order_id     INT           NOT NULL,
+    customer_id  INT           NOT NULL,
+    ordered_at   TIMESTAMP     NOT NULL,
+    status       VARCHAR(16)   NOT NULL,
+    channel      VARCHAR(12)   NOT NULL,
+    total        NUMERIC(10,2) NOT NULL,
+    shipped_at   TIMESTAMP     NULL,
+    gift         BOOLEAN       NOT NULL,
+    note         TEXT          NULL
+);
+
+CREATE TABLE order_line (
+    order_id     INT           NOT NULL,
+    line_no      SMALLINT      NOT NULL,
+    product_id   INT           NOT NULL,
+    quantity     INT           NOT NULL,
+    unit_price   NUMERIC(10,2) NOT NULL,
+    discount     NUMERIC(10,2) NULL,
+    note         VARCHAR(200)  NULL
+);
+
+-- Lookup lists for the generator (bench/dict.sql fills them).
+CREATE TABLE bench_first (i INT PRIMARY KEY, name VARCHAR(40) NOT NULL);
+CREATE TABLE bench_last (i INT PRIMARY KEY, name VARCHAR(40) NOT NULL);
+CREATE TABLE bench_city (i INT PRIMARY KEY, name VARCHAR(60) NOT NULL, country CHAR(2) NOT NULL);
+CREATE TABLE bench_word (i INT PRIMARY KEY, w VARCHAR(40) NOT NULL);
+CREATE TABLE bench_n (k INT PRIMARY KEY);
+RESET client_min_messages;
