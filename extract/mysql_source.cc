@@ -3,10 +3,12 @@
 #include <cppconn/exception.h>
 #include <cppconn/prepared_statement.h>
 #include <cppconn/resultset.h>
+#include <cppconn/resultset_metadata.h>
 #include <cppconn/statement.h>
 #include <mysql_connection.h>
 #include <mysql_driver.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -93,7 +95,57 @@ struct ColumnMeta {
   ColumnKind kind = ColumnKind::kOther;
   int precision = 0;  // DECIMAL(p, s)
   int scale = 0;
+  std::string source_type;
+  bool nullable = true;
 };
+
+// The kind of a result column from Connector/C++'s metadata (free-form
+// queries, where information_schema does not apply).
+ColumnKind KindForResultColumn(sql::ResultSetMetaData* md, unsigned i) {
+  switch (md->getColumnType(i)) {
+    case sql::DataType::BIT:
+      return ColumnKind::kUInt;
+    case sql::DataType::TINYINT:
+    case sql::DataType::SMALLINT:
+    case sql::DataType::MEDIUMINT:
+    case sql::DataType::INTEGER:
+    case sql::DataType::YEAR:
+      return ColumnKind::kInt;
+    case sql::DataType::BIGINT:
+      return md->isSigned(i) ? ColumnKind::kInt : ColumnKind::kUInt;
+    case sql::DataType::REAL:
+      return ColumnKind::kFloat;
+    case sql::DataType::DOUBLE:
+      return ColumnKind::kDouble;
+    case sql::DataType::DECIMAL:
+    case sql::DataType::NUMERIC:
+      return ColumnKind::kDecimal;
+    case sql::DataType::CHAR:
+    case sql::DataType::VARCHAR:
+    case sql::DataType::LONGVARCHAR:
+    case sql::DataType::ENUM:
+    case sql::DataType::SET:
+      return ColumnKind::kText;
+    case sql::DataType::JSON:
+      return ColumnKind::kJson;
+    case sql::DataType::BINARY:
+    case sql::DataType::VARBINARY:
+    case sql::DataType::LONGVARBINARY:
+      return ColumnKind::kBytes;
+    case sql::DataType::GEOMETRY:
+      return ColumnKind::kGeometry;
+    case sql::DataType::DATE:
+      return ColumnKind::kDate;
+    case sql::DataType::TIMESTAMP:  // DATETIME and TIMESTAMP both
+      return std::string(md->getColumnTypeName(i)).find("TIMESTAMP") != std::string::npos
+                 ? ColumnKind::kTimestamp
+                 : ColumnKind::kDateTime;
+    case sql::DataType::TIME:
+      return ColumnKind::kTime;
+    default:
+      return ColumnKind::kOther;
+  }
+}
 
 std::string Col(const ColumnExpr& c) {
   return MySqlSource::QuoteIdent(c.alias) + "." + MySqlSource::QuoteIdent(c.column);
@@ -132,7 +184,14 @@ struct MySqlSource::Session {
         masked_url, table, unbuffered_table, unbuffered_table));
   }
 
+  // Free-form queries (ScanSpec::query) described so far: query -> column -> meta.
+  std::map<std::string, std::map<std::string, ColumnMeta>> query_meta;
+
   Status LoadSchema();
+  /// Runs `sql` with LIMIT 0 and records its columns in query_meta (and *t).
+  Status DescribeQuery(const std::string& sql, SourceTable* t);
+  /// Loads the schema and describes spec.query, as far as not done yet.
+  Status Prepare(const ScanSpec& spec);
 };
 
 namespace {
@@ -143,6 +202,8 @@ struct QueryPlan {
   std::vector<std::string> preds;  // ANDed: the mapping's where, NOT NULL filters
   std::vector<ColumnKind> kinds;   // per selected column (visible, then hidden key columns)
   std::vector<std::string> names;
+  std::vector<std::string> source_types;
+  std::vector<bool> nullable;
   size_t visible = 0;
   struct Key {
     size_t index;  // into the selected columns
@@ -165,9 +226,20 @@ QueryPlan BuildQuery(const MySqlSource::Session& s, const ScanSpec& spec) {
     return alias;
   };
   auto meta_of = [&](const ColumnExpr& c, bool* known) {
-    const ColumnMeta* m = s.Find(table_of(c.alias), c.column);
+    const ColumnMeta* m = nullptr;
+    if (!spec.query.empty() && c.alias == spec.alias) {
+      auto q = s.query_meta.find(spec.query);
+      if (q != s.query_meta.end()) {
+        auto it = q->second.find(c.column);
+        if (it != q->second.end()) m = &it->second;
+      }
+    } else {
+      m = s.Find(table_of(c.alias), c.column);
+    }
     *known = m != nullptr;
-    return m != nullptr ? *m : ColumnMeta{c.is_text ? ColumnKind::kText : ColumnKind::kOther, 0, 0};
+    ColumnMeta unknown;
+    unknown.kind = c.is_text ? ColumnKind::kText : ColumnKind::kOther;
+    return m != nullptr ? *m : unknown;
   };
   std::vector<std::string> items;
   std::vector<ColumnExpr> selected;
@@ -180,6 +252,8 @@ QueryPlan BuildQuery(const MySqlSource::Session& s, const ScanSpec& spec) {
     items.push_back(m.kind == ColumnKind::kFloat ? "CAST(" + Col(c) + " AS DOUBLE)" : Col(c));
     q.kinds.push_back(m.kind);
     q.names.push_back(c.column);
+    q.source_types.push_back(m.source_type);
+    q.nullable.push_back(m.nullable);
     selected.push_back(c);
     return selected.size() - 1;
   };
@@ -216,8 +290,12 @@ QueryPlan BuildQuery(const MySqlSource::Session& s, const ScanSpec& spec) {
 
   q.select = "SELECT ";
   for (size_t i = 0; i < items.size(); ++i) q.select += (i ? ", " : "") + items[i];
-  q.select +=
-      " FROM " + MySqlSource::QuoteIdent(spec.table) + " AS " + MySqlSource::QuoteIdent(spec.alias);
+  if (spec.query.empty()) {
+    q.select += " FROM " + MySqlSource::QuoteIdent(spec.table) + " AS " +
+                MySqlSource::QuoteIdent(spec.alias);
+  } else {
+    q.select += " FROM (" + spec.query + ") AS " + MySqlSource::QuoteIdent(spec.alias);
+  }
   for (const auto& j : spec.joins) {
     q.select += " LEFT JOIN " + MySqlSource::QuoteIdent(j.table) + " AS " +
                 MySqlSource::QuoteIdent(j.alias) + " ON ";
@@ -281,17 +359,8 @@ class MySqlRowStream : public RowStream {
     for (size_t i = 0; i < q_.visible; ++i) {
       schema_[i].name = q_.names[i];
       schema_[i].type = mysql_internal::TypeForKind(q_.kinds[i]);
-      const std::string& alias = spec.columns[i].alias;
-      std::string t = alias == spec.alias ? spec.table : alias;
-      for (const auto& j : spec.joins) {
-        if (j.alias == alias) t = j.table;
-      }
-      if (const SourceTable* st = s_->schema.FindTable(t)) {
-        if (const SourceColumn* sc = st->FindColumn(q_.names[i])) {
-          schema_[i].source_type = sc->source_type;
-          schema_[i].nullable = sc->nullable;
-        }
-      }
+      schema_[i].source_type = q_.source_types[i];
+      schema_[i].nullable = q_.nullable[i];
     }
     row_.values.resize(q_.visible);
     hidden_.values.resize(q_.kinds.size() - q_.visible);
@@ -589,6 +658,8 @@ Status MySqlSource::Session::LoadSchema() {
     c.type = mysql_internal::TypeForKind(m.kind);
     c.source_type = is_json ? "json" : std::string(rs->getString(4));
     c.nullable = std::string(rs->getString(5)) == "YES";
+    m.source_type = c.source_type;
+    m.nullable = c.nullable;
     meta[it->first][c.name] = m;
     it->second.columns.push_back(std::move(c));
   }
@@ -626,6 +697,48 @@ Status MySqlSource::Session::LoadSchema() {
   }
   for (auto& [name, t] : tables) schema.tables.push_back(std::move(t));
   schema_loaded = true;
+  return Status::OK();
+}
+
+Status MySqlSource::Session::DescribeQuery(const std::string& sql, SourceTable* t) {
+  std::unique_ptr<sql::Statement> st(conn->createStatement());
+  std::unique_ptr<sql::ResultSet> rs(
+      st->executeQuery("SELECT * FROM (" + sql + ") AS widen_q LIMIT 0"));
+  sql::ResultSetMetaData* md = rs->getMetaData();
+  std::map<std::string, ColumnMeta> cols;
+  t->name = "query";
+  t->columns.clear();
+  for (unsigned i = 1; i <= md->getColumnCount(); ++i) {
+    ColumnMeta m;
+    m.kind = KindForResultColumn(md, i);
+    m.precision = static_cast<int>(md->getPrecision(i));
+    m.scale = static_cast<int>(md->getScale(i));
+    std::string type_name(md->getColumnTypeName(i));
+    for (char& ch : type_name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    m.source_type = type_name;
+    m.nullable = true;
+    SourceColumn c;
+    c.name = md->getColumnLabel(i);
+    c.type = mysql_internal::TypeForKind(m.kind);
+    c.source_type = m.source_type;
+    c.nullable = true;
+    cols[c.name] = m;
+    t->columns.push_back(std::move(c));
+  }
+  query_meta[sql] = std::move(cols);
+  return Status::OK();
+}
+
+Status MySqlSource::Session::Prepare(const ScanSpec& spec) {
+  try {
+    if (!schema_loaded) WIDEN_RETURN_IF_ERROR(LoadSchema());
+    if (!spec.query.empty() && query_meta.count(spec.query) == 0) {
+      SourceTable t;
+      WIDEN_RETURN_IF_ERROR(DescribeQuery(spec.query, &t));
+    }
+  } catch (const std::exception& e) {
+    return QueryError(fmt::format("source {}: reading the schema", masked_url), e);
+  }
   return Status::OK();
 }
 
@@ -716,17 +829,43 @@ std::string MySqlSource::SelectSql(const ScanSpec& spec) const {
   return sql;
 }
 
-Result<std::unique_ptr<RowStream>> MySqlSource::Scan(const ScanSpec& spec) {
-  if (session_->unbuffered_owner != nullptr) return session_->Busy(spec.table);
-  if (!session_->schema_loaded) {
-    try {
-      WIDEN_RETURN_IF_ERROR(session_->LoadSchema());
-    } catch (const std::exception& e) {
-      return QueryError(fmt::format("source {}: reading the schema", session_->masked_url), e);
-    }
+Result<SourceTable> MySqlSource::DescribeQuery(const std::string& sql) {
+  if (session_->unbuffered_owner != nullptr) return session_->Busy("query");
+  SourceTable t;
+  try {
+    WIDEN_RETURN_IF_ERROR(session_->DescribeQuery(sql, &t));
+  } catch (const std::exception& e) {
+    return QueryError("query", e);
   }
-  auto stream = std::make_unique<MySqlRowStream>(session_.get(), ++next_stream_, spec.table,
-                                                 options_.fetch_rows);
+  return t;
+}
+
+Status MySqlSource::CheckScan(const ScanSpec& spec) {
+  const std::string name = spec.query.empty() ? spec.table : spec.alias;
+  if (session_->unbuffered_owner != nullptr) return session_->Busy(name);
+  WIDEN_RETURN_IF_ERROR(session_->Prepare(spec));
+  QueryPlan q = BuildQuery(*session_, spec);
+  if (!q.unknown.empty()) {
+    return Status::NotFound(fmt::format("source {}: table '{}': no column {} in the schema",
+                                        session_->masked_url, name, q.unknown.front()));
+  }
+  // EXPLAIN checks names and the `where` text without reading rows.
+  const std::string sql = SelectSql(spec);
+  try {
+    std::unique_ptr<sql::Statement> st(session_->conn->createStatement());
+    std::unique_ptr<sql::ResultSet> rs(st->executeQuery("EXPLAIN " + sql));
+  } catch (const std::exception& e) {
+    return QueryError(fmt::format("table {}: query failed ({})", name, sql), e);
+  }
+  return Status::OK();
+}
+
+Result<std::unique_ptr<RowStream>> MySqlSource::Scan(const ScanSpec& spec) {
+  const std::string name = spec.query.empty() ? spec.table : spec.alias;
+  if (session_->unbuffered_owner != nullptr) return session_->Busy(name);
+  WIDEN_RETURN_IF_ERROR(session_->Prepare(spec));
+  auto stream =
+      std::make_unique<MySqlRowStream>(session_.get(), ++next_stream_, name, options_.fetch_rows);
   WIDEN_RETURN_IF_ERROR(stream->Start(spec));
   return std::unique_ptr<RowStream>(std::move(stream));
 }

@@ -66,6 +66,12 @@ class MySqlSource : public Source {
   /// Base tables and views of the URL's database, from information_schema.
   /// estimated_rows is InnoDB's estimate (TABLE_ROWS), -1 for views.
   Result<SourceSchema> Introspect() override;
+  /// The columns of a free-form SELECT, from the server's result metadata
+  /// (MariaDB's JSON columns are text there). InvalidArgument when it does not run.
+  Result<SourceTable> DescribeQuery(const std::string& sql) override;
+  /// EXPLAINs the first page's SELECT: names and the `where` text are checked
+  /// without reading rows.
+  Status CheckScan(const ScanSpec& spec) override;
   /// The first page's SELECT (later pages add the keyset predicate).
   std::string SelectSql(const ScanSpec& spec) const override;
   /// REQUIRES: every stream of this source is used by one thread.

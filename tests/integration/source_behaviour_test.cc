@@ -240,6 +240,52 @@ TEST_F(MySqlSourceTest, IntrospectsTablesColumnsKeysAndEstimates) {
   EXPECT_EQ(schema->FindTable("open_orders")->estimated_rows, -1);
 }
 
+TEST_F(MySqlSourceTest, FreeFormQueriesAndChecksWithoutReading) {
+  MySqlQuery(db_, std::vector<std::string>{
+                      "CREATE TABLE q (id INT PRIMARY KEY, f FLOAT, bu BIGINT UNSIGNED, "
+                      "d DATETIME(3), t VARCHAR(10))",
+                      "CREATE TABLE nokey (a INT)",
+                      "INSERT INTO q VALUES (1, 3.1415927, 18446744073709551615, "
+                      "'2020-01-02 03:04:05.5', 'x'), (2, NULL, 0, NULL, NULL)",
+                      "INSERT INTO nokey VALUES (1), (2)", "SELECT 1"});
+  auto src = OpenSource(db_);
+  ASSERT_NE(src, nullptr);
+  const std::string query = "SELECT id, f, bu, d, CONCAT(t, '!') AS te FROM q WHERE id < 10";
+  auto d = src->DescribeQuery(query);
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  std::vector<std::string> types;
+  for (const auto& c : d->columns)
+    types.push_back(c.name + ":" + std::string(ValueTypeName(c.type)));
+  EXPECT_EQ(types,
+            (std::vector<std::string>{"id:int", "f:double", "bu:uint", "d:timestamp", "te:text"}));
+  ScanSpec spec;
+  spec.query = query;
+  spec.alias = "qq";
+  for (const char* c : {"id", "f", "bu", "d", "te"}) spec.columns.push_back({"qq", c});
+  spec.order_by.push_back({"qq", "id"});
+  auto s = src->Scan(spec);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_TRUE((*s)->Valid());
+  EXPECT_EQ((*s)->row()[1].as_double(), static_cast<double>(3.1415927f));
+  EXPECT_EQ(Typed((*s)->row()[2]), "uint:18446744073709551615");
+  EXPECT_EQ(Typed((*s)->row()[3]), "timestamp:2020-01-02 03:04:05.5");
+  EXPECT_EQ(Typed((*s)->row()[4]), "text:x!");
+  while ((*s)->Valid()) (*s)->Next();
+  EXPECT_TRUE((*s)->status().ok()) << (*s)->status().ToString();
+
+  // CheckScan: a bad `where` is InvalidArgument; a good one reads nothing, so
+  // even a table without a key leaves the connection free.
+  ScanSpec bad = Spec("q", {{"q", "id"}}, {}, {{"q", "id"}});
+  bad.where = "no_such_column = 1";
+  Status st = src->CheckScan(bad);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << st.ToString();
+  EXPECT_NE(st.message().find("no_such_column"), std::string::npos) << st.message();
+  EXPECT_TRUE(src->CheckScan(Spec("nokey", {{"nokey", "a"}}, {}, {})).ok());
+  EXPECT_TRUE(src->Scan(Spec("q", {{"q", "id"}}, {}, {{"q", "id"}})).ok());
+  auto bad_query = src->DescribeQuery("SELECT nope FROM q");
+  EXPECT_EQ(bad_query.status().code(), StatusCode::kInvalidArgument);
+}
+
 TEST_F(MySqlSourceTest, ServerGoneMidRunIsUnavailable) {
   MySqlQuery(db_,
              std::vector<std::string>{"CREATE TABLE g (id INT PRIMARY KEY)",
