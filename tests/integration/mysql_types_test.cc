@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <fstream>
 
 #include "tests/integration/source_scan.h"
 #include "tests/integration/test_env.h"
@@ -323,6 +324,70 @@ TEST_F(MySqlTypesTest, OtherTypesAreTheServersText) {
   EXPECT_EQ(Typed(t.rows[0][1]), "other:a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11");
   EXPECT_EQ(Typed(t.rows[0][2]), "other:" + server[0][1]);
   EXPECT_TRUE(t.rows[1][1].is_null());
+}
+
+}  // namespace
+}  // namespace widen::testing
+
+namespace widen::testing {
+namespace {
+
+// End to end through `widen migrate`: the edge values as cells (the `string`
+// codec) and inside a nested child's JSON value, as docs/types.md gives them.
+TEST(MySqlTypesEndToEndTest, EdgeValuesAsCellsAndNestedJson) {
+  WIDEN_REQUIRE_MYSQL(url);
+  const std::string db = FreshMySqlDatabase(url, "widen_it_myedge");
+  const std::string cols =
+      "bu BIGINT UNSIGNED, d DATE, tm TIME(6), b VARBINARY(8), j JSON, l VARCHAR(8) CHARACTER SET "
+      "latin1, f FLOAT, x DECIMAL(65,30), ts TIMESTAMP NULL, t1 TINYINT(1), bits BIT(8)";
+  const std::string vals =
+      "18446744073709551615, '0000-00-00', '-838:59:59', 0x00FF00, '{\"a\": [1, 2.50]}', '€ÿ', "
+      "0.1, '-1.000000000000000000000000000001', '2020-01-01 00:00:00', 2, b'10000001'";
+  MySqlQuery(db,
+             std::vector<std::string>{"SET SESSION sql_mode = ''", "SET time_zone = '+00:00'",
+                                      "CREATE TABLE p (id INT PRIMARY KEY, " + cols + ")",
+                                      "CREATE TABLE c (cid INT PRIMARY KEY, pid INT, " + cols + ")",
+                                      "INSERT INTO p VALUES (1, " + vals + ")",
+                                      "INSERT INTO c VALUES (7, 1, " + vals + ")", "SELECT 1"});
+  const std::string dir = MakeTempDir();
+  const std::string m = dir + "/m.yaml";
+  std::ofstream(m) << "source: " << db << "\ntarget: leveldb:" << dir << "/store\n"
+                   << R"(tables:
+  - name: t
+    from: p
+    families: [d, n]
+    key:
+      parts: [{column: id, width: 3}]
+    columns: [bu, d, tm, b, j, l, f, x, ts, t1, bits]
+    nest:
+      - table: c
+        on: {id: pid}
+        family: n
+        prefix: c
+        id: [cid]
+        columns: [bu, d, tm, b, j, l, f, x, ts, t1, bits]
+)";
+  CommandResult r = RunCommand(WidenBinary() + " migrate -q -m " + m);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  TableCells cells = ReadTable("leveldb:" + dir + "/store", "t");
+  ASSERT_EQ(cells.size(), 1u);
+  const auto& row = cells["001"];
+  EXPECT_EQ(row.at("d:bu"), "18446744073709551615");
+  EXPECT_EQ(row.at("d:d"), "0000-00-00");
+  EXPECT_EQ(row.at("d:tm"), "-838:59:59");
+  EXPECT_EQ(row.at("d:b"), std::string("\0\xff\0", 3));
+  EXPECT_EQ(row.at("d:j"), "{\"a\": [1, 2.50]}");
+  EXPECT_EQ(row.at("d:l"), "\xE2\x82\xAC\xC3\xBF");
+  EXPECT_EQ(row.at("d:f"), "0.10000000149011612");
+  EXPECT_EQ(row.at("d:x"), "-1.000000000000000000000000000001");
+  EXPECT_EQ(row.at("d:ts"), "2020-01-01T00:00:00Z");
+  EXPECT_EQ(row.at("d:t1"), "2");
+  EXPECT_EQ(row.at("d:bits"), "129");
+  EXPECT_EQ(row.at("n:c7"),
+            "{\"bu\":18446744073709551615,\"d\":\"0000-00-00\",\"tm\":\"-838:59:59\","
+            "\"b\":\"\\\\x00ff00\",\"j\":{\"a\": [1, 2.50]},\"l\":\"\xE2\x82\xAC\xC3\xBF\","
+            "\"f\":0.10000000149011612,\"x\":\"-1.000000000000000000000000000001\","
+            "\"ts\":\"2020-01-01T00:00:00Z\",\"t1\":2,\"bits\":129}");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <limits>
 
 #include "tests/integration/source_scan.h"
@@ -257,6 +258,76 @@ TEST_F(PgTypesTest, GeneratedColumnsAreRead) {
           "INSERT INTO gen (id, a) VALUES (1, 21), (2, NULL)");
   ScannedTable t = Read("gen", {"id", "g"});
   EXPECT_EQ(Column(t, 1), (Strings{"int:42", "int:NULL"}));
+}
+
+}  // namespace
+}  // namespace widen::testing
+
+namespace widen::testing {
+namespace {
+
+// End to end through `widen migrate`: the edge values as cells (the `string`
+// codec) and inside a nested child's JSON value, as docs/types.md gives them.
+TEST(PgTypesEndToEndTest, EdgeValuesAsCellsAndNestedJson) {
+  WIDEN_REQUIRE_PG(url);
+  const std::string db = FreshPgDatabase(url, "widen_it_pgedge");
+  const std::string cols =
+      "f float8, n numeric, iv interval, a int[], m mood, b bytea, j jsonb, tz timestamptz, "
+      "ok boolean, c char(4), big timestamp";
+  const std::string vals =
+      "'NaN', 'Infinity', '1 day -01:00:00', '{1,NULL}', 'happy', '\\x00ff00', "
+      "'{\"b\": 2.50, \"a\": 1}', 'infinity', true, 'ab', '294276-01-01 00:00:00'";
+  PgQuery(db,
+          "CREATE TYPE mood AS ENUM ('sad', 'happy');"
+          "CREATE TABLE p (id int PRIMARY KEY, " +
+              cols +
+              ");"
+              "CREATE TABLE c (cid int PRIMARY KEY, pid int, " +
+              cols +
+              ");"
+              "INSERT INTO p VALUES (1, " +
+              vals +
+              ");"
+              "INSERT INTO c VALUES (7, 1, " +
+              vals + ")");
+  const std::string dir = MakeTempDir();
+  const std::string m = dir + "/m.yaml";
+  std::ofstream(m) << "source: " << db << "\ntarget: leveldb:" << dir << "/store\n"
+                   << R"(tables:
+  - name: t
+    from: p
+    families: [d, n]
+    key:
+      parts: [{column: id, width: 3}]
+    columns: [f, n, iv, a, m, b, j, tz, ok, c, big]
+    nest:
+      - table: c
+        on: {id: pid}
+        family: n
+        prefix: c
+        id: [cid]
+        columns: [f, n, iv, a, m, b, j, tz, ok, c, big]
+)";
+  CommandResult r = RunCommand(WidenBinary() + " migrate -q -m " + m);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  TableCells cells = ReadTable("leveldb:" + dir + "/store", "t");
+  ASSERT_EQ(cells.size(), 1u);
+  const auto& row = cells["001"];
+  EXPECT_EQ(row.at("d:f"), "NaN");
+  EXPECT_EQ(row.at("d:n"), "Infinity");
+  EXPECT_EQ(row.at("d:iv"), "P1DT-1H");
+  EXPECT_EQ(row.at("d:a"), "{1,NULL}");
+  EXPECT_EQ(row.at("d:m"), "happy");
+  EXPECT_EQ(row.at("d:b"), std::string("\0\xff\0", 3));
+  EXPECT_EQ(row.at("d:j"), "{\"a\": 1, \"b\": 2.50}");
+  EXPECT_EQ(row.at("d:tz"), "infinity");
+  EXPECT_EQ(row.at("d:ok"), "true");
+  EXPECT_EQ(row.at("d:c"), "ab  ");
+  EXPECT_EQ(row.at("d:big"), "294276-01-01 00:00:00");
+  EXPECT_EQ(row.at("n:c7"),
+            "{\"f\":\"NaN\",\"n\":\"Infinity\",\"iv\":\"P1DT-1H\",\"a\":\"{1,NULL}\","
+            "\"m\":\"happy\",\"b\":\"\\\\x00ff00\",\"j\":{\"a\": 1, \"b\": 2.50},"
+            "\"tz\":\"infinity\",\"ok\":true,\"c\":\"ab  \",\"big\":\"294276-01-01 00:00:00\"}");
 }
 
 }  // namespace
