@@ -789,6 +789,10 @@ Result<std::unique_ptr<MySqlSource>> MySqlSource::Open(const std::string& url,
     o["OPT_CHARSET_NAME"] = sql::SQLString("utf8mb4");
     o["OPT_RECONNECT"] = false;  // a new connection would leave the snapshot
     o["OPT_CONNECT_TIMEOUT"] = 10;
+    // Option files (/etc/mysql/my.cnf, ~/.my.cnf): groups [client] and
+    // [widen]; their password is used when neither the URL nor the
+    // environment gives one (host, port, user and database are the URL's).
+    o["readDefaultGroup"] = sql::SQLString("widen");
     src->session_->conn.reset(sql::mysql::get_mysql_driver_instance()->connect(o));
   } catch (const std::exception& e) {
     return ConnectError(url, e);

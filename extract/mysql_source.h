@@ -1,8 +1,9 @@
 // MySqlSource: a Source on MySQL or MariaDB through MySQL Connector/C++ 1.1
 // (the JDBC-style API), opened from `mysql://USER[:PASSWORD]@HOST[:PORT]/DB`
 // (or `mariadb://`). The password comes from the URL, else the environment
-// variable WIDEN_SOURCE_PASSWORD, else MYSQL_PWD; it never appears in a
-// message (URLs are printed masked).
+// variable WIDEN_SOURCE_PASSWORD, else MYSQL_PWD, else the option files'
+// [client] or [widen] group (~/.my.cnf); it never appears in a message (URLs
+// are printed masked).
 //
 // Session settings are pinned right after connecting, so results never depend
 // on the server's defaults (docs/types.md):

@@ -340,10 +340,15 @@ TEST_F(MySqlSourceTest, ConnectionErrorsHaveDistinctCodesAndNeverShowThePassword
     auto s = Source::Open(WithUser(url, "widen_pw"), o);
     EXPECT_TRUE(s.ok()) << s.status().ToString();
   }
+  const std::string home = MakeTempDir();
   {
-    ScopedEnv a("WIDEN_SOURCE_PASSWORD", nullptr), b("MYSQL_PWD", nullptr);
+    ScopedEnv a("WIDEN_SOURCE_PASSWORD", nullptr), b("MYSQL_PWD", nullptr), c("HOME", home.c_str());
     auto s = Source::Open(WithUser(url, "widen_pw"), o);
     EXPECT_EQ(s.status().code(), StatusCode::kUnauthenticated) << s.status().ToString();
+    // A MySQL option file's [widen] (or [client]) group.
+    std::ofstream(home + "/.my.cnf") << "[widen]\npassword=s3cr:t@x\n";
+    s = Source::Open(WithUser(url, "widen_pw"), o);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
   }
   MySqlQuery(server_, std::vector<std::string>{"DROP USER 'widen_pw'@'127.0.0.1'", "SELECT 1"});
 }
