@@ -1,5 +1,7 @@
+#include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 
@@ -313,6 +315,34 @@ bool ParseText(uint32_t oid, std::string_view text, Value* out) {
       out->SetBytes(TypeForOid(oid), text);
       return true;
   }
+}
+
+std::string WithPassword(const std::string& url, const char* password) {
+  const size_t scheme = url.find("://");
+  if (password == nullptr || scheme == std::string::npos) return url;
+  const size_t end = url.find_first_of("/?", scheme + 3);
+  const std::string authority =
+      url.substr(scheme + 3, end == std::string::npos ? std::string::npos : end - scheme - 3);
+  const size_t at = authority.rfind('@');
+  if (at != std::string::npos && authority.substr(0, at).find(':') != std::string::npos) {
+    return url;  // the URL's own password wins
+  }
+  if (url.find("password=", end == std::string::npos ? url.size() : end) != std::string::npos) {
+    return url;
+  }
+  std::string out = url;
+  if (end == std::string::npos) out += "/";
+  out += url.find('?') == std::string::npos ? "?password=" : "&password=";
+  for (unsigned char c : std::string(password)) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", c);
+      out.append(buf);
+    }
+  }
+  return out;
 }
 
 }  // namespace widen::pg_internal

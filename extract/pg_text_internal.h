@@ -28,4 +28,9 @@ bool ParseTime(std::string_view s, int64_t* micros);
 /// "\x0a0b..." -> bytes.
 bool ParseByteaHex(std::string_view s, std::string* out);
 
+/// `url` (a postgresql:// URI) with `password` added as its `password`
+/// parameter (%-escaped), unless `password` is null or the URL has a password
+/// of its own. libpq falls back to PGPASSWORD and ~/.pgpass only without one.
+std::string WithPassword(const std::string& url, const char* password);
+
 }  // namespace widen::pg_internal

@@ -2,7 +2,6 @@
 
 #include <pqxx/pqxx>
 
-#include <cctype>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -45,34 +44,6 @@ Status QueryError(const std::string& context, const std::exception& e) {
         fmt::format("{}: the connection to the source was lost: {}", context, msg));
   }
   return Status::InvalidArgument(fmt::format("{}: {}", context, msg));
-}
-
-// `url` with WIDEN_SOURCE_PASSWORD as its password parameter when the URL
-// has no password of its own; libpq then still falls back to PGPASSWORD and
-// ~/.pgpass when neither is there.
-std::string WithEnvPassword(const std::string& url) {
-  const char* pw = std::getenv("WIDEN_SOURCE_PASSWORD");
-  if (pw == nullptr) return url;
-  const size_t scheme = url.find("://");
-  const size_t end = url.find_first_of("/?", scheme == std::string::npos ? 0 : scheme + 3);
-  const std::string authority =
-      url.substr(scheme + 3, end == std::string::npos ? end : end - scheme - 3);
-  const size_t at = authority.rfind('@');
-  if (at != std::string::npos && authority.substr(0, at).find(':') != std::string::npos) {
-    return url;  // the URL's own password wins
-  }
-  if (url.find("password=") != std::string::npos) return url;
-  std::string enc;
-  for (unsigned char c : std::string(pw)) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      enc.push_back(static_cast<char>(c));
-    } else {
-      enc += fmt::format("%{:02X}", c);
-    }
-  }
-  std::string out = url;
-  if (end == std::string::npos) out += "/";
-  return out + (url.find('?') == std::string::npos ? "?" : "&") + "password=" + enc;
 }
 
 class PostgresRowStream : public RowStream {
@@ -220,7 +191,8 @@ Result<std::unique_ptr<PostgresSource>> PostgresSource::Open(const std::string& 
   std::unique_ptr<PostgresSource> src(new PostgresSource(url, options));
   // postgres:// is libpq's other spelling; libpq takes both.
   try {
-    src->session_->conn = std::make_unique<pqxx::connection>(WithEnvPassword(url));
+    src->session_->conn = std::make_unique<pqxx::connection>(
+        pg_internal::WithPassword(url, std::getenv("WIDEN_SOURCE_PASSWORD")));
   } catch (const std::exception& e) {
     return ConnectError(url, e.what());
   }

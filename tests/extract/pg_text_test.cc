@@ -89,5 +89,18 @@ TEST(PgTextTest, TimestampsBeyondInt64MicrosecondsStayText) {
   EXPECT_EQ(v.type(), ValueType::kOther);
 }
 
+TEST(PgTextTest, PasswordFromTheEnvironmentGoesIntoTheUrl) {
+  EXPECT_EQ(WithPassword("postgresql://u@h:5432/db", "p@ss w&rd"),
+            "postgresql://u@h:5432/db?password=p%40ss%20w%26rd");
+  EXPECT_EQ(WithPassword("postgresql://u@h:5432/db?sslmode=disable", "x"),
+            "postgresql://u@h:5432/db?sslmode=disable&password=x");
+  EXPECT_EQ(WithPassword("postgresql://u@h", "x"), "postgresql://u@h/?password=x");
+  // The URL's own password, or none in the environment: unchanged.
+  EXPECT_EQ(WithPassword("postgresql://u:own@h/db", "x"), "postgresql://u:own@h/db");
+  EXPECT_EQ(WithPassword("postgresql://u@h/db?password=own", "x"),
+            "postgresql://u@h/db?password=own");
+  EXPECT_EQ(WithPassword("postgresql://u@h/db", nullptr), "postgresql://u@h/db");
+}
+
 }  // namespace
 }  // namespace widen::pg_internal
