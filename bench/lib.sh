@@ -5,7 +5,7 @@ BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 BENCH_DB=shop
 
 pg_psql() {
-  psql -X -q -v ON_ERROR_STOP=1 -h "$WIDEN_TEST_PG_HOST" -p "$WIDEN_TEST_PG_PORT" \
+  PGOPTIONS="-c client_min_messages=warning" psql -X -q -v ON_ERROR_STOP=1 -h "$WIDEN_TEST_PG_HOST" -p "$WIDEN_TEST_PG_PORT" \
     -U "$WIDEN_TEST_PG_USER" -d "$BENCH_DB" "$@"
 }
 
@@ -24,7 +24,7 @@ mysql_url() { echo "mysql://$WIDEN_TEST_MYSQL_USER@$WIDEN_TEST_MYSQL_HOST:$WIDEN
 load_pg() {
   local S=$1 t0
   t0=$(date +%s.%N)
-  psql -X -q -v ON_ERROR_STOP=1 -h "$WIDEN_TEST_PG_HOST" -p "$WIDEN_TEST_PG_PORT" \
+  PGOPTIONS="-c client_min_messages=warning" psql -X -q -v ON_ERROR_STOP=1 -h "$WIDEN_TEST_PG_HOST" -p "$WIDEN_TEST_PG_PORT" \
     -U "$WIDEN_TEST_PG_USER" -d postgres -c "DROP DATABASE IF EXISTS $BENCH_DB" \
     -c "CREATE DATABASE $BENCH_DB"
   pg_psql -f "$BENCH_DIR/schema.pg.sql" -f "$BENCH_DIR/dict.sql"
