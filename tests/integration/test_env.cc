@@ -226,4 +226,28 @@ TableCells ReadTable(const std::string& store_url, const std::string& table) {
   return cells;
 }
 
+std::vector<CellRecord> ReadCells(const std::string& store_url, const std::string& table,
+                                  int max_versions, const std::string& row_prefix) {
+  std::vector<CellRecord> cells;
+  StoreOptions so;
+  so.create_if_missing = false;
+  auto store = Store::Open(store_url, so);
+  EXPECT_TRUE(store.ok()) << store.status().ToString();
+  if (!store.ok()) return cells;
+  ReadOptions ro;
+  ro.max_versions = max_versions;
+  ro.row_prefix = row_prefix;
+  auto reader = (*store)->NewReader(table, ro);
+  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+  if (!reader.ok()) return cells;
+  for (; (*reader)->Valid(); (*reader)->Next()) {
+    CellView c = (*reader)->cell();
+    cells.push_back(CellRecord{std::string(c.row),
+                               std::string(c.family) + ":" + std::string(c.qualifier),
+                               c.timestamp_ms, std::string(c.value)});
+  }
+  EXPECT_TRUE((*reader)->status().ok()) << (*reader)->status().ToString();
+  return cells;
+}
+
 }  // namespace widen::testing

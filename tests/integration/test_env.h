@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -74,6 +75,20 @@ std::string DatasetsDir();
 /// All live cells of `table` in store `url`: row -> "family:qualifier" -> value.
 using TableCells = std::map<std::string, std::map<std::string, std::string>>;
 TableCells ReadTable(const std::string& store_url, const std::string& table);
+
+/// One live cell as read back, with its timestamp.
+struct CellRecord {
+  std::string row;
+  std::string column;  // "family:qualifier"
+  int64_t timestamp_ms = 0;
+  std::string value;
+};
+/// The live cells of `table` in store `url`, in the store's order (row,
+/// family, qualifier ascending; versions newest first): up to `max_versions`
+/// versions per column (the store caps it at the family's VERSIONS), of the
+/// rows that start with `row_prefix` (raw bytes; "" = every row).
+std::vector<CellRecord> ReadCells(const std::string& store_url, const std::string& table,
+                                  int max_versions = 1, const std::string& row_prefix = "");
 
 /// Single-quoted for the shell.
 std::string ShellQuote(const std::string& s);
