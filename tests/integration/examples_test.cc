@@ -1,0 +1,558 @@
+// examples/bands, examples/applicants and examples/inbox end to end: load
+// each example into a fresh PostgreSQL database, run `widen migrate` with its
+// mapping.yaml, and compare the target tables' layout (row keys, nested
+// qualifiers, values, order, versions) with what SQL says about the source.
+// Expected values always come from the source database, never from widen.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <regex>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/integration/test_env.h"
+
+namespace widen::testing {
+namespace {
+
+constexpr int64_t kRunTimestampMs = 1700000000000;
+constexpr const char* kNull = "<NULL>";  // PgQuery's NULL
+
+using SqlRows = std::vector<std::vector<std::string>>;
+
+// `bytes` bytes of `v`, big-endian.
+std::string BigEndian(uint64_t v, int bytes) {
+  std::string out(bytes, '\0');
+  for (int i = bytes - 1; i >= 0; --i, v >>= 8) out[i] = static_cast<char>(v & 0xFF);
+  return out;
+}
+
+// Binary key parts as docs/format.md draws them.
+std::string Int32Part(const std::string& decimal) {
+  return BigEndian(static_cast<uint32_t>(std::stol(decimal)) ^ 0x80000000u, 4);
+}
+std::string Int64Part(const std::string& decimal) {
+  return BigEndian(static_cast<uint64_t>(std::stoll(decimal)) ^ (uint64_t{1} << 63), 8);
+}
+// `reversed` is Long.MAX_VALUE - ms, computed by SQL.
+std::string ReversedTimestampPart(const std::string& reversed) {
+  return BigEndian(static_cast<uint64_t>(std::stoll(reversed)), 8);
+}
+
+// Every byte as \xNN: the form `widen scan --prefix` and `widen get` take.
+std::string HexEscaped(const std::string& bytes) {
+  std::string out;
+  for (unsigned char c : bytes) out += fmt::format("\\x{:02X}", c);
+  return out;
+}
+
+// The lines of `text` that match `pattern` (ECMAScript) entirely, capture
+// group 1 of each, in order.
+std::vector<std::string> Captures(const std::string& text, const std::string& pattern) {
+  std::regex re(pattern);
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::smatch m;
+    std::string line = text.substr(start, end - start);
+    if (std::regex_match(line, m, re)) out.push_back(m[1].str());
+    start = end + 1;
+  }
+  return out;
+}
+
+// The distinct rows of `cells`, in the order read.
+std::vector<std::string> Rows(const std::vector<CellRecord>& cells) {
+  std::vector<std::string> rows;
+  for (const auto& c : cells) {
+    if (rows.empty() || rows.back() != c.row) rows.push_back(c.row);
+  }
+  return rows;
+}
+
+// One example loaded into its own fresh database, migrated into a new store.
+class ExampleTest : public ::testing::Test {
+ protected:
+  void Load(const std::string& example) {
+    WIDEN_REQUIRE_PG(url);
+    example_ = example;
+    db_url_ = FreshPgDatabase(url, "widen_it_examples_" + example);
+    const std::string dir = SourceDir() + "/examples/" + example + "/";
+    RunPsqlFile(db_url_, dir + "schema.pg.sql");
+    RunPsqlFile(db_url_, dir + "data.pg.sql");
+    store_dir_ = MakeTempDir();
+    target_ = "leveldb:" + store_dir_ + "/store";
+  }
+
+  std::string MappingPath() const {
+    return SourceDir() + "/examples/" + example_ + "/mapping.yaml";
+  }
+
+  // `widen migrate` with the example's mapping; every cell whose timestamp
+  // does not come from the data gets kRunTimestampMs.
+  CommandResult Migrate() {
+    return RunCommand(
+        fmt::format("WIDEN_SOURCE_URL={} {} migrate -q -m {} --target {} "
+                    "--timestamp-ms {}",
+                    ShellQuote(db_url_), WidenBinary(), ShellQuote(MappingPath()),
+                    ShellQuote(target_), kRunTimestampMs));
+  }
+
+  // `widen ARGS --target <store>`.
+  CommandResult Widen(const std::string& args) {
+    return RunCommand(fmt::format("{} {} --target {}", WidenBinary(), args, ShellQuote(target_)));
+  }
+
+  SqlRows Sql(const std::string& sql) { return PgQuery(db_url_, sql); }
+
+  std::string example_, db_url_, store_dir_, target_;
+};
+
+// ---------------------------------------------------------------- bands
+
+class ExamplesBandsTest : public ExampleTest {
+ protected:
+  void SetUp() override { Load("bands"); }
+};
+
+// Every nested qualifier of music:bands (family c), per band, in the store's
+// order: shows s<show>, albums a<album> each followed by its tracks
+// a<album>t<position>, members m<member>.
+TEST_F(ExamplesBandsTest, BandRowsNestShowsAlbumsTracksAndMembers) {
+  CommandResult r = Migrate();
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+
+  auto bands = Sql(R"SQL(
+    SELECT lpad(band_id::text, 3, '0'), name, formed_year::text, country,
+           (SELECT count(*) FROM band_show s WHERE s.band_id = b.band_id),
+           (SELECT count(*) FROM album a WHERE a.band_id = b.band_id),
+           (SELECT count(*) FROM track t JOIN album a USING (album_id) WHERE a.band_id = b.band_id),
+           (SELECT count(*) FROM band_member m WHERE m.band_id = b.band_id)
+    FROM band b ORDER BY band_id)SQL");
+  TableCells cells = ReadTable(target_, "music:bands");
+  ASSERT_EQ(cells.size(), bands.size()) << "one row per band";
+  for (const auto& b : bands) {
+    SCOPED_TRACE("band " + b[0]);
+    ASSERT_EQ(cells.count(b[0]), 1u);
+    const auto& row = cells[b[0]];
+    EXPECT_EQ(row.at("b:name"), b[1]);
+    for (auto [col, v] : {std::pair{"b:formed", b[2]}, std::pair{"b:country", b[3]}}) {
+      if (v == kNull) {
+        EXPECT_EQ(row.count(col), 0u) << col << ": a NULL is omitted";
+      } else {
+        EXPECT_EQ(row.at(col), v) << col;
+      }
+    }
+    std::map<std::string, int> per_entity;
+    for (const auto& [col, v] : row) {
+      if (std::regex_match(col, std::regex("c:s\\d{3}"))) ++per_entity["shows"];
+      if (std::regex_match(col, std::regex("c:a\\d{3}"))) ++per_entity["albums"];
+      if (std::regex_match(col, std::regex("c:a\\d{3}t\\d{2}"))) ++per_entity["tracks"];
+      if (std::regex_match(col, std::regex("c:m\\d{3}"))) ++per_entity["members"];
+    }
+    EXPECT_EQ(std::to_string(per_entity["shows"]), b[4]);
+    EXPECT_EQ(std::to_string(per_entity["albums"]), b[5]);
+    EXPECT_EQ(std::to_string(per_entity["tracks"]), b[6]);
+    EXPECT_EQ(std::to_string(per_entity["members"]), b[7]);
+  }
+
+  // The exact qualifiers in the store's order (a track right after its album).
+  auto expected = Sql(R"SQL(
+    SELECT lpad(band_id::text, 3, '0') AS k, q FROM (
+      SELECT band_id, 's' || lpad(show_id::text, 3, '0') AS q FROM band_show
+      UNION ALL SELECT band_id, 'a' || lpad(album_id::text, 3, '0') FROM album
+      UNION ALL SELECT a.band_id, 'a' || lpad(a.album_id::text, 3, '0') || 't' ||
+                                  lpad(t.position::text, 2, '0')
+                FROM track t JOIN album a USING (album_id)
+      UNION ALL SELECT band_id, 'm' || lpad(member_id::text, 3, '0') FROM band_member) x
+    ORDER BY k, q COLLATE "C")SQL");
+  std::vector<std::pair<std::string, std::string>> want, got;
+  for (const auto& e : expected) want.emplace_back(e[0], "c:" + e[1]);
+  for (const auto& c : ReadCells(target_, "music:bands")) {
+    if (c.column.rfind("c:", 0) == 0) got.emplace_back(c.row, c.column);
+  }
+  EXPECT_EQ(got, want);
+}
+
+TEST_F(ExamplesBandsTest, NestedValuesAreJsonOfTheChildsAttributes) {
+  CommandResult r = Migrate();
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  TableCells cells = ReadTable(target_, "music:bands");
+
+  auto shows =
+      Sql("SELECT lpad(band_id::text, 3, '0'), 'c:s' || lpad(show_id::text, 3, '0'), venue_id, "
+          "show_date::text, tickets_sold FROM band_show");
+  ASSERT_FALSE(shows.empty());
+  for (const auto& s : shows) {
+    SCOPED_TRACE(s[0] + " " + s[1]);
+    auto j = nlohmann::json::parse(cells[s[0]].at(s[1]));
+    EXPECT_EQ(j.size(), 3u);
+    EXPECT_EQ(j.at("venue_id"), std::stoi(s[2]));
+    EXPECT_EQ(j.at("show_date"), s[3]) << "dates are JSON strings";
+    if (s[4] == kNull) {
+      EXPECT_TRUE(j.at("tickets_sold").is_null()) << "NULL is null, not 0";
+    } else {
+      EXPECT_EQ(j.at("tickets_sold"), std::stoi(s[4]));
+    }
+  }
+
+  auto albums =
+      Sql("SELECT lpad(band_id::text, 3, '0'), 'c:a' || lpad(album_id::text, 3, '0'), title, "
+          "release_year, label FROM album");
+  for (const auto& a : albums) {
+    SCOPED_TRACE(a[0] + " " + a[1]);
+    auto j = nlohmann::json::parse(cells[a[0]].at(a[1]));
+    EXPECT_EQ(j.size(), 3u);
+    EXPECT_EQ(j.at("title"), a[2]);
+    EXPECT_EQ(j.at("release_year"), std::stoi(a[3]));
+    if (a[4] == kNull) {
+      EXPECT_TRUE(j.at("label").is_null());
+    } else {
+      EXPECT_EQ(j.at("label"), a[4]);
+    }
+  }
+
+  auto tracks =
+      Sql("SELECT lpad(a.band_id::text, 3, '0'), 'c:a' || lpad(a.album_id::text, 3, '0') || 't' || "
+          "lpad(t.position::text, 2, '0'), t.track_id, t.title, t.duration_s "
+          "FROM track t JOIN album a USING (album_id)");
+  for (const auto& t : tracks) {
+    SCOPED_TRACE(t[0] + " " + t[1]);
+    auto j = nlohmann::json::parse(cells[t[0]].at(t[1]));
+    EXPECT_EQ(j.size(), 3u);
+    EXPECT_EQ(j.at("track_id"), std::stoi(t[2]));
+    EXPECT_EQ(j.at("title"), t[3]) << "UTF-8 (an emoji in track 12) survives";
+    EXPECT_EQ(j.at("duration_s"), std::stoi(t[4]));
+  }
+
+  auto members =
+      Sql("SELECT lpad(band_id::text, 3, '0'), 'c:m' || lpad(member_id::text, 3, '0'), name, "
+          "instrument, joined_year FROM band_member");
+  for (const auto& m : members) {
+    SCOPED_TRACE(m[0] + " " + m[1]);
+    auto j = nlohmann::json::parse(cells[m[0]].at(m[1]));
+    EXPECT_EQ(j.size(), 3u);
+    EXPECT_EQ(j.at("name"), m[2]);
+    EXPECT_EQ(j.at("instrument"), m[3]);
+    if (m[4] == kNull) {
+      EXPECT_TRUE(j.at("joined_year").is_null());
+    } else {
+      EXPECT_EQ(j.at("joined_year"), std::stoi(m[4]));
+    }
+  }
+
+  for (const auto& c : ReadCells(target_, "music:bands")) {
+    EXPECT_EQ(c.timestamp_ms, kRunTimestampMs) << c.row << " " << c.column;
+  }
+}
+
+// Duplication: the same shows keyed venue|date|show, venue and band copied in.
+TEST_F(ExamplesBandsTest, ShowsByVenueTableDenormalizesVenueAndBand) {
+  CommandResult r = Migrate();
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto shows = Sql(R"SQL(
+    SELECT lpad(s.venue_id::text, 3, '0') || '|' || s.show_date::text || '|' ||
+             lpad(s.show_id::text, 3, '0'),
+           v.name, v.city, s.band_id::text, b.name, s.tickets_sold::text
+    FROM band_show s JOIN venue v USING (venue_id) JOIN band b USING (band_id)
+    ORDER BY s.venue_id, s.show_date, s.show_id)SQL");
+  std::vector<CellRecord> read = ReadCells(target_, "music:shows");
+  std::vector<std::string> want_rows;
+  for (const auto& s : shows) want_rows.push_back(s[0]);
+  EXPECT_EQ(Rows(read), want_rows) << "rows sort by venue, then date";
+
+  TableCells cells = ReadTable(target_, "music:shows");
+  ASSERT_EQ(cells.size(), shows.size());
+  for (const auto& s : shows) {
+    SCOPED_TRACE(s[0]);
+    const auto& row = cells[s[0]];
+    EXPECT_EQ(row.at("d:venue"), s[1]);
+    EXPECT_EQ(row.at("d:city"), s[2]);
+    EXPECT_EQ(row.at("d:band_id"), s[3]);
+    EXPECT_EQ(row.at("d:band"), s[4]);
+    if (s[5] == kNull) {
+      EXPECT_EQ(row.count("d:tickets"), 0u);
+    } else {
+      EXPECT_EQ(row.at("d:tickets"), s[5]) << "0 is a value, unlike NULL";
+    }
+    EXPECT_EQ(row.size(), s[5] == kNull ? 4u : 5u);
+  }
+}
+
+// The README's access path: "shows at venue 3 in 2024" is a prefix scan.
+TEST_F(ExamplesBandsTest, ScanPrefixFindsShowsOfOneVenueInOneYear) {
+  ASSERT_EQ(Migrate().exit_code, 0);
+  auto want =
+      Sql("SELECT '003|' || show_date::text || '|' || lpad(show_id::text, 3, '0'), b.name "
+          "FROM band_show JOIN band b USING (band_id) "
+          "WHERE venue_id = 3 AND extract(year FROM show_date) = 2024 ORDER BY show_date, show_id");
+  ASSERT_FALSE(want.empty());
+  CommandResult scan = Widen("scan music:shows --prefix '003|2024'");
+  ASSERT_EQ(scan.exit_code, 0) << scan.output;
+  std::vector<std::string> want_rows;
+  for (const auto& w : want) want_rows.push_back(w[0]);
+  EXPECT_EQ(Captures(scan.output, R"( (\S+) +column=d:band, .*)"), want_rows) << scan.output;
+  EXPECT_NE(scan.output.find(fmt::format("{} row(s)", want.size())), std::string::npos)
+      << scan.output;
+}
+
+// ---------------------------------------------------------------- applicants
+
+class ExamplesApplicantsTest : public ExampleTest {
+ protected:
+  void SetUp() override { Load("applicants"); }
+
+  // Per (applicant, question) the newest three answers, newest first, in the
+  // store's order: row, qualifier, then timestamp descending.
+  SqlRows NewestThreeAnswers() {
+    return Sql(R"SQL(
+      SELECT k, q, answer, ms FROM (
+        SELECT lpad(applicant_id::text, 4, '0') AS k, 'a:' || question_id AS q, answer,
+               (extract(epoch FROM answered_at) * 1000)::bigint AS ms,
+               row_number() OVER (PARTITION BY applicant_id, question_id
+                                  ORDER BY answered_at DESC) AS n
+        FROM answer) x
+      WHERE n <= 3
+      ORDER BY k, q COLLATE "C", ms DESC)SQL");
+  }
+
+  // The answer cells (family a) of every version read back, as
+  // (row, column, timestamp, answer text).
+  std::vector<std::vector<std::string>> AnswerVersions(int max_versions) {
+    std::vector<std::vector<std::string>> out;
+    for (const auto& c : ReadCells(target_, "hr:applicants", max_versions)) {
+      if (c.column.rfind("a:", 0) != 0) continue;
+      auto j = nlohmann::json::parse(c.value);
+      EXPECT_EQ(j.size(), 1u) << c.value;
+      out.push_back(
+          {c.row, c.column, j.at("answer").get<std::string>(), std::to_string(c.timestamp_ms)});
+    }
+    return out;
+  }
+};
+
+TEST_F(ExamplesApplicantsTest, OneRowPerApplicantWithTheLatestAnswerPerQuestion) {
+  CommandResult r = Migrate();
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto applicants = Sql(
+      "SELECT lpad(applicant_id::text, 4, '0'), name, email, "
+      "(SELECT count(DISTINCT question_id) FROM answer a WHERE a.applicant_id = p.applicant_id) "
+      "FROM applicant p");
+  TableCells cells = ReadTable(target_, "hr:applicants");
+  ASSERT_EQ(cells.size(), applicants.size());
+  for (const auto& a : applicants) {
+    SCOPED_TRACE(a[0]);
+    const auto& row = cells[a[0]];
+    EXPECT_EQ(row.at("p:name"), a[1]);
+    if (a[2] == kNull) {
+      EXPECT_EQ(row.count("p:email"), 0u);
+    } else {
+      EXPECT_EQ(row.at("p:email"), a[2]);
+    }
+    size_t answers = 0;
+    for (const auto& [col, v] : row) answers += col.rfind("a:", 0) == 0;
+    EXPECT_EQ(std::to_string(answers), a[3]) << "one cell per question answered";
+  }
+  auto latest =
+      Sql("SELECT DISTINCT ON (applicant_id, question_id) lpad(applicant_id::text, 4, '0'), "
+          "'a:' || question_id, answer FROM answer "
+          "ORDER BY applicant_id, question_id, answered_at DESC");
+  for (const auto& l : latest) {
+    SCOPED_TRACE(l[0] + " " + l[1]);
+    auto j = nlohmann::json::parse(cells[l[0]].at(l[1]));
+    EXPECT_EQ(j.at("answer"), l[2]) << "a plain read returns the newest version";
+  }
+}
+
+TEST_F(ExamplesApplicantsTest, AnswerHistoryIsCellVersionsNewestFirst) {
+  CommandResult r = Migrate();
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(AnswerVersions(3), NewestThreeAnswers())
+      << "versions capped at 3, newest first, timestamp = answered_at in ms";
+  // Cells that are not from the history carry the run's timestamp.
+  for (const auto& c : ReadCells(target_, "hr:applicants")) {
+    if (c.column.rfind("p:", 0) == 0) {
+      EXPECT_EQ(c.timestamp_ms, kRunTimestampMs) << c.row;
+    }
+  }
+}
+
+// The data holds at most 3 revisions per answer; add more so that the
+// family's VERSIONS (3) has to cut the history.
+TEST_F(ExamplesApplicantsTest, FamilyVersionsCapTheHistoryAtThree) {
+  Sql("INSERT INTO answer VALUES "
+      "(3, 2, '2024-03-11 09:00:00', 'fourth revision'), "
+      "(3, 2, '2024-03-12 09:00:00', 'fifth revision')");
+  auto counts = Sql("SELECT count(*) FROM answer WHERE applicant_id = 3 AND question_id = 2");
+  ASSERT_EQ(counts[0][0], "5");
+  CommandResult r = Migrate();
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto versions = AnswerVersions(10);
+  EXPECT_EQ(versions, NewestThreeAnswers());
+  size_t n = 0;
+  for (const auto& v : versions) n += v[0] == "0003" && v[1] == "a:2";
+  EXPECT_EQ(n, 3u);
+}
+
+TEST_F(ExamplesApplicantsTest, RerunWritesTheSameCells) {
+  ASSERT_EQ(Migrate().exit_code, 0);
+  auto first = AnswerVersions(3);
+  ASSERT_EQ(Migrate().exit_code, 0);
+  EXPECT_EQ(AnswerVersions(3), first) << "timestamps from the data: no new versions";
+}
+
+// The README's excerpt: `widen scan --versions 3` shows the history.
+TEST_F(ExamplesApplicantsTest, ScanWithVersionsShowsTheHistory) {
+  ASSERT_EQ(Migrate().exit_code, 0);
+  auto want =
+      Sql("SELECT (extract(epoch FROM answered_at) * 1000)::bigint FROM answer "
+          "WHERE applicant_id = 6 AND question_id = 4 ORDER BY answered_at DESC LIMIT 3");
+  ASSERT_EQ(want.size(), 3u);
+  CommandResult scan = Widen("scan hr:applicants --versions 3 --start-row 0006 --stop-row 0007");
+  ASSERT_EQ(scan.exit_code, 0) << scan.output;
+  std::vector<std::string> want_ts;
+  for (const auto& w : want) want_ts.push_back(w[0]);
+  EXPECT_EQ(Captures(scan.output, R"( 0006 +column=a:4, timestamp=(\d+), value=.*)"), want_ts)
+      << scan.output;
+  CommandResult plain = Widen("scan hr:applicants --start-row 0006 --stop-row 0007");
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  EXPECT_EQ(Captures(plain.output, R"( 0006 +column=a:4, timestamp=(\d+), value=.*)"),
+            std::vector<std::string>{want[0][0]})
+      << plain.output;
+}
+
+// ---------------------------------------------------------------- inbox
+
+class ExamplesInboxTest : public ExampleTest {
+ protected:
+  void SetUp() override { Load("inbox"); }
+
+  // recipient_id | Long.MAX_VALUE - sent_at ms | message_id, binary.
+  static std::string InboxKey(const std::string& recipient, const std::string& reversed,
+                              const std::string& message) {
+    return Int32Part(recipient) + ReversedTimestampPart(reversed) + Int64Part(message);
+  }
+};
+
+TEST_F(ExamplesInboxTest, OneRowPerRecipientWithMessageAndSenderCopiedIn) {
+  CommandResult r = Migrate();
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto rows = Sql(R"SQL(
+    SELECT r.recipient_id, 9223372036854775807 - (extract(epoch FROM m.sent_at) * 1000)::bigint,
+           r.message_id, m.subject, s.handle, s.display_name,
+           to_char(m.sent_at, 'YYYY-MM-DD HH24:MI:SS'), m.body, r.read_flag::text
+    FROM message_recipient r JOIN message m USING (message_id)
+         JOIN app_user s ON s.user_id = m.sender_id)SQL");
+  TableCells cells = ReadTable(target_, "mail:inbox");
+  ASSERT_EQ(cells.size(), rows.size()) << "one row per (message, recipient)";
+  for (const auto& e : rows) {
+    SCOPED_TRACE("message " + e[2] + " to " + e[0]);
+    std::string key = InboxKey(e[0], e[1], e[2]);
+    ASSERT_EQ(cells.count(key), 1u) << HexEscaped(key);
+    const auto& row = cells[key];
+    size_t n = 0;
+    for (auto [col, v] :
+         {std::pair{"m:subject", e[3]}, std::pair{"m:from", e[4]}, std::pair{"m:from_name", e[5]},
+          std::pair{"m:sent_at", e[6]}, std::pair{"m:body", e[7]}, std::pair{"m:read", e[8]}}) {
+      if (v == kNull) {
+        EXPECT_EQ(row.count(col), 0u) << col << ": a NULL is omitted";
+      } else {
+        EXPECT_EQ(row.at(col), v) << col;
+        ++n;
+      }
+    }
+    EXPECT_EQ(row.size(), n);
+  }
+  for (const auto& c : ReadCells(target_, "mail:inbox")) {
+    EXPECT_EQ(c.timestamp_ms, kRunTimestampMs);
+  }
+}
+
+TEST_F(ExamplesInboxTest, EachUsersInboxComesNewestFirst) {
+  CommandResult r = Migrate();
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto users = Sql("SELECT user_id FROM app_user ORDER BY user_id");
+  ASSERT_FALSE(users.empty());
+  for (const auto& u : users) {
+    SCOPED_TRACE("user " + u[0]);
+    auto inbox = Sql(
+        fmt::format("SELECT r.message_id, 9223372036854775807 - (extract(epoch FROM m.sent_at) * "
+                    "1000)::bigint FROM message_recipient r JOIN message m USING (message_id) "
+                    "WHERE r.recipient_id = {} ORDER BY m.sent_at DESC, r.message_id",
+                    u[0]));
+    std::vector<std::string> want;
+    for (const auto& m : inbox) want.push_back(InboxKey(u[0], m[1], m[0]));
+    std::vector<std::string> got = Rows(ReadCells(target_, "mail:inbox", 1, Int32Part(u[0])));
+    EXPECT_EQ(got.size(), want.size());
+    EXPECT_TRUE(got == want) << "a prefix scan on the user returns the inbox newest first";
+  }
+}
+
+TEST_F(ExamplesInboxTest, SentItemsAreKeyedBySenderWithRecipientsNested) {
+  CommandResult r = Migrate();
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto messages = Sql(R"SQL(
+    SELECT sender_id, 9223372036854775807 - (extract(epoch FROM sent_at) * 1000)::bigint,
+           message_id, subject, to_char(sent_at, 'YYYY-MM-DD HH24:MI:SS'), body,
+           (SELECT count(*) FROM message_recipient r WHERE r.message_id = m.message_id)
+    FROM message m ORDER BY sender_id, sent_at DESC, message_id)SQL");
+  std::vector<std::string> want_rows;
+  for (const auto& m : messages) want_rows.push_back(InboxKey(m[0], m[1], m[2]));
+  EXPECT_TRUE(Rows(ReadCells(target_, "mail:sent")) == want_rows)
+      << "rows sort by sender, newest first";
+
+  TableCells cells = ReadTable(target_, "mail:sent");
+  ASSERT_EQ(cells.size(), messages.size());
+  std::map<std::string, std::string> key_of;  // message_id -> row key
+  for (const auto& m : messages) {
+    SCOPED_TRACE("message " + m[2]);
+    std::string key = InboxKey(m[0], m[1], m[2]);
+    key_of[m[2]] = key;
+    ASSERT_EQ(cells.count(key), 1u);
+    const auto& row = cells[key];
+    EXPECT_EQ(row.count("m:subject"), m[3] == kNull ? 0u : 1u);
+    if (m[3] != kNull) {
+      EXPECT_EQ(row.at("m:subject"), m[3]);
+    }
+    EXPECT_EQ(row.at("m:sent_at"), m[4]);
+    EXPECT_EQ(row.count("m:body"), m[5] == kNull ? 0u : 1u);
+    if (m[5] != kNull) {
+      EXPECT_EQ(row.at("m:body"), m[5]);
+    }
+    size_t recipients = 0;
+    for (const auto& [col, v] : row) recipients += col.rfind("m:r", 0) == 0;
+    EXPECT_EQ(std::to_string(recipients), m[6]);
+  }
+  auto recipients =
+      Sql("SELECT message_id, 'm:r' || recipient_id, read_flag::text FROM message_recipient");
+  for (const auto& rc : recipients) {
+    SCOPED_TRACE(rc[0] + " " + rc[1]);
+    auto j = nlohmann::json::parse(cells[key_of[rc[0]]].at(rc[1]));
+    EXPECT_EQ(j.size(), 1u);
+    EXPECT_EQ(j.at("read_flag").dump(), rc[2]) << "booleans are JSON true/false";
+  }
+}
+
+// The README's excerpt: a prefix scan on one user, keys decoded into parts.
+TEST_F(ExamplesInboxTest, ScanDecodeShowsOneUsersInboxNewestFirst) {
+  ASSERT_EQ(Migrate().exit_code, 0);
+  auto want =
+      Sql("SELECT 'recipient_id=6 sent_at=' || to_char(m.sent_at, 'YYYY-MM-DD HH24:MI:SS') || "
+          "' message_id=' || m.message_id FROM message_recipient r JOIN message m USING "
+          "(message_id) WHERE r.recipient_id = 6 ORDER BY m.sent_at DESC, m.message_id");
+  ASSERT_FALSE(want.empty());
+  CommandResult scan = Widen(fmt::format("scan mail:inbox --prefix '{}' --decode -m {}",
+                                         HexEscaped(Int32Part("6")), ShellQuote(MappingPath())));
+  ASSERT_EQ(scan.exit_code, 0) << scan.output;
+  std::vector<std::string> want_rows;
+  for (const auto& w : want) want_rows.push_back(w[0]);
+  EXPECT_EQ(Captures(scan.output, R"( (recipient_id=.*) column=m:from, .*)"), want_rows)
+      << scan.output;
+}
+
+}  // namespace
+}  // namespace widen::testing
