@@ -10,7 +10,7 @@
 #   1. perf record -F 499 --call-graph dwarf on widen alone (every thread):
 #      OUT_DIR/self.txt   hottest functions by self time (--no-children)
 #      OUT_DIR/children.txt  by inclusive time (--children)
-#      OUT_DIR/threads.txt   samples per thread
+#      OUT_DIR/threads.txt   samples per thread (pid column = thread id)
 #   2. perf record -a -F 499 (the whole machine, no call graphs) while widen
 #      runs: OUT_DIR/system.txt, samples per command and shared object, to see
 #      widen against the PostgreSQL backend that feeds it.
@@ -48,7 +48,7 @@ perf record -q -F 499 --call-graph dwarf,16384 -o "$out/widen.data" -- "${migrat
 report=(perf report -i "$out/widen.data" --stdio --percent-limit 0.5)
 "${report[@]}" --no-children --sort symbol -g none >"$out/self.txt" 2>/dev/null
 "${report[@]}" --children --sort symbol -g none >"$out/children.txt" 2>/dev/null
-"${report[@]}" --no-children --sort tid -g none >"$out/threads.txt" 2>/dev/null
+"${report[@]}" --no-children --sort pid,dso -g none >"$out/threads.txt" 2>/dev/null
 "${report[@]}" --no-children --sort dso -g none >"$out/dso.txt" 2>/dev/null
 "${report[@]}" --no-children --sort symbol -g caller,0.5,callee --max-stack 12 \
   >"$out/callers.txt" 2>/dev/null
@@ -59,7 +59,8 @@ echo "perf record -a -F 499 -o $out/system.data -- ${migrate[*]}" >>"$out/comman
 /usr/bin/time -v -o "$out/time.txt" perf record -q -a -F 499 -o "$out/system.data" -- "${migrate[@]}"
 perf report -i "$out/system.data" --stdio --sort comm,dso --percent-limit 0.5 \
   >"$out/system.txt" 2>/dev/null
-perf report -i "$out/system.data" --stdio --comm postgres --sort symbol --percent-limit 1 \
+perf report -i "$out/system.data" --stdio --comm postgres --percentage relative --sort symbol \
+  --percent-limit 1 \
   >"$out/postgres.txt" 2>/dev/null
 rm -rf "$target"
 log "reports in $out"

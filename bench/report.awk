@@ -18,7 +18,7 @@ function grp(x,    s, out) {
 function rate(n, t) { return (t > 0 && n != "") ? grp(n / t) : "–" }
 function mbs(b, t) { return (t > 0 && b != "") ? sprintf("%.1f", b / t / 1e6) : "–" }
 function mb(kb) { return kb != "" ? sprintf("%.0f MB", kb / 1024) : "–" }
-function cpu(u, s, t) { return (t > 0 && u != "") ? sprintf("%.0f %%", 100 * (u + s) / t) : "–" }
+function cpu(c, t) { return (t > 0 && c != "") ? sprintf("%.1f s (%.0f %%)", c, 100 * c / t) : "–" }
 function ratio(x, y) { return (x > 0 && y > 0) ? sprintf("%.2f", x / y) : "–" }
 
 {
@@ -51,18 +51,20 @@ END {
       b = rest[id, "b"]; tb = secs[id, "b"]
       printf "| %s | %s | (b) store, widen sink | %.2f | %s | %s | %s | +%s | %s | %s |\n", e, grp(S), tb,
         rate(src, tb), rate(kv(b, "cells"), tb), mbs(kv(b, "bytes"), tb),
-        mb(kv(b, "hwm_after_kb") - kv(b, "rss_before_kb")), "–", kv(b, "loadavg")
+        mb(kv(b, "hwm_after_kb") - kv(b, "rss_before_kb")), cpu(kv(b, "cpu_seconds"), tb),
+        kv(b, "loadavg")
     }
     if ((id, "braw") in secs) {
       r = rest[id, "braw"]; tr = secs[id, "braw"]
       printf "| %s | %s | (b-raw) store, bare LevelDB | %.2f | %s | %s | %s | +%s | %s | %s |\n", e, grp(S),
         tr, rate(src, tr), rate(kv(r, "cells"), tr), mbs(kv(r, "bytes"), tr),
-        mb(kv(r, "hwm_after_kb") - kv(r, "rss_before_kb")), "–", kv(r, "loadavg")
+        mb(kv(r, "hwm_after_kb") - kv(r, "rss_before_kb")), cpu(kv(r, "cpu_seconds"), tr),
+        kv(r, "loadavg")
     }
     if (tc != "-" && tc != "") {
       printf "| %s | %s | **(c) widen migrate** | **%.2f** | **%s** | **%s** | **%s** | **%s** | %s | %s |\n",
         e, grp(S), tc, rate(src, tc), rate(cells, tc), mbs(bytes, tc), mb(kv(c, "rss_kb")),
-        cpu(kv(c, "user"), kv(c, "sys"), tc), kv(c, "loadavg")
+        cpu(kv(c, "user") + kv(c, "sys"), tc), kv(c, "loadavg")
     } else if ((id, "c") in secs) {
       printf "| %s | %s | (c) widen migrate | failed: %s | | | | | | |\n", e, grp(S), substr(c, 7)
     }

@@ -196,7 +196,7 @@ if [[ ${1:-} == --inner ]]; then
         log "$engine S=$S: (b) $mode run $r: ${t}s, load average $la"
         if [[ -z $best ]] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then
           best=$t
-          b_rec="$step	$t	rows=$(kv rows) cells=$(kv cells) bytes=$(kv bytes) preload_bytes=$(kv preload_bytes) rss_before_kb=$(kv rss_before_kb) hwm_after_kb=$(kv hwm_after_kb) process_seconds=$el rss_kb=$rss loadavg=$la runs=$repeat"
+          b_rec="$step	$t	rows=$(kv rows) cells=$(kv cells) bytes=$(kv bytes) preload_bytes=$(kv preload_bytes) rss_before_kb=$(kv rss_before_kb) hwm_after_kb=$(kv hwm_after_kb) cpu_seconds=$(kv cpu_seconds) process_seconds=$el rss_kb=$rss loadavg=$la runs=$repeat"
         fi
       done
       record "$b_rec"
@@ -317,7 +317,9 @@ the whole run took ${t_total} s (build included).
   (row + family + qualifier + value) for (b) and (c); 1 MB = 10^6 bytes.
 - peak RSS: \`/usr/bin/time -v\` of the process (for (a) the client, psql or mysql; for (b)
   the growth of RSS while writing, on top of the pre-made cells held in memory).
-- CPU: (user + sys) / wall of the process; the database server's CPU is not included.
+- CPU: user + sys seconds of all the process's threads (LevelDB's compaction thread included;
+  for (b) the timed phase only), and as a share of one core over the wall time. The database
+  server's CPU is not included.
 - Each timed step ran N times and the fastest run counts (N = 3 for S ≤ 200,000, else 1;
   \`--repeat\`); load avg is the 1-minute load average when it ran (2 cores: above ~2 means
   other work competed for the CPU).

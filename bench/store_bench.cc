@@ -20,11 +20,13 @@
 //
 // Prints one line of key=value pairs on stdout:
 //   mode=sink tables=1 rows=... cells=... bytes=... seconds=... \
-//   preload_bytes=... rss_before_kb=... hwm_after_kb=...
+//   preload_bytes=... rss_before_kb=... hwm_after_kb=... cpu_seconds=...
 // where bytes counts row + family + qualifier + value of every cell (widen's
 // summary measure) and rss_before_kb/hwm_after_kb bracket the timed phase
 // (the peak RSS of writing is about hwm_after_kb - rss_before_kb on top of the
-// preloaded cells; VmHWM is reset when the timed phase starts).
+// preloaded cells; VmHWM is reset when the timed phase starts); cpu_seconds
+// is the user + system time of all threads (LevelDB's compaction thread
+// included) in the timed phase.
 //
 // Usage: widen_store_bench --from SRC_DIR --to DST_DIR [--mode sink|raw]
 //                          [--batch-bytes N]
@@ -40,6 +42,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <sys/resource.h>
 
 #include <leveldb/cache.h>
 #include <leveldb/db.h>
@@ -84,6 +88,14 @@ long ProcStatusKb(const char* field) {
 void ResetPeakRss() {
   std::ofstream out("/proc/self/clear_refs");
   out << "5";
+}
+
+// User + system CPU seconds of the whole process (every thread) so far.
+double CpuSeconds() {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+         (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
 double Seconds(std::chrono::steady_clock::time_point since) {
@@ -193,6 +205,7 @@ int RunSink(const std::string& from, const std::string& to) {
   }
   ResetPeakRss();
   const long rss_before = ProcStatusKb("VmRSS");
+  const double cpu_before = CpuSeconds();
   const auto start = std::chrono::steady_clock::now();
   {
     widen::StoreOptions so;  // widen migrate's defaults
@@ -211,10 +224,10 @@ int RunSink(const std::string& from, const std::string& to) {
   const double secs = Seconds(start);
   std::printf(
       "mode=sink tables=%zu rows=%llu cells=%llu bytes=%llu seconds=%.3f preload_bytes=%llu "
-      "rss_before_kb=%ld hwm_after_kb=%ld\n",
+      "rss_before_kb=%ld hwm_after_kb=%ld cpu_seconds=%.3f\n",
       tables.size(), static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cells),
       static_cast<unsigned long long>(bytes), secs, static_cast<unsigned long long>(preload),
-      rss_before, ProcStatusKb("VmHWM"));
+      rss_before, ProcStatusKb("VmHWM"), CpuSeconds() - cpu_before);
   return 0;
 }
 
@@ -254,6 +267,7 @@ int RunRaw(const std::string& from, const std::string& to, size_t batch_bytes) {
   const uint64_t preload = arena.size() + keys.size() * 2 * sizeof(keys[0]);
   ResetPeakRss();
   const long rss_before = ProcStatusKb("VmRSS");
+  const double cpu_before = CpuSeconds();
   const auto start = std::chrono::steady_clock::now();
   {
     std::unique_ptr<leveldb::Cache> cache(leveldb::NewLRUCache(kBlockCacheBytes));
@@ -290,10 +304,10 @@ int RunRaw(const std::string& from, const std::string& to, size_t batch_bytes) {
   const double secs = Seconds(start);
   std::printf(
       "mode=raw tables=0 rows=%llu cells=%llu bytes=%llu seconds=%.3f preload_bytes=%llu "
-      "rss_before_kb=%ld hwm_after_kb=%ld leveldb_keys=%zu\n",
+      "rss_before_kb=%ld hwm_after_kb=%ld cpu_seconds=%.3f leveldb_keys=%zu\n",
       static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cells),
       static_cast<unsigned long long>(bytes), secs, static_cast<unsigned long long>(preload),
-      rss_before, ProcStatusKb("VmHWM"), keys.size());
+      rss_before, ProcStatusKb("VmHWM"), CpuSeconds() - cpu_before, keys.size());
   return 0;
 }
 
