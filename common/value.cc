@@ -258,7 +258,11 @@ int CompareValues(const Value& a, const Value& b) {
                : v.type() == ValueType::kUInt ? static_cast<double>(v.as_uint())
                                               : static_cast<double>(v.as_int());
       };
-      return Cmp(as_d(a), as_d(b));
+      // A total order: NaN equals NaN and sorts after every number, as
+      // PostgreSQL orders float columns.
+      const double x = as_d(a), y = as_d(b);
+      if (std::isnan(x) || std::isnan(y)) return Cmp<int>(std::isnan(x), std::isnan(y));
+      return Cmp(x, y);
     }
     if (ta == ValueType::kUInt && tb == ValueType::kUInt) return Cmp(a.as_uint(), b.as_uint());
     if (ta == ValueType::kUInt) return b.as_int() < 0 ? 1 : Cmp(a.as_uint(), uint64_t(b.as_int()));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -119,7 +120,9 @@ class Loader {
     for (const auto& t : tables) {
       TableMapping tm;
       WIDEN_RETURN_IF_ERROR(LoadTable(t, &tm));
-      if (!names.insert(tm.name).second) {
+      // "default:t" and "t" name the same HBase table.
+      const std::string canonical = tm.name.rfind("default:", 0) == 0 ? tm.name.substr(8) : tm.name;
+      if (!names.insert(canonical).second) {
         return ctx_.Error(t, fmt::format("target table '{}' is mapped twice", tm.name));
       }
       m.tables.push_back(std::move(tm));
@@ -189,6 +192,12 @@ class Loader {
     t->key.loc = ctx_.Loc(key);
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(key, "separator", &t->key.separator));
     WIDEN_RETURN_IF_ERROR(LoadForm(key, &t->key.form));
+    if (t->key.form == KeyEncoding::kText && t->key.separator.empty() && key["parts"] &&
+        key["parts"].IsSequence() && key["parts"].size() > 1) {
+      return ctx_.Error(key["separator"] ? key["separator"] : key,
+                        "an empty separator lets parts run into each other in text keys (1|23 "
+                        "and 12|3 would both be 123); give one, or use form: binary");
+    }
     WIDEN_RETURN_IF_ERROR(LoadHash(key, "salt", "buckets", 2, 256, &t->key.salt));
     WIDEN_RETURN_IF_ERROR(LoadHash(key, "hash_prefix", "bytes", 1, 8, &t->key.hash_prefix));
     YAML::Node parts = key["parts"];
@@ -481,9 +490,9 @@ class Loader {
     WIDEN_RETURN_IF_ERROR(CheckFamily(n["family"] ? n["family"] : n, t, ns->family));
     WIDEN_RETURN_IF_ERROR(LoadForm(n, &ns->form));
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "layout", &ns->layout));
-    if (ns->layout != "json" && ns->layout != "cells") {
+    if (ns->layout != "json" && ns->layout != "cells" && ns->layout != "value") {
       return ctx_.Error(n["layout"],
-                        fmt::format("'layout' must be json or cells, got '{}'", ns->layout));
+                        fmt::format("'layout' must be json, cells or value, got '{}'", ns->layout));
     }
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "attribute_separator", &ns->attribute_separator));
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "version", &ns->version));
@@ -523,6 +532,11 @@ class Loader {
     }
     ns->id_separator = ns->id.size() > 1 ? "|" : "";
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "id_separator", &ns->id_separator));
+    if (ns->form == KeyEncoding::kText && ns->id_separator.empty() && ns->id.size() > 1) {
+      return ctx_.Error(n["id_separator"] ? n["id_separator"] : n,
+                        "an empty id_separator lets id parts run into each other; give one, or "
+                        "use form: binary");
+    }
     YAML::Node cols = n["columns"];
     if (cols) {
       WIDEN_RETURN_IF_ERROR(ctx_.CheckSequence(cols, "'columns'"));
@@ -603,7 +617,13 @@ class Loader {
 Result<Mapping> ParseMapping(const std::string& yaml_text, const std::string& file_name) {
   YAML::Node root;
   try {
-    root = YAML::Load(yaml_text);
+    std::vector<YAML::Node> docs = YAML::LoadAll(yaml_text);
+    if (docs.size() > 1) {
+      return Status::InvalidArgument(
+          fmt::format("{}:{}:{}: a second YAML document ('---'): a mapping file holds one document",
+                      file_name, docs[1].Mark().line + 1, docs[1].Mark().column + 1));
+    }
+    if (!docs.empty()) root = docs[0];
   } catch (const YAML::Exception& e) {
     return Status::InvalidArgument(fmt::format("{}:{}:{}: invalid YAML: {}", file_name,
                                                e.mark.line + 1, e.mark.column + 1, e.msg));
@@ -618,6 +638,19 @@ Result<Mapping> ParseMapping(const std::string& yaml_text, const std::string& fi
 }
 
 Result<Mapping> load_mapping(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) {
+    return Status::NotFound(fmt::format("{}: no such mapping file", path));
+  }
+  if (!std::filesystem::is_regular_file(status)) {
+    return Status::InvalidArgument(fmt::format("{}: the mapping is not a regular file", path));
+  }
+  constexpr uintmax_t kMaxMappingBytes = 16 << 20;
+  if (std::filesystem::file_size(path, ec) > kMaxMappingBytes) {
+    return Status::InvalidArgument(
+        fmt::format("{}: the mapping is larger than 16 MiB; is it the right file?", path));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::NotFound(fmt::format("{}: cannot open the mapping file", path));
   std::ostringstream text;

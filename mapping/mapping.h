@@ -126,10 +126,11 @@ struct NestSpec {
   std::vector<std::string> value_columns;  // child columns in the value; empty = all others
   std::string where;                       // optional SQL filter on the child table
   KeyEncoding form = KeyEncoding::kText;   // how the id parts are encoded
-  std::string layout = "json";             // json: one cell per child; cells: one per attribute
-  std::string attribute_separator = ".";   // layout cells: qualifier = prefix+id+sep+attribute
-  std::string version;                     // child column giving the cells' timestamp
-  std::vector<NestSpec> nests;             // the child's own children (second level)
+  std::string layout = "json";  // json: one JSON cell per child; cells: one per attribute;
+                                // value: one cell per child holding its single attribute
+  std::string attribute_separator = ".";  // layout cells: qualifier = prefix+id+sep+attribute
+  std::string version;                    // child column giving the cells' timestamp
+  std::vector<NestSpec> nests;            // the child's own children (second level)
 };
 
 /// One column family of a target table.

@@ -27,10 +27,16 @@ Status YamlContext::CheckMap(const YAML::Node& node, std::string_view what,
                              std::initializer_list<const char*> allowed) const {
   if (!node.IsMap()) return Error(node, fmt::format("{} must be a map of fields", what));
   std::vector<std::string> names(allowed.begin(), allowed.end());
+  std::vector<std::string> seen;
   for (auto it = node.begin(); it != node.end(); ++it) {
     if (!it->first.IsScalar())
       return Error(it->first, fmt::format("{}: a field name must be text", what));
     const std::string key = it->first.Scalar();
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
+      return Error(it->first,
+                   fmt::format("duplicate field '{}' in {} (YAML would keep only one)", key, what));
+    }
+    seen.push_back(key);
     if (std::find(names.begin(), names.end(), key) != names.end()) continue;
     std::string hint = ClosestName(key, names);
     std::string expected;

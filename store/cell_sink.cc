@@ -26,6 +26,9 @@ Status BufferedCellSink::Put(const CellView& cell) {
 Status BufferedCellSink::WriteBatch(CellBatch* batch) {
   if (batch->empty()) return Status::OK();
   if (!IsSorted(*batch)) batch->Sort();  // a stable sort leaves sorted input as it is
+  for (size_t i = 1; i < batch->size(); ++i) {
+    if (CompareCells(batch->Get(i - 1), batch->Get(i)) == 0) ++stats_.overwritten;
+  }
   Status s = WriteSorted(*batch);
   if (s.ok()) {
     stats_.cells += batch->size();

@@ -27,6 +27,10 @@ struct SinkStats {
   uint64_t cells = 0;
   uint64_t bytes = 0;  // row + family + qualifier + value bytes of every cell
   uint64_t batches = 0;
+  /// Cells with the same row, family, qualifier, timestamp and type as
+  /// another cell of the same batch: the later one replaces it in the store.
+  /// (Counted within a batch only; `widen plan --full` checks a whole run.)
+  uint64_t overwritten = 0;
 };
 
 class CellSink {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <memory>
 #include <string>
@@ -39,11 +40,29 @@ Status FromLevelDb(const leveldb::Status& s, const std::string& context) {
   std::string m = context + ": " + s.ToString();
   if (s.IsNotFound()) return Status::NotFound(std::move(m));
   if (s.IsCorruption()) return Status::DataLoss(std::move(m));
-  if (s.IsIOError()) return Status::Unavailable(std::move(m));
+  if (s.IsIOError()) {
+    const std::string t = s.ToString();
+    if (t.find("LOCK") != std::string::npos &&
+        (t.find("already held") != std::string::npos ||
+         t.find("temporarily unavailable") != std::string::npos)) {
+      return Status::FailedPrecondition(context +
+                                        ": the store is in use by another widen process (one "
+                                        "process at a time may open it)");
+    }
+    if (t.find("Not a directory") != std::string::npos ||
+        t.find("Permission denied") != std::string::npos ||
+        t.find("Read-only file system") != std::string::npos) {
+      return Status::FailedPrecondition(std::move(m));
+    }
+    return Status::Unavailable(std::move(m));
+  }
   if (s.IsInvalidArgument()) return Status::InvalidArgument(std::move(m));
   if (s.IsNotSupportedError()) return Status::FailedPrecondition(std::move(m));
   return Status::Internal(std::move(m));
 }
+
+// A file widen writes into every store directory it creates.
+constexpr char kStoreMarkerFile[] = "WIDEN_STORE";
 
 std::string Quoted(std::string_view bytes) { return "'" + ToStringBinary(bytes) + "'"; }
 
@@ -513,8 +532,18 @@ Result<std::unique_ptr<LevelDbStore>> LevelDbStore::Open(const std::string& path
   } else if (!std::filesystem::exists(dir, ec)) {
     std::filesystem::create_directories(dir, ec);
     if (ec) {
-      return Status::Unavailable("cannot create store directory '" + path + "': " + ec.message());
+      return Status::FailedPrecondition("cannot create store directory '" + path +
+                                        "': " + ec.message());
     }
+  } else if (!std::filesystem::is_directory(dir, ec)) {
+    return Status::FailedPrecondition("store path '" + path + "' exists and is not a directory");
+  }
+  // Never let LevelDB recover (and rewrite) a directory widen did not create.
+  const bool marked = std::filesystem::exists(dir / kStoreMarkerFile, ec);
+  if (!marked && !std::filesystem::is_empty(dir, ec)) {
+    return Status::FailedPrecondition("'" + path +
+                                      "' is not empty and is not a widen store; give a new or "
+                                      "empty directory");
   }
 
   auto db = std::make_shared<Database>();
@@ -529,6 +558,13 @@ Result<std::unique_ptr<LevelDbStore>> LevelDbStore::Open(const std::string& path
   if (!s.ok()) return FromLevelDb(s, "opening store '" + path + "'");
   db->db.reset(raw);
   WIDEN_RETURN_IF_ERROR(CheckHeader(db->db.get(), path));
+  if (!marked) {
+    std::ofstream marker(dir / kStoreMarkerFile);
+    marker << "widen embedded store, format " << int{lf::kFormatVersion} << "\n";
+    if (!marker) {
+      return Status::FailedPrecondition("cannot write '" + (dir / kStoreMarkerFile).string() + "'");
+    }
+  }
   return std::unique_ptr<LevelDbStore>(new LevelDbStore(path, std::move(db), options));
 }
 
@@ -572,6 +608,7 @@ Status LevelDbStore::CreateTable(const TableDescriptor& descriptor) {
                                       path_ + "' with other families: " + diff);
   }
   for (const auto& [key, wanted] : descriptor.metadata) {
+    if (key.rfind("widen.state", 0) == 0) continue;  // bookkeeping, not layout
     auto it = stored->metadata.find(key);
     if (it != stored->metadata.end() && it->second != wanted) {
       return Status::FailedPrecondition("table " + Quoted(name) + " already exists in store '" +
@@ -580,6 +617,18 @@ Status LevelDbStore::CreateTable(const TableDescriptor& descriptor) {
                                         "write to a new one");
     }
   }
+  return Status::OK();
+}
+
+Status LevelDbStore::SetTableMetadata(const std::string& full_name, const std::string& key,
+                                      const std::string& value) {
+  WIDEN_ASSIGN_OR_RETURN(TableDescriptor d, DescribeTable(full_name));
+  d.metadata[key] = value;
+  leveldb::WriteOptions sync;
+  sync.sync = true;
+  leveldb::Status s =
+      db_->db->Put(sync, lf::TableKey(CanonicalName(full_name)), EncodeTableDescriptor(d));
+  if (!s.ok()) return FromLevelDb(s, "updating table " + Quoted(full_name));
   return Status::OK();
 }
 

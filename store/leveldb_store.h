@@ -97,6 +97,8 @@ class LevelDbStore final : public Store {
   /// is the same table). NotFound if the table does not exist; DataLoss if
   /// its descriptor cannot be decoded.
   Result<TableDescriptor> DescribeTable(const std::string& full_name) override;
+  Status SetTableMetadata(const std::string& full_name, const std::string& key,
+                          const std::string& value) override;
   /// Every table, ordered by full name.
   Result<std::vector<TableDescriptor>> ListTables() override;
   /// A sink for the table's cells: batches of options.batch_bytes are written

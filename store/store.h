@@ -65,6 +65,11 @@ class Store {
   virtual Status CreateTable(const TableDescriptor& descriptor) = 0;
   /// NotFound if the table does not exist.
   virtual Result<TableDescriptor> DescribeTable(const std::string& full_name) = 0;
+  /// Sets one metadata entry of an existing table's descriptor (HBase's
+  /// table METADATA). Keys starting with "widen.state" are bookkeeping and
+  /// are not compared by CreateTable. NotFound if the table does not exist.
+  virtual Status SetTableMetadata(const std::string& full_name, const std::string& key,
+                                  const std::string& value) = 0;
   virtual Result<std::vector<TableDescriptor>> ListTables() = 0;
   /// A sink for cells of `full_name` (which must exist).
   virtual Result<std::unique_ptr<CellSink>> NewSink(const std::string& full_name) = 0;

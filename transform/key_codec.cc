@@ -123,6 +123,18 @@ uint64_t Fnv1a64(std::string_view bytes) {
   return h;
 }
 
+uint64_t HashPrefix64(std::string_view bytes) {
+  // FNV-1a's high bytes barely change between short inputs that differ at the
+  // end; MurmurHash3's 64-bit finalizer (fmix64) spreads every input bit.
+  uint64_t h = Fnv1a64(bytes);
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
 KeyCodec::KeyCodec(KeyForm form, std::vector<KeyPartPlan> parts, std::string separator,
                    KeyHashPlan salt, KeyHashPlan hash_prefix)
     : form_(form),
@@ -347,7 +359,7 @@ Status KeyCodec::Encode(const Row& row, std::string* out) const {
     }
   }
   if (hash_.size > 0) {
-    const uint64_t h = Fnv1a64(hash_input(hash_));
+    const uint64_t h = HashPrefix64(hash_input(hash_));
     std::string bytes;
     PutFixed64BE(&bytes, h);
     bytes.resize(hash_.size);

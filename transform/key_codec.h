@@ -80,6 +80,9 @@ struct KeyHashPlan {
 uint32_t Fnv1a32(std::string_view bytes);
 /// 64-bit FNV-1a (offset basis 14695981039346656037, prime 1099511628211).
 uint64_t Fnv1a64(std::string_view bytes);
+/// The hash of a key's hash prefix: MurmurHash3's fmix64 finalizer applied to
+/// Fnv1a64(bytes), so that every input bit reaches the leading bytes.
+uint64_t HashPrefix64(std::string_view bytes);
 
 class KeyCodec {
  public:

@@ -64,6 +64,14 @@ TEST(ValueTest, CompareAcrossNumericTypes) {
             0);
 }
 
+TEST(ValueTest, NanIsOrderedAfterNumbersAndEqualToItself) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(CompareValues(Value::Float(nan), Value::Float(nan)), 0);
+  EXPECT_GT(CompareValues(Value::Float(nan), Value::Float(1e308)), 0);
+  EXPECT_LT(CompareValues(Value::Float(std::numeric_limits<double>::infinity()), Value::Float(nan)),
+            0);
+}
+
 TEST(ValueTest, TextComparesAsUnsignedBytes) {
   EXPECT_LT(CompareValues(Value::Str(ValueType::kText, "Z"), Value::Str(ValueType::kText, "a")), 0);
   EXPECT_LT(CompareValues(Value::Str(ValueType::kText, "ab"), Value::Str(ValueType::kText, "abc")),

@@ -157,5 +157,43 @@ TEST(MappingTest, MissingFileIsNotFound) {
   EXPECT_EQ(m.status().code(), StatusCode::kNotFound);
 }
 
+TEST(MappingTest, DuplicateFieldsAndDocumentsAreErrors) {
+  std::string y = kGood;
+  y.insert(y.find("tables:"), "target: leveldb:other\n");
+  Status s = ErrorOf(y);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("duplicate field 'target'"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("bad.yaml:3:1"), std::string::npos) << s.message();
+
+  s = ErrorOf(std::string(kGood) + "---\nsource: x\n");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("second YAML document"), std::string::npos) << s.message();
+}
+
+TEST(MappingTest, EmptySeparatorWithSeveralTextPartsIsAnError) {
+  std::string y = kGood;
+  y.replace(y.find("separator: \"#\""), 14, "separator: \"\"");
+  Status s = ErrorOf(y);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("empty separator"), std::string::npos) << s.message();
+}
+
+TEST(MappingTest, DefaultNamespaceSpellingsAreOneTable) {
+  const char* two = R"(source: s
+tables:
+  - {name: t, from: a, families: [d], key: {parts: [id]}}
+  - {name: "default:t", from: a, families: [d], key: {parts: [id]}}
+)";
+  Status s = ErrorOf(two);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("mapped twice"), std::string::npos) << s.message();
+}
+
+TEST(MappingTest, DirectoryIsNotAMapping) {
+  auto m = load_mapping("/");
+  EXPECT_EQ(m.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(m.status().message().find("not a regular file"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace widen

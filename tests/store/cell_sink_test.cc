@@ -1,5 +1,6 @@
 #include "store/cell_sink.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -11,7 +12,9 @@ namespace {
 // Records every batch it is handed; can be told to refuse the next one.
 class RecordingSink : public BufferedCellSink {
  public:
-  explicit RecordingSink(size_t batch_bytes) : BufferedCellSink(batch_bytes) {}
+  explicit RecordingSink(size_t batch_bytes, bool background = false)
+      : BufferedCellSink(batch_bytes, background) {}
+  ~RecordingSink() override { StopWriter(); }
 
   std::vector<std::vector<std::string>> batches;  // "row/family/qualifier/ts" per cell
   Status next_status;
@@ -82,6 +85,35 @@ TEST(BufferedCellSinkTest, RefusedBatchIsReportedOnceAndNotCounted) {
   EXPECT_EQ(sink.stats().batches, 0u);
   ASSERT_TRUE(sink.Flush().ok());  // the refused batch was dropped
   EXPECT_TRUE(sink.batches.empty());
+}
+
+// The background writer delivers every batch, in order, and Flush waits for it.
+TEST(BufferedCellSinkTest, BackgroundWriterKeepsOrderAndCounts) {
+  RecordingSink sink(64, /*background=*/true);
+  for (int i = 0; i < 1000; ++i) {
+    std::string row = "r" + std::to_string(100000 + i);
+    ASSERT_TRUE(sink.Put(CellView{row, "d", "q", 1, CellType::kPut, "value"}).ok());
+  }
+  ASSERT_TRUE(sink.Flush().ok());
+  EXPECT_EQ(sink.stats().cells, 1000u);
+  std::vector<std::string> all;
+  for (const auto& b : sink.batches) all.insert(all.end(), b.begin(), b.end());
+  ASSERT_EQ(all.size(), 1000u);
+  EXPECT_TRUE(std::is_sorted(all.begin(), all.end()));
+  EXPECT_GT(sink.batches.size(), 10u);
+}
+
+// A write error of the writer thread surfaces on a later call, once.
+TEST(BufferedCellSinkTest, BackgroundWriterReportsErrors) {
+  RecordingSink sink(8, /*background=*/true);
+  sink.next_status = Status::Unavailable("disk gone");
+  Status first;
+  for (int i = 0; i < 10 && first.ok(); ++i) {
+    first = sink.Put(CellView{"row" + std::to_string(i), "d", "q", 1, CellType::kPut, "v"});
+  }
+  if (first.ok()) first = sink.Flush();
+  EXPECT_EQ(first.code(), StatusCode::kUnavailable);
+  EXPECT_EQ(first.message(), "disk gone");
 }
 
 }  // namespace

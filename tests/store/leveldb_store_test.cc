@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <random>
 #include <string>
@@ -230,6 +231,28 @@ TEST_F(LevelDbStoreTest, ReadsRandomCellsBackInHBaseOrder) {
             [](const Cell& x, const Cell& y) { return CompareCells(x.View(), y.View()) < 0; });
   Write("t", cells);
   EXPECT_EQ(Read("t", Versions(1000)), distinct);
+}
+
+// A directory widen did not create is refused before LevelDB touches it.
+TEST_F(LevelDbStoreTest, ForeignNonEmptyDirectoryIsRefusedAndLeftAlone) {
+  std::filesystem::create_directories(path_);
+  { std::ofstream(path_ + "/000007.log") << "someone else's data"; }
+  { std::ofstream(path_ + "/notes.txt") << "keep me"; }
+  Result<std::unique_ptr<LevelDbStore>> r = LevelDbStore::Open(path_, StoreOptions());
+  EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(r.status().message().find("not a widen store"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(path_ + "/000007.log"));
+  EXPECT_TRUE(std::filesystem::exists(path_ + "/notes.txt"));
+  EXPECT_FALSE(std::filesystem::exists(path_ + "/CURRENT"));
+}
+
+TEST_F(LevelDbStoreTest, SecondProcessGetsAClearInUseError) {
+  ASSERT_NE(OpenStore(), nullptr);
+  // LevelDB's lock is per process; a second open in this process hits it too.
+  Result<std::unique_ptr<LevelDbStore>> r = LevelDbStore::Open(path_, StoreOptions());
+  EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(r.status().message().find("in use by another widen process"), std::string::npos)
+      << r.status().message();
 }
 
 TEST_F(LevelDbStoreTest, VersionsCappedByFamilyNewestFirst) {

@@ -133,6 +133,20 @@ TEST(TextKeyTest, SaltPrefixIsStableAndInRange) {
   EXPECT_EQ(buckets.size(), 16u) << "500 sequential ids spread over all buckets";
 }
 
+// Sequential ids must spread over the first byte of a hash prefix.
+TEST(HashTest, HashPrefixSpreadsSequentialIds) {
+  KeyHashPlan hash;
+  hash.size = 2;
+  KeyCodec codec(KeyForm::kBinary, {Part("id", 0, KeyType::kInt32)}, "", {}, hash);
+  std::set<char> first;
+  for (int i = 0; i < 1000; ++i) {
+    std::string key;
+    ASSERT_TRUE(codec.Encode(MakeRow({Value::Int(500000 + i)}), &key).ok());
+    first.insert(key[0]);
+  }
+  EXPECT_GT(first.size(), 200u) << "1000 ids over 256 first-byte values";
+}
+
 // FNV-1a test vectors from the algorithm's reference (draft-eastlake-fnv).
 TEST(HashTest, FnvVectors) {
   EXPECT_EQ(Fnv1a32(""), 0x811c9dc5u);
