@@ -93,5 +93,18 @@ END {
       grp(kv(c, "src_rows")), grp(kv(c, "cells")), ratio(ta, tc), ratio(tb, tc), ratio(tr, tc),
       sprintf("%.2f (%s slower)", m, ta > tb ? "a" : "b"), (m >= 0.6 ? "met" : "**not met**"),
       mb(rss), (rss / 1024 <= 256 ? "met" : "**not met**"), secs[id, "wall"]
+    # Flatness: peak RSS of (c) at the smallest and the largest size, per engine.
+    if (!(e in rss_lo) || S + 0 < size_lo[e]) { rss_lo[e] = rss; size_lo[e] = S + 0 }
+    if (!(e in rss_hi) || S + 0 > size_hi[e]) { rss_hi[e] = rss; size_hi[e] = S + 0 }
+    if (!(e in engines_seen)) { engines_seen[e] = 1; elist[++ne] = e }
+  }
+  for (k = 1; k <= ne; k++) {
+    e = elist[k]
+    if (size_hi[e] > size_lo[e] && rss_lo[e] > 0) {
+      if (k == 1) print ""
+      printf "Peak RSS of (c), %s: %s at S = %s, %s at S = %s (× %.2f for × %.0f the rows): %s.\n",
+        e, mb(rss_lo[e]), grp(size_lo[e]), mb(rss_hi[e]), grp(size_hi[e]), rss_hi[e] / rss_lo[e],
+        size_hi[e] / size_lo[e], (rss_hi[e] / rss_lo[e] <= 1.1 ? "flat" : "**not flat** (> +10 %)")
+    }
   }
 }

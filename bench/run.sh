@@ -156,7 +156,13 @@ if [[ ${1:-} == --inner ]]; then
         -P "$WIDEN_TEST_MYSQL_PORT" -u "$WIDEN_TEST_MYSQL_USER" --default-character-set=utf8mb4
         -e "$q" "$BENCH_DB")
     fi
-    note_cmd "/usr/bin/time -v $(printf '%q ' "${client[@]}")> /dev/null"
+    if [[ $engine == pg ]]; then
+      note_cmd "Q$i='$q'"
+      note_cmd "/usr/bin/time -v psql -X -q -h $WIDEN_TEST_PG_HOST -p $WIDEN_TEST_PG_PORT -U $WIDEN_TEST_PG_USER -d $BENCH_DB -c \"COPY (\$Q$i) TO STDOUT\" > /dev/null"
+    else
+      note_cmd "Q$i='$q'"
+      note_cmd "/usr/bin/time -v mysql --no-defaults --quick --batch --skip-column-names -h $WIDEN_TEST_MYSQL_HOST -P $WIDEN_TEST_MYSQL_PORT -u $WIDEN_TEST_MYSQL_USER --default-character-set=utf8mb4 -e \"\$Q$i\" $BENCH_DB > /dev/null"
+    fi
     # Warm-up pass: rows and bytes of the output. Then the timed passes.
     read -r lines bytes < <("${client[@]}" </dev/null | wc -lc)
     best=""
