@@ -34,6 +34,10 @@ class PostgresSource : public Source {
   Status CheckScan(const ScanSpec& spec) override;
   std::string SelectSql(const ScanSpec& spec) const override;
   Result<std::unique_ptr<RowStream>> Scan(const ScanSpec& spec) override;
+  Result<std::vector<GroupCount>> LargestGroups(const ScanSpec& spec,
+                                                const std::vector<ColumnExpr>& group_by,
+                                                int limit) override;
+  Result<ColumnSummary> SummarizeColumn(const ScanSpec& spec, const ColumnExpr& column) override;
   std::string dialect() const override { return "postgresql"; }
 
   /// Quotes an identifier: "name" with embedded quotes doubled.

@@ -30,6 +30,17 @@ Result<SourceTable> Source::DescribeQuery(const std::string&) {
 
 Status Source::CheckScan(const ScanSpec& spec) { return Scan(spec).status(); }
 
+Result<std::vector<GroupCount>> Source::LargestGroups(const ScanSpec&,
+                                                      const std::vector<ColumnExpr>&, int) {
+  return Status::InvalidArgument("counting rows per group is not supported by the " + dialect() +
+                                 " source");
+}
+
+Result<ColumnSummary> Source::SummarizeColumn(const ScanSpec&, const ColumnExpr&) {
+  return Status::InvalidArgument("summarizing a column is not supported by the " + dialect() +
+                                 " source");
+}
+
 std::string MaskUrl(const std::string& url) {
   size_t scheme = url.find("://");
   if (scheme == std::string::npos) return url;

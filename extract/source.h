@@ -79,6 +79,7 @@ struct SourceTable {
   std::string name;
   std::vector<SourceColumn> columns;
   std::vector<std::string> primary_key;
+  std::vector<std::vector<std::string>> unique_keys;  // UNIQUE constraints / indexes
   std::vector<ForeignKey> foreign_keys;
   int64_t estimated_rows = -1;  // from the engine's statistics; -1 = unknown
 
@@ -90,6 +91,20 @@ struct SourceSchema {
   std::vector<SourceTable> tables;
   /// nullptr when absent (exact, case-sensitive match).
   const SourceTable* FindTable(const std::string& name) const;
+};
+
+/// A group of rows sharing the values of some columns, and its size.
+struct GroupCount {
+  Row key;           // the group's values, in group_by order
+  int64_t rows = 0;  // rows in the group
+};
+
+/// The range of one column's values over the rows of a scan.
+struct ColumnSummary {
+  Value min;             // smallest non-NULL value; NULL when there is none
+  Value max;             // largest non-NULL value; NULL when there is none
+  int64_t rows = 0;      // rows of the scan
+  int64_t non_null = 0;  // rows where the column is not NULL
 };
 
 class RowStream {
@@ -137,6 +152,21 @@ class Source {
 
   /// Starts streaming `spec`. The stream is positioned on its first row.
   virtual Result<std::unique_ptr<RowStream>> Scan(const ScanSpec& spec) = 0;
+
+  /// The `limit` largest groups of the rows `spec` selects (its table or
+  /// query, joins, where and not_null apply; its columns and order_by do
+  /// not), grouped by `group_by`, biggest first: one GROUP BY that the server
+  /// runs, reading no row data (widen lint: children per parent). The default
+  /// returns InvalidArgument "not supported by the <dialect> source".
+  virtual Result<std::vector<GroupCount>> LargestGroups(const ScanSpec& spec,
+                                                        const std::vector<ColumnExpr>& group_by,
+                                                        int limit);
+
+  /// Smallest and largest value of `column` and the row counts over the rows
+  /// `spec` selects, by one aggregate query on the server (widen lint: the
+  /// age of version columns). Text compares in the server's collation. The
+  /// default returns InvalidArgument "not supported by the <dialect> source".
+  virtual Result<ColumnSummary> SummarizeColumn(const ScanSpec& spec, const ColumnExpr& column);
 
   /// "postgresql" or "mysql".
   virtual std::string dialect() const = 0;
