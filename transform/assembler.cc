@@ -87,7 +87,11 @@ class TableAssembler {
     }
     bool have_prev_parent = false;
     Row prev_parent;
+    uint64_t driving_rows = 0;
     for (; rows->Valid(); rows->Next()) {
+      if (options_.max_driving_rows > 0 && driving_rows++ == options_.max_driving_rows) {
+        return Status::OK();  // a sample: the rest is not read
+      }
       const Row& row = rows->row();
       ++stats_->source_rows;
       if (!plan_.nests.empty()) {
@@ -191,6 +195,7 @@ class TableAssembler {
       ++stats_->empty_rows;  // no cell: HBase has no such row
       return Status::OK();
     }
+    if (options_.on_row) WIDEN_RETURN_IF_ERROR(options_.on_row(key_, row_ts_, row));
     for (size_t i = 0; i < pending_n_; ++i) {
       const PendingCell& p = pending_[i];
       CellView cell{key_, p.family, p.qualifier, p.timestamp_ms, CellType::kPut, p.value};
@@ -217,6 +222,7 @@ class TableAssembler {
                       row[plan_.version_index].DebugString());
       return Status::OK();
     }
+    row_ts_ = row_ts;
     for (const CellPlan& c : plan_.cells) {
       const Value& v = row[c.index];
       int64_t ts = row_ts;
@@ -343,6 +349,7 @@ class TableAssembler {
   TableStats* stats_;
   std::vector<Child> children_;
   std::string key_;
+  int64_t row_ts_ = 0;  // the current row's default cell timestamp
   std::vector<PendingCell> pending_;
   size_t pending_n_ = 0;
 };

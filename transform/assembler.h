@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "common/status.h"
 #include "extract/source.h"
@@ -56,6 +57,16 @@ struct AssembleOptions {
   /// Called every `progress_rows` target rows with the running counters.
   std::function<void(const TableStats&)> progress;
   uint64_t progress_rows = 10000;
+  /// Sees each target row just before its cells are put into the sink: the
+  /// row key, the row's default cell timestamp (ms) and the driving source
+  /// row (its primary key is at TablePlan::identity). The views are valid
+  /// during the call only. For dry runs (widen plan: statistics, key
+  /// collisions); a non-OK Status stops the run. Empty = none.
+  std::function<Status(std::string_view row_key, int64_t timestamp_ms, const Row& source_row)>
+      on_row;
+  /// Reads at most this many driving rows, then stops: later rows, their
+  /// children and trailing orphans are not read (0 = all rows).
+  uint64_t max_driving_rows = 0;
 };
 
 /// Runs `plan` against `source`, putting cells into `sink` (not closed here).
