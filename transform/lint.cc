@@ -1,0 +1,667 @@
+#include "transform/lint.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "store/table_descriptor.h"
+#include "transform/key_anatomy.h"
+#include "transform/plan.h"
+#include "transform/preview.h"
+
+namespace widen {
+
+namespace {
+
+const std::vector<LintRule> kRules = {
+    {"E100", Severity::kError, "the mapping does not resolve against the source"},
+    {"E101", Severity::kError, "a namespace, table or family name HBase rejects"},
+    {"W102", Severity::kWarning, "more column families than HBase handles well"},
+    {"W103", Severity::kWarning, "a long column family name (stored in every cell)"},
+    {"W104", Severity::kWarning, "a long row key (stored in every cell)"},
+    {"I104", Severity::kInfo, "a row key part without a length bound"},
+    {"W105", Severity::kWarning, "a monotonically increasing leading key part (write hotspot)"},
+    {"W106", Severity::kWarning, "a large table that is not pre-split"},
+    {"W107", Severity::kWarning, "a version column on a family that keeps one version"},
+    {"W108", Severity::kWarning, "a TTL shorter than the age of the data"},
+    {"W109", Severity::kWarning, "nesting that makes rows too wide"},
+    {"E110", Severity::kError, "a key part that can be NULL without an on_null rule"},
+    {"W111", Severity::kWarning, "a row key or nested id that may not be unique"},
+    {"W112", Severity::kWarning, "an unpadded integer in a text row key (sorts as text)"},
+    {"I113", Severity::kInfo, "an unpadded integer in a text nested id (sorts as text)"},
+};
+
+Severity SeverityOf(const std::string& rule) {
+  for (const auto& r : kRules) {
+    if (rule == r.id) return r.severity;
+  }
+  return Severity::kWarning;
+}
+
+std::string HumanBytes(double b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) {
+    b /= 1024;
+    ++u;
+  }
+  return u == 0 ? fmt::format("{:.0f} B", b) : fmt::format("{:.1f} {}", b, units[u]);
+}
+
+bool IsTemporal(ValueType t) {
+  return t == ValueType::kTimestamp || t == ValueType::kTimestampTz || t == ValueType::kDate;
+}
+
+// A version column's value as ms since the epoch; false when it is not one.
+bool ValueMs(const Value& v, int64_t* ms) {
+  if (v.is_null()) return false;
+  switch (v.type()) {
+    case ValueType::kTimestamp:
+    case ValueType::kTimestampTz:
+      if (v.as_int() == INT64_MAX || v.as_int() == INT64_MIN) return false;
+      *ms = v.as_int() / 1000;
+      return true;
+    case ValueType::kDate:
+      *ms = v.as_int() * 86400000;
+      return true;
+    case ValueType::kInt:
+      *ms = v.as_int();
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string FormatMs(int64_t ms) {
+  Value v = Value::Temporal(ValueType::kTimestamp, ms * 1000);
+  return v.ToText();
+}
+
+class Linter {
+ public:
+  Linter(const Mapping& m, Source* source, const LintOptions& o) : m_(m), source_(source), o_(o) {}
+
+  Result<LintReport> Run() {
+    if (source_ != nullptr) {
+      auto schema = source_->Introspect();
+      if (!schema.ok()) return schema.status();
+      schema_ = std::move(*schema);
+    } else {
+      report_.notes.push_back(
+          "no source: only the mapping rules ran (E101, W102, W103, W107); the rules that need "
+          "the source schema or data were skipped");
+    }
+    for (const auto& t : m_.tables) WIDEN_RETURN_IF_ERROR(LintTable(t));
+    std::stable_sort(report_.findings.begin(), report_.findings.end(),
+                     [](const LintFinding& a, const LintFinding& b) {
+                       if (a.loc.line != b.loc.line) return a.loc.line < b.loc.line;
+                       return a.rule < b.rule;
+                     });
+    return std::move(report_);
+  }
+
+ private:
+  void Add(const std::string& rule, const SourceLocation& loc, const std::string& table,
+           std::string message, std::string fix) {
+    if (o_.disabled.count(rule) > 0) return;
+    report_.findings.push_back(
+        LintFinding{rule, SeverityOf(rule), loc, table, std::move(message), std::move(fix)});
+  }
+  void Note(std::string n) { report_.notes.push_back(std::move(n)); }
+
+  Status LintTable(const TableMapping& t) {
+    const bool names_ok = LintNames(t);
+    LintFamilies(t);
+    LintVersions(t);
+    if (source_ == nullptr) return Status::OK();
+    if (!names_ok) {
+      Note(fmt::format("{}: the rules that need the plan were skipped (fix E101 first)", t.name));
+      return Status::OK();
+    }
+    // E110 is checked on the mapping; the plan is then made as if each such
+    // part said `on_null: reject`, so the other rules still run.
+    auto single = std::make_unique<Mapping>(m_);
+    single->tables.clear();
+    single->tables.push_back(t);
+    LintNullableKeys(&single->tables.front());
+    auto plan = Plan::Make(*single, schema_, source_);
+    if (!plan.ok()) {
+      Add("E100", t.loc, t.name, plan.status().message(),
+          "fix the mapping: the message names the place and the source table or column");
+      return Status::OK();
+    }
+    mappings_.push_back(std::move(single));
+    const TablePlan& tp = plan->tables.front();
+    LintKey(t, tp);
+    LintUniqueness(t, tp);
+    WIDEN_RETURN_IF_ERROR(LintTtl(t, tp));
+    WIDEN_RETURN_IF_ERROR(LintWideRows(t, tp));
+    return Status::OK();
+  }
+
+  // E101: HBase's naming rules (TableDescriptor::Validate) and its reserved namespace.
+  bool LintNames(const TableMapping& t) {
+    bool ok = true;
+    TableDescriptor d;
+    SplitTableName(t.name, &d.name_space, &d.table);
+    d.families.push_back(FamilyDescriptor{});
+    d.families.back().name = "d";
+    if (Status s = d.Validate(); !s.ok()) {
+      Add("E101", t.loc, t.name, s.message(),
+          "use [A-Za-z0-9_] for the namespace and [A-Za-z0-9_.-] for the table name");
+      ok = false;
+    } else if (d.name_space == "hbase") {
+      Add("E101", t.loc, t.name, "the 'hbase' namespace is reserved for HBase's system tables",
+          "choose another namespace");
+      ok = false;
+    }
+    for (const auto& f : t.families) {
+      TableDescriptor fd;
+      fd.table = "t";
+      fd.families.push_back(FamilyDescriptor{});
+      fd.families.back().name = f.name;
+      if (Status s = fd.Validate(); !s.ok()) {
+        Add("E101", f.loc, t.name, s.message().substr(s.message().find(": ") + 2),
+            "use printable characters without ':', '\\' or '/'; best one short letter");
+        ok = false;
+      }
+    }
+    return ok;
+  }
+
+  // W102, W103.
+  void LintFamilies(const TableMapping& t) {
+    if (static_cast<int>(t.families.size()) > o_.max_families) {
+      Add("W102", t.families[o_.max_families].loc, t.name,
+          fmt::format("{} column families; HBase does not do well with more than two or three "
+                      "(flushes and compactions are per region, so a busy family makes the "
+                      "others flush small files)",
+                      t.families.size()),
+          "merge families that are read together; keep a separate family only for data with "
+          "different access or retention (versions, TTL)");
+    }
+    for (const auto& f : t.families) {
+      if (f.name.size() > o_.max_family_name_bytes) {
+        Add("W103", f.loc, t.name,
+            fmt::format("column family name '{}' has {} bytes; HBase stores it in every cell",
+                        f.name, f.name.size()),
+            fmt::format("use a name of one or two characters (e.g. '{}')", f.name.substr(0, 1)));
+      }
+    }
+  }
+
+  const FamilySpec* Family(const TableMapping& t, const std::string& name) {
+    for (const auto& f : t.families) {
+      if (f.name == name) return &f;
+    }
+    return nullptr;
+  }
+
+  // Families whose cells take their timestamp from a version column, with the
+  // column and where it is set (W107, W108).
+  struct Versioned {
+    const FamilySpec* family;
+    std::string column;
+    SourceLocation loc;
+  };
+  std::vector<Versioned> VersionedFamilies(const TableMapping& t) {
+    std::vector<Versioned> out;
+    auto add = [&](const std::string& fam, const std::string& col, const SourceLocation& loc) {
+      const FamilySpec* f = Family(t, fam);
+      if (f == nullptr) return;
+      for (const auto& v : out) {
+        if (v.family == f && v.column == col) return;
+      }
+      out.push_back(Versioned{f, col, loc});
+    };
+    // "table.column" of a version column of `t`.
+    auto qualified = [&](const ColumnRef& r) {
+      if (!r.alias.empty() && r.alias != t.from) return r.ToString();
+      return t.from + "." + r.column;
+    };
+    for (const auto& c : t.columns) {
+      if (!c.version.column.empty()) {
+        add(c.family, qualified(c.version), c.loc);
+      } else if (!t.version.column.empty()) {
+        add(c.family, qualified(t.version), t.loc);
+      }
+    }
+    std::vector<std::pair<const NestSpec*, bool>> nests;
+    for (const auto& n : t.nests) nests.emplace_back(&n, false);
+    for (size_t i = 0; i < nests.size(); ++i) {
+      const NestSpec* n = nests[i].first;
+      for (const auto& g : n->nests) nests.emplace_back(&g, false);
+      if (!n->version.empty()) {
+        add(n->family, n->table + "." + n->version, n->loc);
+      } else if (!t.version.column.empty()) {
+        add(n->family, qualified(t.version), t.loc);
+      }
+    }
+    return out;
+  }
+
+  // W107.
+  void LintVersions(const TableMapping& t) {
+    for (const auto& v : VersionedFamilies(t)) {
+      if (v.family->versions > 1) continue;
+      Add("W107", v.loc, t.name,
+          fmt::format("cells of family '{}' take their timestamp from version column {}, but the "
+                      "family keeps VERSIONS => 1: of several versions of a cell only the newest "
+                      "survives (history is lost)",
+                      v.family->name, v.column),
+          fmt::format("set versions: N on family '{}' ({}) to keep N versions, or drop "
+                      "'version:' if only the newest value matters",
+                      v.family->name, v.family->loc.ToString()));
+    }
+  }
+
+  // The source table an alias of `t` names (driving table or a join).
+  const SourceTable* AliasTable(const TableMapping& t, const std::string& alias) {
+    if (alias.empty() || alias == t.from) {
+      return t.query.empty() ? schema_.FindTable(t.from) : nullptr;
+    }
+    for (const auto& j : t.joins) {
+      if (j.alias == alias) return schema_.FindTable(j.table);
+    }
+    return nullptr;
+  }
+
+  // E110 on the row key and nested ids of *t; marks each reported part
+  // `on_null: reject` so that the plan can be made.
+  void LintNullableKeys(TableMapping* t) {
+    for (auto& kp : t->key.parts) {
+      if (kp.is_literal || kp.on_null_given) continue;
+      if (!t->query.empty() && (kp.column.alias.empty() || kp.column.alias == t->from)) {
+        Add("E110", kp.loc, t->name,
+            fmt::format("row key part '{}' comes from a free-form query, whose columns can be "
+                        "NULL; the row's key cannot be built then",
+                        kp.column.ToString()),
+            "say what a NULL does: on_null: reject (the row is rejected) or on_null: marker "
+            "(binary keys: NULL sorts first)");
+        kp.on_null = KeyNullRule::kReject;
+        kp.on_null_given = true;
+        continue;
+      }
+      const SourceTable* st = AliasTable(*t, kp.column.alias);
+      const SourceColumn* c = st == nullptr ? nullptr : st->FindColumn(kp.column.column);
+      if (c == nullptr) continue;  // the plan reports it
+      const bool joined = !kp.column.alias.empty() && kp.column.alias != t->from;
+      if (!c->nullable && !joined) continue;
+      Add("E110", kp.loc, t->name,
+          fmt::format("row key part '{}' can be NULL ({}.{} is {}); the row's key cannot be "
+                      "built then",
+                      kp.column.ToString(), st->name, c->name,
+                      joined ? "from a LEFT JOIN" : "nullable"),
+          "say what a NULL does: on_null: reject (the row is rejected) or on_null: marker "
+          "(binary keys: NULL sorts first); or make the column NOT NULL");
+      kp.on_null = KeyNullRule::kReject;
+      kp.on_null_given = true;
+    }
+    std::vector<NestSpec*> nests;
+    for (auto& n : t->nests) nests.push_back(&n);
+    for (size_t i = 0; i < nests.size(); ++i) {
+      NestSpec* n = nests[i];
+      for (auto& g : n->nests) nests.push_back(&g);
+      const SourceTable* st = schema_.FindTable(n->table);
+      if (st == nullptr) continue;
+      for (auto& kp : n->id) {
+        if (kp.is_literal || kp.on_null_given) continue;
+        const SourceColumn* c = st->FindColumn(kp.column.column);
+        if (c == nullptr || !c->nullable) continue;
+        Add("E110", kp.loc, t->name,
+            fmt::format("nested id part '{}' can be NULL ({}.{} is nullable); the child's "
+                        "qualifier cannot be built then",
+                        kp.column.ToString(), st->name, c->name),
+            "add on_null: reject (or marker, binary form) to the id part, or make the column "
+            "NOT NULL");
+        kp.on_null = KeyNullRule::kReject;
+        kp.on_null_given = true;
+      }
+    }
+  }
+
+  // W104, I104, W105, W106, W112, I113.
+  void LintKey(const TableMapping& t, const TablePlan& tp) {
+    const KeyAnatomy a = DescribeRowKey(tp, schema_);
+    if (a.max_bytes > o_.max_key_bytes) {
+      Add("W104", t.key.loc, t.name,
+          fmt::format("row keys can reach {} bytes ({}); the row key is stored in every cell of "
+                      "the row",
+                      a.max_bytes, a.compact),
+          fmt::format("keep keys under {} bytes: shorten or drop parts, give strings a width, "
+                      "use binary integers (form: binary) or a hash of long parts",
+                      o_.max_key_bytes));
+    } else if (a.max_bytes < 0) {
+      std::vector<std::string> open;
+      for (const auto& p : a.pieces) {
+        if (p.max_bytes < 0)
+          open.push_back(p.name + (p.source_type.empty() ? "" : " (" + p.source_type + ")"));
+      }
+      Add("I104", t.key.loc, t.name,
+          fmt::format("row key part(s) {} have no declared length: the key size depends on the "
+                      "data",
+                      fmt::join(open, ", ")),
+          "run widen plan to see the key sizes of real rows (or --full for all of them)");
+    }
+
+    const bool spread = tp.key.salt().size > 0 || tp.key.hash_prefix().size > 0;
+    const SourceTable* driving = tp.scan.table.empty() ? nullptr : schema_.FindTable(tp.scan.table);
+    // W105: the first column part, unless a salt or hash prefix spreads writes.
+    for (size_t i = 0; i < tp.key.parts().size() && !spread; ++i) {
+      const KeyPartPlan& p = tp.key.parts()[i];
+      if (p.is_literal) continue;
+      std::string table;
+      const SourceColumn* c = KeyPartColumn(tp, p, schema_, &table);
+      if (c == nullptr) break;
+      const SourceTable* st = schema_.FindTable(table);
+      std::string why;
+      if (IsTemporal(c->type) || p.reverse) {
+        why = fmt::format("{}.{} is a {}{}", table, c->name, c->source_type,
+                          p.reverse ? " (reversed: newest first, so new rows go to the start)"
+                                    : ": new rows carry the newest times");
+      } else if (IsIntegerType(c->type) && st != nullptr && st->primary_key.size() == 1 &&
+                 st->primary_key[0] == c->name) {
+        why = fmt::format(
+            "{}.{} is the integer primary key of {}, usually filled from a "
+            "sequence or auto-increment",
+            table, c->name, table);
+      }
+      if (!why.empty()) {
+        Add("W105", t.key.parts[i].loc, t.name,
+            fmt::format("the row key starts with '{}', which increases monotonically ({}): "
+                        "new rows all land at one end of the key range, in one region (a "
+                        "write hotspot)",
+                        p.name, why),
+            "add a salt (key: {salt: {buckets: N}}) or a hash prefix, or lead with a "
+            "well-spread column; a salted key is read back with N scans, one per bucket");
+      }
+      break;
+    }
+    // W106: a large table without pre-split points.
+    if (driving != nullptr && driving->estimated_rows > o_.large_table_rows && !spread) {
+      Add("W106", t.loc, t.name,
+          fmt::format("source table {} has about {} rows; without pre-split points the target "
+                      "table starts as one region on one server, which takes every write until "
+                      "it splits",
+                      driving->name, driving->estimated_rows),
+          "create it pre-split: widen ddl --regions N (split points from key quantiles of a "
+          "sample), or add a salt (its buckets become the split points)");
+    }
+    // W112: unpadded integers in a text row key.
+    if (tp.key.form() == KeyForm::kText) {
+      for (size_t i = 0; i < tp.key.parts().size(); ++i) {
+        const KeyPartPlan& p = tp.key.parts()[i];
+        const SourceColumn* c = KeyPartColumn(tp, p, schema_);
+        if (c == nullptr || !IsIntegerType(c->type) || p.width > 0 || p.reverse) continue;
+        Add("W112", t.key.parts[i].loc, t.name,
+            fmt::format("integer key part '{}' has no width: in a text key it sorts as text "
+                        "(10 < 9), so range scans by it return the wrong rows",
+                        p.name),
+            fmt::format("give it a width (e.g. {{column: {}, width: 10}}) or use form: binary",
+                        p.name));
+      }
+    }
+    // I113: unpadded integers in text nested ids.
+    std::vector<const NestPlan*> nests;
+    for (const auto& n : tp.nests) nests.push_back(&n);
+    for (size_t i = 0; i < nests.size(); ++i) {
+      const NestPlan* n = nests[i];
+      for (const auto& g : n->children) nests.push_back(&g);
+      if (n->qualifier.form() != KeyForm::kText) continue;
+      const SourceTable* st = schema_.FindTable(n->spec->table);
+      for (size_t j = 0; j < n->qualifier.parts().size(); ++j) {
+        const KeyPartPlan& p = n->qualifier.parts()[j];
+        const SourceColumn* c = st == nullptr || p.is_literal ? nullptr : st->FindColumn(p.name);
+        if (c == nullptr || !IsIntegerType(c->type) || p.width > 0 || p.reverse) continue;
+        Add("I113", n->spec->id[j].loc, t.name,
+            fmt::format("nested id '{}' has no width: qualifiers sort as text ({}1, {}10, {}2), "
+                        "so column ranges over them are not in id order",
+                        p.name, n->prefix, n->prefix, n->prefix),
+            fmt::format("give it a width (e.g. {{column: {}, width: 6}}) if qualifiers are read "
+                        "in ranges",
+                        p.name));
+      }
+    }
+  }
+
+  // W111: the row key (or a nested id) does not contain the source's primary key.
+  void LintUniqueness(const TableMapping& t, const TablePlan& tp) {
+    const SourceTable* driving = tp.scan.table.empty() ? nullptr : schema_.FindTable(tp.scan.table);
+    if (driving != nullptr && t.version.column.empty()) {
+      if (driving->primary_key.empty()) {
+        Note(fmt::format("{}: W111 skipped: source table {} has no primary key", t.name,
+                         driving->name));
+      } else {
+        std::vector<std::string> missing;
+        for (const auto& pk : driving->primary_key) {
+          bool found = false;
+          for (const auto& kp : t.key.parts) {
+            found = found || (!kp.is_literal && kp.column.column == pk &&
+                              (kp.column.alias.empty() || kp.column.alias == t.from));
+          }
+          if (!found) missing.push_back(pk);
+        }
+        if (!missing.empty()) {
+          Add("W111", t.key.loc, t.name,
+              fmt::format("the row key does not contain {} of the primary key of {}: two source "
+                          "rows can get the same row key, and one row's cells then replace the "
+                          "other's",
+                          fmt::join(missing, ", "), driving->name),
+              "add the missing primary key column(s) to the key, or check with widen plan "
+              "--full that no two rows collide");
+        }
+      }
+    }
+    std::vector<const NestPlan*> nests;
+    for (const auto& n : tp.nests) nests.push_back(&n);
+    for (size_t i = 0; i < nests.size(); ++i) {
+      const NestPlan* n = nests[i];
+      for (const auto& g : n->children) nests.push_back(&g);
+      const SourceTable* child = schema_.FindTable(n->spec->table);
+      if (child == nullptr || child->primary_key.empty() || !n->spec->version.empty()) continue;
+      std::vector<std::string> missing;
+      for (const auto& pk : child->primary_key) {
+        bool found = false;
+        for (const auto& kp : n->spec->id) found = found || kp.column.column == pk;
+        for (const auto& on : n->spec->on) found = found || on.second == pk;
+        if (!found) missing.push_back(pk);
+      }
+      if (!missing.empty()) {
+        Add("W111", n->spec->loc, t.name,
+            fmt::format("the nested id of {} (prefix '{}') does not contain {} of its primary "
+                        "key: two children of one parent can get the same qualifier, and one "
+                        "replaces the other",
+                        child->name, n->prefix, fmt::join(missing, ", ")),
+            "add the missing primary key column(s) to 'id'");
+      }
+    }
+  }
+
+  // W108: a version column's oldest value is older than the family's TTL.
+  Status LintTtl(const TableMapping& t, const TablePlan& tp) {
+    struct VersionSource {
+      const FamilySpec* family;
+      const ScanSpec* scan;
+      int index;
+      SourceLocation loc;
+    };
+    std::vector<VersionSource> sources;
+    auto add = [&](const std::string& fam, const ScanSpec* scan, int index,
+                   const SourceLocation& loc) {
+      const FamilySpec* f = Family(t, fam);
+      if (f == nullptr || f->ttl_seconds <= 0 || index < 0) return;
+      for (const auto& s : sources) {
+        if (s.family == f && s.scan == scan && s.index == index) return;
+      }
+      sources.push_back(VersionSource{f, scan, index, loc});
+    };
+    for (size_t i = 0; i < tp.cells.size() && i < t.columns.size(); ++i) {
+      const CellPlan& c = tp.cells[i];
+      if (c.version_index >= 0) {
+        add(c.family, &tp.scan, c.version_index, t.columns[i].loc);
+      } else {
+        add(c.family, &tp.scan, tp.version_index, t.loc);
+      }
+    }
+    std::vector<const NestPlan*> nests;
+    for (const auto& n : tp.nests) nests.push_back(&n);
+    for (size_t i = 0; i < nests.size(); ++i) {
+      const NestPlan* n = nests[i];
+      for (const auto& g : n->children) nests.push_back(&g);
+      if (n->version_index >= 0) {
+        add(n->family, &n->scan, n->version_index, n->spec->loc);
+      } else {
+        add(n->family, &tp.scan, tp.version_index, t.loc);
+      }
+    }
+    for (const auto& v : sources) {
+      const ColumnExpr& col = v.scan->columns[v.index];
+      const std::string column = col.alias + "." + col.column;
+      auto summary = source_->SummarizeColumn(*v.scan, col);
+      if (!summary.ok()) {
+        if (summary.status().code() != StatusCode::kInvalidArgument) return summary.status();
+        Note(fmt::format("{}: W108 skipped for family '{}': {}", t.name, v.family->name,
+                         summary.status().message()));
+        continue;
+      }
+      int64_t oldest_ms;
+      if (!ValueMs(summary->min, &oldest_ms)) continue;
+      const int64_t ttl_ms = v.family->ttl_seconds * 1000;
+      if (o_.now_ms - oldest_ms <= ttl_ms) continue;
+      int64_t newest_ms = oldest_ms;
+      ValueMs(summary->max, &newest_ms);
+      const bool all = o_.now_ms - newest_ms > ttl_ms;
+      Add("W108", v.loc, t.name,
+          fmt::format("family '{}' has TTL {} s ({:.1f} days) but version column {} goes back to "
+                      "{}{}: cells older than the TTL expire as soon as they are written (reads "
+                      "skip them{}; compactions delete them)",
+                      v.family->name, v.family->ttl_seconds,
+                      static_cast<double>(v.family->ttl_seconds) / 86400.0, column,
+                      FormatMs(oldest_ms), all ? ", and so are all of them" : "",
+                      v.family->min_versions > 0
+                          ? fmt::format(" except the {} newest version(s)", v.family->min_versions)
+                          : ""),
+          fmt::format("raise the TTL of family '{}' ({}) above the data's age, set min_versions to "
+                      "keep the newest versions, or leave old rows out with 'where'",
+                      v.family->name, v.family->loc.ToString()));
+    }
+    return Status::OK();
+  }
+
+  // W109: the widest row the nests can make, from the most children per parent.
+  Status LintWideRows(const TableMapping& t, const TablePlan& tp) {
+    if (tp.nests.empty()) return Status::OK();
+    struct Level {
+      const NestPlan* nest;
+      size_t group_columns;  // leading order_by columns that name the top-level parent
+    };
+    std::vector<Level> levels;
+    for (const auto& n : tp.nests) {
+      levels.push_back(Level{&n, n.spec->on.size()});
+      for (const auto& g : n.children) levels.push_back(Level{&g, n.spec->on.size()});
+    }
+    // The size of a nested cell, from a small sample of the table.
+    PreviewOptions po;
+    po.sample_rows = o_.sample_rows;
+    po.show_rows = 0;
+    po.widest_rows = 0;
+    auto sample = PreviewTable(tp, source_, po);
+    if (!sample.ok()) {
+      if (sample.status().code() != StatusCode::kInvalidArgument) return sample.status();
+      Note(fmt::format("{}: W109 skipped: {}", t.name, sample.status().message()));
+      return Status::OK();
+    }
+    auto cell_bytes = [&](const std::string& family) {
+      uint64_t cells = 0, bytes = 0;
+      for (const auto& f : sample->families) {
+        cells += f.cells;
+        bytes += f.bytes;
+        if (f.name == family && f.cells > 0) return static_cast<double>(f.bytes) / f.cells;
+      }
+      return cells == 0 ? 64.0 : static_cast<double>(bytes) / cells;
+    };
+    double cells = static_cast<double>(tp.cells.size());
+    double bytes = 0;
+    for (const auto& c : tp.cells) bytes += cell_bytes(c.family);
+    std::vector<std::string> parts;
+    for (const Level& l : levels) {
+      std::vector<ColumnExpr> group(l.nest->scan.order_by.begin(),
+                                    l.nest->scan.order_by.begin() + l.group_columns);
+      auto groups = source_->LargestGroups(l.nest->scan, group, 1);
+      if (!groups.ok()) {
+        if (groups.status().code() != StatusCode::kInvalidArgument) return groups.status();
+        Note(fmt::format("{}: W109 skipped: {}", t.name, groups.status().message()));
+        return Status::OK();
+      }
+      if (groups->empty()) continue;
+      const GroupCount& g = groups->front();
+      const double per_child =
+          l.nest->cells_layout ? static_cast<double>(l.nest->value_columns.size()) : 1.0;
+      cells += static_cast<double>(g.rows) * per_child;
+      bytes += static_cast<double>(g.rows) * per_child * cell_bytes(l.nest->family);
+      std::vector<std::string> key;
+      const auto& top = tp.nests.front().spec->on;
+      for (size_t i = 0; i < g.key.size() && i < top.size(); ++i) {
+        key.push_back(top[i].first + "=" + g.key[i].DebugString());
+      }
+      parts.push_back(fmt::format("{} {} ({}, prefix '{}')", g.rows, l.nest->spec->table,
+                                  fmt::join(key, ", "), l.nest->prefix));
+    }
+    if (cells > static_cast<double>(o_.max_row_cells) ||
+        bytes > static_cast<double>(o_.max_row_bytes)) {
+      Add("W109", tp.nests.front().spec->loc, t.name,
+          fmt::format("the widest row can reach about {:.0f} cells and {} (most children of one "
+                      "parent: {}); a row is never split across regions, is written and read "
+                      "whole, and rows this wide strain region servers and clients",
+                      cells, HumanBytes(bytes), fmt::join(parts, "; ")),
+          fmt::format("keep rows under {} cells and {}: move the children into their own table "
+                      "keyed parent|child (a prefix scan reads them), or filter them with 'where'",
+                      o_.max_row_cells, HumanBytes(static_cast<double>(o_.max_row_bytes))));
+    }
+    return Status::OK();
+  }
+
+  const Mapping& m_;
+  Source* source_;
+  const LintOptions& o_;
+  SourceSchema schema_;
+  LintReport report_;
+  std::vector<std::unique_ptr<Mapping>> mappings_;  // the single-table copies plans point into
+};
+
+}  // namespace
+
+const char* SeverityName(Severity s) {
+  switch (s) {
+    case Severity::kError:
+      return "error";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kInfo:
+      return "info";
+  }
+  return "?";
+}
+
+int LintReport::errors() const {
+  return static_cast<int>(std::count_if(findings.begin(), findings.end(), [](const auto& f) {
+    return f.severity == Severity::kError;
+  }));
+}
+
+int LintReport::warnings() const {
+  return static_cast<int>(std::count_if(findings.begin(), findings.end(), [](const auto& f) {
+    return f.severity == Severity::kWarning;
+  }));
+}
+
+const std::vector<LintRule>& LintRules() { return kRules; }
+
+Result<LintReport> Lint(const Mapping& mapping, Source* source, const LintOptions& options) {
+  return Linter(mapping, source, options).Run();
+}
+
+}  // namespace widen
