@@ -3,8 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
 
 namespace widen {
 
@@ -31,8 +37,60 @@ struct ReadOptionsCli {
   bool decode = false;  // show row keys decoded into named parts (needs -m)
 };
 
+/// widen plan: a dry run that writes nothing (docs/plan.md).
+struct PlanOptions {
+  std::string mapping_path;
+  std::string source_url;               // overrides the mapping's source when set
+  std::string only_table;               // one target table (empty = all)
+  uint64_t limit = 5;                   // rows shown per table
+  uint64_t sample = 1000;               // driving rows read for the statistics
+  bool full = false;                    // read every row (exact statistics and collisions)
+  std::string format = "text";          // text | json
+  std::string diagram_path;             // FILE.dot, or FILE.svg (and .png, .pdf) via Graphviz
+  std::optional<int64_t> timestamp_ms;  // cell timestamp (unset = mapping or now)
+  int fetch_rows = 5000;
+};
+
+/// widen lint: design rules (docs/lint.md).
+struct LintCliOptions {
+  std::string mapping_path;
+  std::string source_url;
+  bool no_source = false;            // mapping rules only
+  std::string format = "text";       // text | json
+  std::vector<std::string> disable;  // rule ids not to report
+  int max_families = 3;
+  int max_family_name = 2;
+  int max_key_bytes = 100;
+  int64_t large_table_rows = 10000000;
+  uint64_t max_row_cells = 100000;
+  uint64_t max_row_mib = 10;
+};
+
+/// widen ddl: HBase shell statements (docs/plan.md, "widen ddl").
+struct DdlOptions {
+  std::string mapping_path;
+  std::string source_url;
+  std::string only_table;
+  int regions = 0;  // pre-split into N regions (0: salt buckets only)
+  uint64_t sample_keys = 100000;
+  uint64_t sample_rows = 0;   // driving rows read for quantiles (0 = all)
+  bool no_metadata = false;   // leave out METADATA (widen.key)
+  bool no_namespace = false;  // leave out create_namespace
+};
+
 int RunMigrate(const MigrateOptions& options);
 int RunScan(const ReadOptionsCli& options);
 int RunGet(const ReadOptionsCli& options);
+int RunPlan(const PlanOptions& options);
+int RunLint(const LintCliOptions& options);
+int RunDdl(const DdlOptions& options);
+
+/// Adds a subcommand and its options to `app`. The returned function runs
+/// the subcommand if it is the one parsed, returning its exit code, and
+/// returns -1 otherwise.
+using CommandRunner = std::function<int()>;
+CommandRunner AddPlanCommand(CLI::App* app);
+CommandRunner AddLintCommand(CLI::App* app);
+CommandRunner AddDdlCommand(CLI::App* app);
 
 }  // namespace widen

@@ -58,6 +58,8 @@ int main(int argc, char** argv) {
   get->add_option("--versions", go.versions, "Versions per column")->check(CLI::Range(1, 1 << 30));
   get->add_flag("--decode", go.decode, "Show the row key decoded into its named parts");
 
+  const CommandRunner design[] = {AddPlanCommand(&app), AddLintCommand(&app), AddDdlCommand(&app)};
+
   // An unknown command word would otherwise read as "a subcommand is required".
   auto known = [&](const char* name) {
     for (const CLI::App* sub : app.get_subcommands({})) {
@@ -67,7 +69,8 @@ int main(int argc, char** argv) {
   };
   if (argc > 1 && argv[1][0] != '-' && !known(argv[1])) {
     std::fprintf(stderr,
-                 "widen: unknown command '%s' (expected migrate, scan or get; see widen --help)\n",
+                 "widen: unknown command '%s' (expected migrate, plan, lint, ddl, scan or get; see "
+                 "widen --help)\n",
                  argv[1]);
     return kExitInvalid;
   }
@@ -86,6 +89,9 @@ int main(int argc, char** argv) {
     if (*migrate) return RunMigrate(mo);
     if (*scan) return RunScan(so);
     if (*get) return RunGet(go);
+    for (const auto& run : design) {
+      if (const int rc = run(); rc >= 0) return rc;
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "widen: internal error: %s\n", e.what());
     return kExitInternal;

@@ -1,0 +1,96 @@
+// widen ddl: HBase shell statements that create the mapping's target tables
+// — create_namespace, create with every family option, SPLITS and the row
+// key layout as METADATA — from the same TableDescriptors widen creates
+// tables from. Paste the output into `hbase shell`, or run it with
+// `hbase shell -n FILE`.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cmd/commands.h"
+#include "cmd/design_util.h"
+#include "cmd/exit_codes.h"
+#include "store/hbase_ddl.h"
+#include "transform/split_points.h"
+
+namespace widen {
+
+int RunDdl(const DdlOptions& o) {
+  DesignLoadOptions lo;
+  lo.mapping_path = o.mapping_path;
+  lo.source_url = o.source_url;
+  lo.only_table = o.only_table;
+  auto loaded = LoadDesign(lo);
+  if (!loaded.ok()) return FailWith(loaded.status());
+  DesignInputs& in = **loaded;
+
+  std::string out = fmt::format("# widen ddl -m {}: {} table(s); paste into `hbase shell`\n",
+                                in.mapping.file, in.tables.size());
+  std::vector<TableDescriptor> descriptors;
+  for (const TablePlan* tp : in.tables) {
+    SplitOptions so;
+    so.regions = o.regions;
+    so.sample_keys = o.sample_keys;
+    so.max_rows = o.sample_rows;
+    auto split = ComputeSplitPoints(*tp, in.source.get(), so);
+    if (!split.ok()) {
+      return FailWith(Status(split.status().code(), fmt::format("table '{}': {}", tp->mapping->name,
+                                                                split.status().message())));
+    }
+    TableDescriptor d = tp->descriptor;
+    d.split_points = split->points;
+    if (Status s = d.Validate(); !s.ok()) return FailWith(s);
+    const size_t regions = d.split_points.size() + 1;
+    if (split->method == "salt") {
+      out += fmt::format("# {}: {} region(s) at salt bucket boundaries ({} buckets)\n",
+                         d.FullName(), regions, tp->key.salt().size);
+    } else if (split->method == "hash") {
+      out += fmt::format("# {}: {} region(s), equal ranges of the {}-byte hash prefix\n",
+                         d.FullName(), regions, tp->key.hash_prefix().size);
+    } else if (split->method == "quantiles") {
+      out += fmt::format(
+          "# {}: {} region(s) from key quantiles ({} keys sampled from {} source rows)\n",
+          d.FullName(), regions, split->keys_sampled, split->rows_read);
+    } else {
+      out += fmt::format("# {}: one region (no salt; pre-split with --regions N)\n", d.FullName());
+    }
+    descriptors.push_back(std::move(d));
+  }
+  out += "# TTL 2147483647 is HBase's FOREVER; METADATA widen.key is the row key layout\n";
+  HBaseDdlOptions ho;
+  ho.metadata = !o.no_metadata;
+  ho.create_namespaces = !o.no_namespace;
+  out += HBaseShellDdl(descriptors, ho);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+  return kExitOk;
+}
+
+CommandRunner AddDdlCommand(CLI::App* app) {
+  auto o = std::make_shared<DdlOptions>();
+  CLI::App* c = app->add_subcommand(
+      "ddl",
+      "Print HBase shell statements (create_namespace, create with family options and SPLITS) "
+      "for the mapping's tables");
+  c->add_option("-m,--mapping", o->mapping_path, "Mapping YAML file")->required();
+  c->add_option("--source", o->source_url, "Source URL, overrides the mapping's 'source'");
+  c->add_option("--table", o->only_table, "Only this target table (ns:table)");
+  c->add_option("--regions", o->regions,
+                "Pre-split into N regions: salt bucket groups, hash prefix ranges, or key "
+                "quantiles of the source rows")
+      ->check(CLI::Range(0, 10000));
+  c->add_option("--sample-keys", o->sample_keys, "Quantiles: row keys kept in the sample")
+      ->check(CLI::Range(uint64_t{100}, uint64_t{100000000}));
+  c->add_option("--sample-rows", o->sample_rows,
+                "Quantiles: read at most this many source rows (0 = all; the first rows are not "
+                "a random sample)")
+      ->check(CLI::Range(uint64_t{0}, std::numeric_limits<uint64_t>::max()));
+  c->add_flag("--no-metadata", o->no_metadata, "Leave out METADATA (the widen.key row key layout)");
+  c->add_flag("--no-namespace", o->no_namespace, "Leave out create_namespace");
+  return [o, c] { return c->parsed() ? RunDdl(*o) : -1; };
+}
+
+}  // namespace widen

@@ -1,0 +1,550 @@
+// widen plan: a dry run. Reads a sample (or all) of the source inside the
+// source's read-only snapshot, runs the whole transform, and prints for each
+// target table its families, the row key's anatomy, the queries, the first
+// rows as HBase's shell would show them, statistics and key collisions. It
+// never opens the target: nothing is created or written anywhere (except the
+// --diagram file asked for). Output shapes: docs/plan.md.
+#include <unistd.h>
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cmd/commands.h"
+#include "cmd/design_util.h"
+#include "cmd/exit_codes.h"
+#include "common/bytes.h"
+#include "store/shell_printer.h"
+#include "transform/diagram.h"
+#include "transform/key_anatomy.h"
+#include "transform/preview.h"
+
+namespace widen {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// The version of the JSON shape (docs/plan.md); bump it on incompatible changes.
+constexpr int kPlanJsonFormat = 1;
+
+std::string DecodedKey(const KeyCodec& codec, std::string_view key) {
+  std::vector<std::pair<std::string, std::string>> parts;
+  if (!codec.Decode(key, &parts)) return "";
+  std::string s;
+  for (const auto& [name, text] : parts) {
+    if (!s.empty()) s += ' ';
+    s += name + "=" + text;
+  }
+  return s;
+}
+
+std::string Range(int min, int max) {
+  if (min == max) return std::to_string(min);
+  return fmt::format("{}-{}", min, max < 0 ? "?" : std::to_string(max));
+}
+
+std::string FamilyText(const FamilyDescriptor& f) {
+  return fmt::format(
+      "VERSIONS {}, MIN_VERSIONS {}, TTL {}, COMPRESSION {}, BLOOMFILTER {}, BLOCKSIZE {}, "
+      "IN_MEMORY {}, DATA_BLOCK_ENCODING {}",
+      f.versions, f.min_versions, f.ttl_seconds > 0 ? std::to_string(f.ttl_seconds) : "FOREVER",
+      f.compression, f.bloom_filter, f.block_size_bytes, f.in_memory ? "true" : "false",
+      f.data_block_encoding);
+}
+
+std::string SizeText(const SizeStats& s) {
+  if (s.count == 0) return "-";
+  return fmt::format("min {}  avg {:.1f}  max {}", s.min, s.avg(), s.max);
+}
+
+// One query a table runs.
+struct Query {
+  std::string role;    // "rows" (the driving rows) or "nest"
+  std::string prefix;  // nest: the qualifier prefixes down to it ("a", "a+t")
+  std::string table;   // the source table (empty for a free-form query)
+  std::string sql;
+};
+
+// The queries of a table: the driving rows, then each nest's (depth first).
+std::vector<Query> Queries(const TablePlan& tp, Source* source) {
+  std::vector<Query> q;
+  q.push_back(Query{"rows", "", tp.scan.table, source->SelectSql(tp.scan)});
+  std::vector<std::pair<const NestPlan*, std::string>> nests;
+  for (const auto& n : tp.nests) nests.emplace_back(&n, ToStringBinary(n.prefix));
+  for (size_t i = 0; i < nests.size(); ++i) {
+    const auto [n, prefix] = nests[i];
+    q.push_back(Query{"nest", prefix, n->spec->table, source->SelectSql(n->scan)});
+    for (const auto& g : n->children) {
+      nests.emplace_back(&g, prefix + "+" + ToStringBinary(g.prefix));
+    }
+  }
+  return q;
+}
+
+struct TableResult {
+  const TablePlan* plan;
+  KeyAnatomy anatomy;
+  TablePreview preview;
+};
+
+void PrintText(const PlanOptions& o, const DesignInputs& in,
+               const std::vector<TableResult>& results, std::string* out) {
+  const bool tty = isatty(STDOUT_FILENO) != 0;
+  for (const TableResult& r : results) {
+    const TablePlan& tp = *r.plan;
+    const TablePreview& p = r.preview;
+    const std::string from =
+        tp.scan.table.empty() ? "query '" + tp.scan.alias + "'" : tp.scan.table;
+    *out += fmt::format("== {}\n", tp.descriptor.FullName());
+    *out += fmt::format(
+        "source     {}{}\n", from,
+        p.estimated_rows >= 0
+            ? fmt::format(" (about {} rows by the source's statistics)", p.estimated_rows)
+            : " (no row estimate)");
+    for (size_t i = 0; i < tp.descriptor.families.size(); ++i) {
+      const auto& f = tp.descriptor.families[i];
+      *out +=
+          fmt::format("{}{}  {}\n", i == 0 ? "families   " : "           ", f.name, FamilyText(f));
+    }
+    const KeyAnatomy& a = r.anatomy;
+    *out += fmt::format(
+        "row key    {}{}, {} bytes: {}\n", a.form == KeyForm::kText ? "text" : "binary",
+        a.form == KeyForm::kText ? fmt::format(", separator '{}'", ToStringBinary(a.separator))
+                                 : "",
+        Range(a.min_bytes, a.max_bytes), a.compact);
+    // One line per piece, in columns as wide as their widest entry.
+    std::vector<std::array<std::string, 6>> lines;
+    lines.push_back({"offset", "bytes", "part", "type", "source", "encoding"});
+    for (const auto& piece : a.pieces) {
+      if (piece.kind == KeyPieceAnatomy::Kind::kSeparator) continue;
+      std::string src = piece.column;
+      if (!piece.source_type.empty()) src += " (" + piece.source_type + ")";
+      lines.push_back({piece.offset < 0 ? "var" : std::to_string(piece.offset),
+                       Range(piece.min_bytes, piece.max_bytes), piece.name,
+                       piece.type.empty() ? KeyAnatomy::KindName(piece.kind) : piece.type,
+                       src.empty() ? "-" : src, piece.encoding});
+    }
+    std::array<size_t, 6> width{};
+    for (const auto& l : lines) {
+      for (size_t i = 0; i < l.size(); ++i) width[i] = std::max(width[i], l[i].size());
+    }
+    for (const auto& l : lines) {
+      std::string line = "          ";
+      for (size_t i = 0; i < l.size(); ++i) {
+        line += " " + l[i];
+        if (i + 1 < l.size()) line.append(width[i] - l[i].size() + 1, ' ');
+      }
+      *out += line + "\n";
+    }
+    const auto queries = Queries(tp, in.source.get());
+    for (size_t i = 0; i < queries.size(); ++i) {
+      const Query& q = queries[i];
+      *out +=
+          fmt::format("{}{}: {}\n", i == 0 ? "queries    " : "           ",
+                      q.role == "rows" ? "rows" : "nest " + q.prefix + " (" + q.table + ")", q.sql);
+    }
+
+    if (o.limit > 0) {
+      *out +=
+          fmt::format("\nfirst {} row(s), as HBase's shell shows a scan:\n", p.shown_rows.size());
+      std::ostringstream s;
+      ShellPrinterOptions po;
+      if (!tty) po.first_column_width = 0;
+      ShellPrinter printer(s, ShellFormat::kScan, po);
+      printer.Header();
+      for (size_t i = 0; i < p.shown.size(); ++i) printer.Cell(p.shown.Get(i));
+      printer.Footer();
+      *out += s.str();
+      *out += "row keys decoded, and the source rows they come from:\n";
+      for (const auto& row : p.shown_rows) {
+        *out += fmt::format(" {}  =  {}  <-  {} {}\n", ToStringBinary(row.key),
+                            DecodedKey(tp.key, row.key), from, row.source_id);
+      }
+    }
+
+    *out += fmt::format("\nstatistics ({})\n",
+                        p.complete ? fmt::format("all {} source rows", p.driving_rows)
+                                   : fmt::format("sample: the first {} source rows; --full reads "
+                                                 "all",
+                                                 p.driving_rows));
+    *out += fmt::format("  rows            {} written, {} rejected, {} empty (no cell)", p.run.rows,
+                        p.run.rejected, p.run.empty_rows);
+    if (p.run.orphans > 0) *out += fmt::format(", {} orphan child rows", p.run.orphans);
+    *out += "\n";
+    *out +=
+        fmt::format("  cells           {}  per row: {}\n", p.run.cells, SizeText(p.cells_per_row));
+    *out += fmt::format("  row key bytes   {}\n", SizeText(p.key_bytes));
+    *out += fmt::format("  qualifier bytes {}\n", SizeText(p.qualifier_bytes));
+    *out += fmt::format("  value bytes     {}\n", SizeText(p.value_bytes));
+    *out += fmt::format("  row bytes       {}\n", SizeText(p.row_bytes));
+    std::string total;
+    if (p.complete) {
+      total = HumanBytes(static_cast<double>(p.run.bytes)) + " (every row)";
+    } else if (p.estimated_total_bytes >= 0) {
+      total =
+          fmt::format("{} in the sample; about {} for all ~{} rows",
+                      HumanBytes(static_cast<double>(p.run.bytes)),
+                      HumanBytes(static_cast<double>(p.estimated_total_bytes)), p.estimated_rows);
+    } else {
+      total = HumanBytes(static_cast<double>(p.run.bytes)) +
+              " in the sample (no row estimate to extrapolate; run ANALYZE on the source)";
+    }
+    *out += fmt::format("  bytes           {}\n", total);
+    std::string fams;
+    for (const auto& f : p.families) {
+      if (!fams.empty()) fams += "; ";
+      fams += fmt::format("{}: {} cells, {}", f.name, f.cells,
+                          HumanBytes(static_cast<double>(f.bytes)));
+    }
+    *out += fmt::format("  families        {}\n", fams);
+    for (size_t i = 0; i < p.widest.size(); ++i) {
+      const auto& w = p.widest[i];
+      *out += fmt::format("  {}{} [{}]: {} cells, {}\n",
+                          i == 0 ? "widest rows     " : "                ", ToStringBinary(w.key),
+                          w.source_id, w.cells, HumanBytes(static_cast<double>(w.bytes)));
+    }
+    if (!p.salt_buckets.empty()) {
+      std::string b;
+      uint64_t lo = UINT64_MAX, hi = 0;
+      for (size_t i = 0; i < p.salt_buckets.size(); ++i) {
+        b += fmt::format("{}{}:{}", i ? " " : "", i, p.salt_buckets[i]);
+        lo = std::min(lo, p.salt_buckets[i]);
+        hi = std::max(hi, p.salt_buckets[i]);
+      }
+      *out += fmt::format("  salt buckets    {} (rows per bucket; min {}, max {})\n", b, lo, hi);
+    }
+
+    if (p.collisions == 0) {
+      *out += fmt::format("  collisions      none{}\n",
+                          p.complete ? "" : " in the sample (--full checks every row)");
+    } else {
+      *out +=
+          fmt::format("  collisions      ERROR: {}{} cell(s) would silently replace another cell\n",
+                      p.collisions_exact ? "" : "at least ", p.collisions);
+      for (const auto& c : p.collision_examples) {
+        if (c.same_source_row) {
+          *out += fmt::format(
+              "    row {} column {}: written twice by source row {} (nested ids "
+              "repeat)\n",
+              ToStringBinary(c.row_key), c.column, c.first_source);
+        } else {
+          *out += fmt::format(
+              "    row {} column {}: source rows [{}] and [{}] give the same row "
+              "key; the second replaces the first\n",
+              ToStringBinary(c.row_key), c.column, c.first_source, c.second_source);
+        }
+      }
+    }
+    if (p.merged_rows > 0) {
+      *out += fmt::format(
+          "  merged rows     {} source row(s) share a row key with an earlier "
+          "row but write other columns\n",
+          p.merged_rows);
+    }
+    if (p.run.rejected > 0) {
+      *out += fmt::format(
+          "  rejects         {} row(s) cannot be encoded (migrate stops at the "
+          "first unless --rejects FILE):\n",
+          p.run.rejected);
+      for (const auto& rj : p.reject_examples) {
+        *out += fmt::format("    {}: {}\n", rj.source_id, rj.reason);
+      }
+    }
+    *out += "\n";
+  }
+}
+
+Json SizeJson(const SizeStats& s) {
+  if (s.count == 0) return Json{{"min", nullptr}, {"avg", nullptr}, {"max", nullptr}};
+  return Json{{"min", s.min}, {"avg", s.avg()}, {"max", s.max}};
+}
+
+Json Nullable(int64_t v) { return v < 0 ? Json(nullptr) : Json(v); }
+
+Json ToJson(const PlanOptions& o, const DesignInputs& in, const std::vector<TableResult>& results,
+            int64_t timestamp_ms) {
+  Json doc;
+  doc["widen_plan"] = kPlanJsonFormat;
+  doc["mapping"] = in.mapping.file;
+  doc["source"] = MaskUrl(in.mapping.source_url);
+  doc["mode"] = o.full ? "full" : "sample";
+  doc["sample_rows"] = o.full ? Json(nullptr) : Json(o.sample);
+  doc["timestamp_ms"] = timestamp_ms;
+  Json tables = Json::array();
+  uint64_t errors = 0;
+  for (const TableResult& r : results) {
+    const TablePlan& tp = *r.plan;
+    const TablePreview& p = r.preview;
+    Json t;
+    t["name"] = tp.descriptor.FullName();
+    t["namespace"] = tp.descriptor.name_space;
+    t["table"] = tp.descriptor.table;
+    t["source_table"] = tp.scan.table.empty() ? Json(nullptr) : Json(tp.scan.table);
+    t["estimated_source_rows"] = Nullable(p.estimated_rows);
+    Json fams = Json::array();
+    for (const auto& f : tp.descriptor.families) {
+      fams.push_back(Json{{"name", f.name},
+                          {"versions", f.versions},
+                          {"min_versions", f.min_versions},
+                          {"ttl_seconds", f.ttl_seconds},
+                          {"compression", f.compression},
+                          {"bloom_filter", f.bloom_filter},
+                          {"block_size_bytes", f.block_size_bytes},
+                          {"in_memory", f.in_memory},
+                          {"data_block_encoding", f.data_block_encoding}});
+    }
+    t["families"] = fams;
+    const KeyAnatomy& a = r.anatomy;
+    Json key;
+    key["form"] = a.form == KeyForm::kText ? "text" : "binary";
+    key["separator"] = a.form == KeyForm::kText ? Json(a.separator) : Json(nullptr);
+    key["anatomy"] = a.compact;
+    key["min_bytes"] = a.min_bytes;
+    key["max_bytes"] = Nullable(a.max_bytes);
+    Json parts = Json::array();
+    for (const auto& piece : a.pieces) {
+      parts.push_back(
+          Json{{"kind", KeyAnatomy::KindName(piece.kind)},
+               {"name", piece.name},
+               {"column", piece.column.empty() ? Json(nullptr) : Json(piece.column)},
+               {"source_type", piece.source_type.empty() ? Json(nullptr) : Json(piece.source_type)},
+               {"type", piece.type.empty() ? Json(nullptr) : Json(piece.type)},
+               {"encoding", piece.encoding},
+               {"offset", Nullable(piece.offset)},
+               {"min_bytes", piece.min_bytes},
+               {"max_bytes", Nullable(piece.max_bytes)}});
+    }
+    key["parts"] = parts;
+    t["key"] = key;
+    Json queries = Json::array();
+    for (const Query& q : Queries(tp, in.source.get())) {
+      queries.push_back(Json{{"role", q.role},
+                             {"prefix", q.prefix.empty() ? Json(nullptr) : Json(q.prefix)},
+                             {"table", q.table.empty() ? Json(nullptr) : Json(q.table)},
+                             {"sql", q.sql}});
+    }
+    t["queries"] = queries;
+    // The shown rows, their cells in HBase order.
+    Json rows = Json::array();
+    for (size_t i = 0; i < p.shown.size(); ++i) {
+      const CellView c = p.shown.Get(i);
+      if (rows.empty() || rows.back()["key"] != ToStringBinary(c.row)) {
+        Json row;
+        row["key"] = ToStringBinary(c.row);
+        std::vector<std::pair<std::string, std::string>> named;
+        Json decoded = Json::array();
+        if (tp.key.Decode(c.row, &named)) {
+          for (const auto& [part, text] : named) {
+            decoded.push_back(Json{{"part", part}, {"value", text}});
+          }
+        }
+        row["decoded"] = decoded;
+        row["source"] = nullptr;
+        for (const auto& s : p.shown_rows) {
+          if (s.key == c.row) {
+            row["source"] = s.source_id;
+            break;
+          }
+        }
+        row["cells"] = Json::array();
+        rows.push_back(row);
+      }
+      rows.back()["cells"].push_back(
+          Json{{"column", std::string(c.family) + ":" + ToStringBinary(c.qualifier)},
+               {"timestamp", c.timestamp_ms},
+               {"value", ToStringBinary(c.value)}});
+    }
+    t["rows"] = rows;
+    Json stats;
+    stats["complete"] = p.complete;
+    stats["driving_rows"] = p.driving_rows;
+    stats["source_rows"] = p.run.source_rows;
+    stats["rows"] = p.run.rows;
+    stats["cells"] = p.run.cells;
+    stats["rejected"] = p.run.rejected;
+    stats["empty_rows"] = p.run.empty_rows;
+    stats["orphans"] = p.run.orphans;
+    stats["bytes"] = p.run.bytes;
+    stats["estimated_total_bytes"] = Nullable(p.estimated_total_bytes);
+    stats["cells_per_row"] = SizeJson(p.cells_per_row);
+    stats["row_key_bytes"] = SizeJson(p.key_bytes);
+    stats["qualifier_bytes"] = SizeJson(p.qualifier_bytes);
+    stats["value_bytes"] = SizeJson(p.value_bytes);
+    stats["row_bytes"] = SizeJson(p.row_bytes);
+    Json fstats = Json::array();
+    for (const auto& f : p.families) {
+      fstats.push_back(Json{{"name", f.name}, {"cells", f.cells}, {"bytes", f.bytes}});
+    }
+    stats["families"] = fstats;
+    Json widest = Json::array();
+    for (const auto& w : p.widest) {
+      widest.push_back(Json{{"key", ToStringBinary(w.key)},
+                            {"source", w.source_id},
+                            {"cells", w.cells},
+                            {"bytes", w.bytes}});
+    }
+    stats["widest_rows"] = widest;
+    stats["salt_buckets"] = p.salt_buckets.empty() ? Json(nullptr) : Json(p.salt_buckets);
+    t["stats"] = stats;
+    Json examples = Json::array();
+    for (const auto& c : p.collision_examples) {
+      examples.push_back(Json{{"row_key", ToStringBinary(c.row_key)},
+                              {"column", c.column},
+                              {"timestamp", c.timestamp_ms},
+                              {"first_source", c.first_source},
+                              {"second_source", c.second_source},
+                              {"same_source_row", c.same_source_row}});
+    }
+    t["collisions"] = Json{{"count", p.collisions},
+                           {"exact", p.collisions_exact},
+                           {"merged_rows", p.merged_rows},
+                           {"examples", examples}};
+    Json rejects = Json::array();
+    for (const auto& rj : p.reject_examples) {
+      rejects.push_back(Json{{"source", rj.source_id}, {"reason", rj.reason}});
+    }
+    t["rejects"] = Json{{"count", p.run.rejected}, {"examples", rejects}};
+    errors += p.collisions;
+    tables.push_back(t);
+  }
+  doc["tables"] = tables;
+  doc["errors"] = errors;
+  return doc;
+}
+
+// Writes the DOT text to `path`, or renders it with Graphviz's dot when the
+// extension is svg, png or pdf.
+Status WriteDiagram(const std::string& path, const std::string& dot) {
+  const size_t d = path.rfind('.');
+  const std::string ext = d == std::string::npos ? "" : path.substr(d + 1);
+  if (ext == "dot" || ext == "gv") {
+    std::ofstream f(path, std::ios::out | std::ios::trunc);
+    f << dot;
+    f.close();
+    if (!f)
+      return Status::InvalidArgument(fmt::format("--diagram {}: cannot write the file", path));
+    return Status::OK();
+  }
+  if (ext != "svg" && ext != "png" && ext != "pdf") {
+    return Status::InvalidArgument(
+        fmt::format("--diagram {}: expected a file name ending in .dot, .svg, .png or .pdf", path));
+  }
+  std::string quoted = "'";
+  for (char c : path) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  quoted += "'";
+  const std::string cmd = "dot -T" + ext + " -o " + quoted + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "w");
+  if (p == nullptr) {
+    return Status::Unavailable("--diagram: cannot run Graphviz's dot");
+  }
+  std::fwrite(dot.data(), 1, dot.size(), p);
+  const int rc = pclose(p);
+  if (rc != 0) {
+    return Status::Unavailable(fmt::format(
+        "--diagram {}: Graphviz's dot failed (exit status {}); is it installed (apt-get install "
+        "graphviz)? Or write FILE.dot and render it elsewhere",
+        path, rc));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+int RunPlan(const PlanOptions& o) {
+  const auto start = std::chrono::system_clock::now();
+  DesignLoadOptions lo;
+  lo.mapping_path = o.mapping_path;
+  lo.source_url = o.source_url;
+  lo.only_table = o.only_table;
+  lo.fetch_rows = o.fetch_rows;
+  auto loaded = LoadDesign(lo);
+  if (!loaded.ok()) return FailWith(loaded.status());
+  DesignInputs& in = **loaded;
+
+  int64_t ts =
+      std::chrono::duration_cast<std::chrono::milliseconds>(start.time_since_epoch()).count();
+  if (o.timestamp_ms) {
+    ts = *o.timestamp_ms;
+  } else if (in.mapping.timestamp_ms) {
+    ts = *in.mapping.timestamp_ms;
+  }
+  std::vector<TableResult> results;
+  for (const TablePlan* tp : in.tables) {
+    PreviewOptions po;
+    po.sample_rows = o.full ? 0 : o.sample;
+    po.show_rows = o.limit;
+    po.timestamp_ms = ts;
+    const SourceTable* st = tp->scan.table.empty() ? nullptr : in.schema.FindTable(tp->scan.table);
+    po.estimated_rows = st == nullptr ? -1 : st->estimated_rows;
+    auto preview = PreviewTable(*tp, in.source.get(), po);
+    if (!preview.ok()) {
+      return FailWith(Status(preview.status().code(),
+                             fmt::format("{}: table '{}': {}", tp->mapping->loc.ToString(),
+                                         tp->mapping->name, preview.status().message())));
+    }
+    results.push_back(TableResult{tp, DescribeRowKey(*tp, in.schema), std::move(*preview)});
+  }
+  if (!o.diagram_path.empty()) {
+    if (Status s = WriteDiagram(o.diagram_path, DesignDiagramDot(in.tables)); !s.ok()) {
+      return FailWith(s);
+    }
+  }
+  uint64_t collisions = 0;
+  for (const auto& r : results) collisions += r.preview.collisions;
+  if (o.format == "json") {
+    std::string s = ToJson(o, in, results, ts).dump(2, ' ', false, Json::error_handler_t::replace);
+    std::fwrite(s.data(), 1, s.size(), stdout);
+    std::fputc('\n', stdout);
+  } else {
+    std::string s;
+    PrintText(o, in, results, &s);
+    std::fwrite(s.data(), 1, s.size(), stdout);
+  }
+  std::fflush(stdout);
+  if (collisions > 0) {
+    std::fprintf(stderr,
+                 "widen: %llu key collision(s): cells that would replace other cells (see "
+                 "'collisions' above)\n",
+                 static_cast<unsigned long long>(collisions));
+    return kExitInvalid;
+  }
+  return kExitOk;
+}
+
+CommandRunner AddPlanCommand(CLI::App* app) {
+  auto o = std::make_shared<PlanOptions>();
+  CLI::App* c = app->add_subcommand(
+      "plan",
+      "Dry run: show the rows, row key anatomy, statistics and key collisions the mapping "
+      "gives, reading the source read-only; writes nothing");
+  c->add_option("-m,--mapping", o->mapping_path, "Mapping YAML file")->required();
+  c->add_option("--source", o->source_url, "Source URL, overrides the mapping's 'source'");
+  c->add_option("--table", o->only_table, "Only this target table (ns:table)");
+  c->add_option("--limit", o->limit, "Rows shown per table (0 = none)")
+      ->check(CLI::Range(uint64_t{0}, uint64_t{100000}));
+  c->add_option("--sample", o->sample, "Source rows read per table for the statistics")
+      ->check(CLI::Range(uint64_t{1}, std::numeric_limits<uint64_t>::max()));
+  c->add_flag("--full", o->full,
+              "Read every source row: exact statistics and a complete collision check");
+  c->add_option("--format", o->format, "Output format: text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  c->add_option("--diagram", o->diagram_path,
+                "Also draw the design: FILE.dot, or FILE.svg/.png/.pdf (runs Graphviz's dot)");
+  c->add_option("--timestamp-ms", o->timestamp_ms,
+                "Timestamp of every cell in ms since the epoch (default: the mapping's "
+                "timestamp_ms, else now)")
+      ->check(CLI::Range(int64_t{0}, std::numeric_limits<int64_t>::max()));
+  c->add_option("--fetch-rows", o->fetch_rows, "Rows per round trip from the source")
+      ->check(CLI::Range(1, 1000000));
+  return [o, c] { return c->parsed() ? RunPlan(*o) : -1; };
+}
+
+}  // namespace widen
