@@ -806,6 +806,20 @@ Result<std::unique_ptr<MySqlSource>> MySqlSource::Open(const std::string& url,
         "NO_ENGINE_SUBSTITUTION'");
     st->execute("SET SESSION sql_select_limit = 18446744073709551615");
     st->execute("SET SESSION net_write_timeout = 3600");
+    // ORDER BY compares only the first max_sort_length bytes of a value:
+    // longer keys sharing a prefix would sort in no order while the keyset
+    // predicate compares them whole. 8 MiB is the largest both servers take.
+    st->execute("SET SESSION max_sort_length = 8388608");
+    // A server-wide statement time limit would cut a long read: off where the
+    // server has one (MariaDB max_statement_time, MySQL max_execution_time).
+    for (const char* limit :
+         {"SET SESSION max_statement_time = 0", "SET SESSION max_execution_time = 0"}) {
+      try {
+        st->execute(limit);
+      } catch (const sql::SQLException&) {
+        // Not this server's variable.
+      }
+    }
     st->execute("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ");
     st->execute("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
   } catch (const std::exception& e) {

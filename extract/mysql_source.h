@@ -15,7 +15,9 @@
 //                                     PIPES_AS_CONCAT or NO_BACKSLASH_ESCAPES
 //                                     changing values or a mapping's `where`;
 //                                     no NO_ZERO_DATE, so zero dates compare
-//   sql_select_limit = 18446744073709551615, net_write_timeout = 3600
+//   sql_select_limit = 18446744073709551615, net_write_timeout = 3600,
+//   max_sort_length = 8388608 (ORDER BY compares whole keys),
+//   max_statement_time / max_execution_time = 0 where the server has it
 // then one snapshot for the whole run:
 //   SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ;
 //   START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY
