@@ -199,6 +199,8 @@ namespace {
 // The pieces of a scan's SQL, and how to decode and page it.
 struct QueryPlan {
   std::string select;              // "SELECT ... FROM ... LEFT JOIN ..."
+  std::vector<std::string> items;  // the selected expressions (visible, then hidden)
+  std::string from;                // " FROM ... LEFT JOIN ..."
   std::vector<std::string> preds;  // ANDed: the mapping's where, NOT NULL filters
   std::vector<ColumnKind> kinds;   // per selected column (visible, then hidden key columns)
   std::vector<std::string> names;
@@ -288,23 +290,25 @@ QueryPlan BuildQuery(const MySqlSource::Session& s, const ScanSpec& spec) {
     q.keys.push_back(QueryPlan::Key{index, m, std::move(expr)});
   }
 
-  q.select = "SELECT ";
-  for (size_t i = 0; i < items.size(); ++i) q.select += (i ? ", " : "") + items[i];
   if (spec.query.empty()) {
-    q.select += " FROM " + MySqlSource::QuoteIdent(spec.table) + " AS " +
-                MySqlSource::QuoteIdent(spec.alias);
+    q.from = " FROM " + MySqlSource::QuoteIdent(spec.table) + " AS " +
+             MySqlSource::QuoteIdent(spec.alias);
   } else {
-    q.select += " FROM (" + spec.query + ") AS " + MySqlSource::QuoteIdent(spec.alias);
+    q.from = " FROM (" + spec.query + ") AS " + MySqlSource::QuoteIdent(spec.alias);
   }
   for (const auto& j : spec.joins) {
-    q.select += " LEFT JOIN " + MySqlSource::QuoteIdent(j.table) + " AS " +
-                MySqlSource::QuoteIdent(j.alias) + " ON ";
+    q.from += " LEFT JOIN " + MySqlSource::QuoteIdent(j.table) + " AS " +
+              MySqlSource::QuoteIdent(j.alias) + " ON ";
     for (size_t i = 0; i < j.on.size(); ++i) {
-      if (i) q.select += " AND ";
-      q.select += MySqlSource::QuoteIdent(j.alias) + "." + MySqlSource::QuoteIdent(j.on[i].second) +
-                  " = " + Col(j.on[i].first);
+      if (i) q.from += " AND ";
+      q.from += MySqlSource::QuoteIdent(j.alias) + "." + MySqlSource::QuoteIdent(j.on[i].second) +
+                " = " + Col(j.on[i].first);
     }
   }
+  q.select = "SELECT ";
+  for (size_t i = 0; i < items.size(); ++i) q.select += (i ? ", " : "") + items[i];
+  q.select += q.from;
+  q.items = std::move(items);
   if (!spec.where.empty()) q.preds.push_back("(" + spec.where + ")");
   for (const auto& c : spec.not_null) q.preds.push_back(Col(c) + " IS NOT NULL");
   for (size_t i = 0; i < q.keys.size(); ++i) q.order += (i ? ", " : " ORDER BY ") + q.keys[i].expr;
@@ -876,6 +880,114 @@ Status MySqlSource::CheckScan(const ScanSpec& spec) {
     return QueryError(fmt::format("table {}: query failed ({})", name, sql), e);
   }
   return Status::OK();
+}
+
+namespace {
+
+// A scan of the derived query `sql` whose output columns are `names`.
+ScanSpec OverQuery(std::string sql, const std::vector<std::string>& names) {
+  ScanSpec s;
+  s.query = std::move(sql);
+  s.alias = "widen_q";
+  for (const auto& n : names) s.columns.push_back(ColumnExpr{s.alias, n, false});
+  return s;
+}
+
+// `spec`'s rows (table or query, joins, where, not_null) selecting `columns`.
+ScanSpec Unordered(const ScanSpec& spec, std::vector<ColumnExpr> columns) {
+  ScanSpec s = spec;
+  s.columns = std::move(columns);
+  s.order_by.clear();
+  s.unique_key.clear();
+  return s;
+}
+
+std::string Where(const QueryPlan& q) {
+  std::string w;
+  for (size_t i = 0; i < q.preds.size(); ++i) w += (i ? " AND " : " WHERE ") + q.preds[i];
+  return w;
+}
+
+// Text as unsigned UTF-8 bytes, as ORDER BY and the keyset compare it.
+std::string Bytewise(const std::string& expr) {
+  return "CAST(CONVERT(" + expr + " USING utf8mb4) AS BINARY)";
+}
+
+}  // namespace
+
+Result<std::vector<GroupCount>> MySqlSource::LargestGroups(const ScanSpec& spec,
+                                                           const std::vector<ColumnExpr>& group_by,
+                                                           int limit) {
+  if (group_by.empty() || limit < 1) {
+    return Status::InvalidArgument("LargestGroups needs group columns and a positive limit");
+  }
+  WIDEN_RETURN_IF_ERROR(session_->Prepare(spec));
+  const QueryPlan q = BuildQuery(*session_, Unordered(spec, group_by));
+  if (!q.unknown.empty()) {
+    return Status::NotFound(fmt::format("source {}: no column {} in the schema",
+                                        session_->masked_url, q.unknown.front()));
+  }
+  // Text groups by its bytes (as widen compares it), not by the column's
+  // collation, which would merge 'a' and 'A'.
+  std::string inner = "SELECT ", outer = "SELECT ", group;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < group_by.size(); ++i) {
+    const std::string g = fmt::format("widen_g{}", i), b = fmt::format("widen_b{}", i);
+    const bool text = IsTextKind(q.kinds[i]);
+    inner += (i ? ", " : "") + q.items[i] + " AS " + g;
+    if (text) inner += ", " + Bytewise(q.items[i]) + " AS " + b;
+    outer += (i ? ", " : "") + (text ? "MIN(" + g + ") AS " + g : g);
+    group += (i ? ", " : "") + (text ? b : g);
+    names.push_back(g);
+  }
+  names.push_back("widen_n");
+  const std::string sql = fmt::format(
+      "{}, COUNT(*) AS widen_n FROM ({}{}{}) AS widen_x GROUP BY {} ORDER BY widen_n "
+      "DESC, {} LIMIT {}",
+      outer, inner, q.from, Where(q), group, group, limit);
+  WIDEN_ASSIGN_OR_RETURN(auto rows, Scan(OverQuery(sql, names)));
+  std::vector<GroupCount> groups;
+  for (; rows->Valid(); rows->Next()) {
+    const Row& r = rows->row();
+    GroupCount g;
+    g.key.values.assign(r.values.begin(), r.values.end() - 1);
+    g.rows = r.values.back().as_int();
+    groups.push_back(std::move(g));
+  }
+  WIDEN_RETURN_IF_ERROR(rows->status());
+  return groups;
+}
+
+Result<ColumnSummary> MySqlSource::SummarizeColumn(const ScanSpec& spec, const ColumnExpr& column) {
+  WIDEN_RETURN_IF_ERROR(session_->Prepare(spec));
+  const QueryPlan q = BuildQuery(*session_, Unordered(spec, {column}));
+  if (!q.unknown.empty()) {
+    return Status::NotFound(fmt::format("source {}: no column {} in the schema",
+                                        session_->masked_url, q.unknown.front()));
+  }
+  // Text: the bytewise smallest and largest, as widen orders it.
+  const std::string x = q.items[0];
+  const bool text = IsTextKind(q.kinds[0]);
+  const std::string lo =
+      text ? "CONVERT(MIN(" + Bytewise(x) + ") USING utf8mb4)" : "MIN(" + x + ")";
+  const std::string hi =
+      text ? "CONVERT(MAX(" + Bytewise(x) + ") USING utf8mb4)" : "MAX(" + x + ")";
+  const std::string sql = fmt::format(
+      "SELECT {} AS widen_min, {} AS widen_max, COUNT(*) AS widen_rows, COUNT({}) AS "
+      "widen_non_null{}{}",
+      lo, hi, x, q.from, Where(q));
+  WIDEN_ASSIGN_OR_RETURN(
+      auto rows, Scan(OverQuery(sql, {"widen_min", "widen_max", "widen_rows", "widen_non_null"})));
+  ColumnSummary s;
+  if (rows->Valid()) {
+    const Row& r = rows->row();
+    s.min = r[0];
+    s.max = r[1];
+    s.rows = r[2].as_int();
+    s.non_null = r[3].as_int();
+  }
+  WIDEN_RETURN_IF_ERROR(rows->status());
+  return s;
 }
 
 Result<std::unique_ptr<RowStream>> MySqlSource::Scan(const ScanSpec& spec) {

@@ -80,6 +80,12 @@ class MySqlSource : public Source {
   /// REQUIRES: every stream of this source is used by one thread.
   /// FailedPrecondition while an unbuffered stream is open (see above).
   Result<std::unique_ptr<RowStream>> Scan(const ScanSpec& spec) override;
+  /// One GROUP BY on the server; text groups by its UTF-8 bytes.
+  Result<std::vector<GroupCount>> LargestGroups(const ScanSpec& spec,
+                                                const std::vector<ColumnExpr>& group_by,
+                                                int limit) override;
+  /// One aggregate query on the server; text min/max by UTF-8 bytes.
+  Result<ColumnSummary> SummarizeColumn(const ScanSpec& spec, const ColumnExpr& column) override;
   std::string dialect() const override { return "mysql"; }
 
   /// Quotes an identifier: `name` with embedded backticks doubled.

@@ -308,6 +308,55 @@ TEST_F(MySqlSourceTest, FreeFormQueriesAndChecksWithoutReading) {
   EXPECT_EQ(bad_query.status().code(), StatusCode::kInvalidArgument);
 }
 
+TEST_F(MySqlSourceTest, LargestGroupsAndColumnSummaryRunOnTheServer) {
+  MySqlQuery(db_, std::vector<std::string>{
+                      "CREATE TABLE g (id INT PRIMARY KEY, k VARCHAR(5) COLLATE "
+                      "utf8mb4_general_ci, n INT, at DATETIME, f FLOAT)",
+                      "INSERT INTO g VALUES (1, 'a', 1, '2020-01-01 00:00:00', 0.1), "
+                      "(2, 'A', 1, '2019-05-06 07:08:09', NULL), (3, 'A', 2, NULL, 2.5), "
+                      "(4, 'A', 2, '2021-01-01 00:00:00', NULL), (5, NULL, 3, NULL, NULL), "
+                      "(6, 'b', 3, NULL, NULL), (7, 'b', 3, NULL, NULL)",
+                      "SELECT 1"});
+  auto src = OpenSource(db_);
+  ASSERT_NE(src, nullptr);
+  ScanSpec spec = Spec("g", {{"g", "id"}}, {}, {{"g", "id"}});
+  // 'a' and 'A' are one value in the column's collation, two for widen.
+  auto groups = src->LargestGroups(spec, {{"g", "k", true}}, 10);
+  ASSERT_TRUE(groups.ok()) << groups.status().ToString();
+  std::vector<std::string> got;
+  for (const auto& gc : *groups) got.push_back(Typed(gc.key[0]) + "=" + std::to_string(gc.rows));
+  auto expected = MySqlQuery(db_,
+                             "SELECT CONCAT('text:', IFNULL(k, 'NULL'), '=', COUNT(*)) FROM g "
+                             "GROUP BY BINARY k ORDER BY COUNT(*) DESC, BINARY k");
+  ASSERT_EQ(got.size(), expected.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], expected[i][0]);
+  EXPECT_EQ(got.front(), "text:A=3");
+  auto two = src->LargestGroups(spec, {{"g", "k", true}, {"g", "n"}}, 1);
+  ASSERT_TRUE(two.ok()) << two.status().ToString();
+  ASSERT_EQ(two->size(), 1u);
+  EXPECT_EQ(Typed((*two)[0].key[0]) + "|" + Typed((*two)[0].key[1]), "text:A|int:2") << "ties: the smaller key first";
+  EXPECT_EQ((*two)[0].rows, 2);
+
+  auto at = src->SummarizeColumn(spec, {"g", "at"});
+  ASSERT_TRUE(at.ok()) << at.status().ToString();
+  EXPECT_EQ(Typed(at->min), "timestamp:2019-05-06 07:08:09");
+  EXPECT_EQ(Typed(at->max), "timestamp:2021-01-01 00:00:00");
+  EXPECT_EQ(at->rows, 7);
+  EXPECT_EQ(at->non_null, 3);
+  auto k = src->SummarizeColumn(spec, {"g", "k", true});
+  ASSERT_TRUE(k.ok()) << k.status().ToString();
+  EXPECT_EQ(Typed(k->min), "text:A") << "bytewise: 'A' < 'a'";
+  EXPECT_EQ(Typed(k->max), "text:b");
+  auto f = src->SummarizeColumn(spec, {"g", "f"});
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_EQ(f->min.as_double(), static_cast<double>(0.1f));
+  spec.where = "id > 100";
+  auto none = src->SummarizeColumn(spec, {"g", "at"});
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_TRUE(none->min.is_null());
+  EXPECT_EQ(none->rows, 0);
+}
+
 TEST_F(MySqlSourceTest, ServerGoneMidRunIsUnavailable) {
   MySqlQuery(db_,
              std::vector<std::string>{"CREATE TABLE g (id INT PRIMARY KEY)",
