@@ -288,6 +288,8 @@ commit=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)
 dirty=$(git -C "$REPO" status --porcelain -- . ':!bench' 2>/dev/null | grep -q . && echo " (work tree has changes outside bench/)" || true)
 cxx=$(c++ --version | head -n 1)
 options=$(awk -F'\t' '$3 == "options" { print $5; exit }' "$records")
+max_load=$(awk -F'\t' '{ n = split($5, kv, " "); for (i = 1; i <= n; i++)
+  if (kv[i] ~ /^loadavg=/) { v = substr(kv[i], 9) + 0; if (v > m) m = v } } END { print m + 0 }' "$records")
 
 report() {
   cat <<EOF
@@ -333,6 +335,14 @@ the whole run took ${t_total} s (build included).
 ## Results
 
 EOF
+  if awk -v m="$max_load" -v n="$(nproc)" 'BEGIN { exit !(m > n) }'; then
+    cat <<EOF
+**The machine was shared during this run**: the 1-minute load average reached $max_load on
+$(nproc) cores (other processes competed for the CPU), so wall-clock times and the ratios are
+inflated and noisy; the CPU seconds are the steadier measure.
+
+EOF
+  fi
   awk -F'\t' -f "$BENCH_DIR/report.awk" "$records"
   cat <<EOF
 

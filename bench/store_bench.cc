@@ -19,8 +19,8 @@
 // Cells arrive in key order (HBase cell order), i.e. in sorted batches.
 //
 // Prints one line of key=value pairs on stdout:
-//   mode=sink tables=1 rows=... cells=... bytes=... seconds=... \
-//   preload_bytes=... rss_before_kb=... hwm_after_kb=... cpu_seconds=...
+//   mode=sink tables=1 rows=... cells=... bytes=... seconds=...
+//     preload_bytes=... rss_before_kb=... hwm_after_kb=... cpu_seconds=...
 // where bytes counts row + family + qualifier + value of every cell (widen's
 // summary measure) and rss_before_kb/hwm_after_kb bracket the timed phase
 // (the peak RSS of writing is about hwm_after_kb - rss_before_kb on top of the
