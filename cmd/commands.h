@@ -2,6 +2,7 @@
 // They print results to stdout, progress and errors to stderr.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -13,6 +14,10 @@ class App;
 }
 
 namespace widen {
+
+/// Table metadata key of a table's load state: "loading" while a migrate
+/// writes it, "complete" when that run ended well.
+inline constexpr char kStateMetadata[] = "widen.state";
 
 struct MigrateOptions {
   std::string mapping_path;
@@ -78,7 +83,8 @@ struct DdlOptions {
   bool no_namespace = false;  // leave out create_namespace
 };
 
-int RunMigrate(const MigrateOptions& options);
+/// `cancel` (may be null) turns true on Ctrl-C; the run then stops cleanly.
+int RunMigrate(const MigrateOptions& options, const std::atomic<bool>* cancel);
 int RunScan(const ReadOptionsCli& options);
 int RunGet(const ReadOptionsCli& options);
 int RunPlan(const PlanOptions& options);

@@ -1,6 +1,8 @@
 // widen: migrate relational databases into wide-column stores.
 #include <CLI/CLI.hpp>
 
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <limits>
@@ -86,7 +88,12 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*migrate) return RunMigrate(mo);
+    if (*migrate) {
+      static std::atomic<bool> interrupted{false};
+      std::signal(SIGINT, [](int) { interrupted.store(true); });
+      std::signal(SIGTERM, [](int) { interrupted.store(true); });
+      return RunMigrate(mo, &interrupted);
+    }
     if (*scan) return RunScan(so);
     if (*get) return RunGet(go);
     for (const auto& run : design) {

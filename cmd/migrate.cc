@@ -2,8 +2,11 @@
 // progress line and a summary table.
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 
@@ -77,7 +80,33 @@ int Fail(const Status& s) {
 
 }  // namespace
 
-int RunMigrate(const MigrateOptions& o) {
+// Refuses a rejects path that would overwrite the mapping or land inside the
+// target store.
+Status CheckRejectsPath(const std::string& path, const Mapping& m) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(path, ec)) {
+    if (!fs::is_regular_file(path, ec)) {
+      return Status::InvalidArgument(fmt::format("--rejects {}: not a regular file", path));
+    }
+    if (fs::equivalent(path, m.file, ec)) {
+      return Status::InvalidArgument(
+          fmt::format("--rejects {}: that is the mapping file; give another path", path));
+    }
+  }
+  if (m.target_url.rfind("leveldb:", 0) == 0) {
+    const fs::path store = fs::weakly_canonical(m.target_url.substr(8), ec);
+    const fs::path rej = fs::weakly_canonical(path, ec);
+    auto [s_end, r_it] = std::mismatch(store.begin(), store.end(), rej.begin(), rej.end());
+    if (s_end == store.end()) {
+      return Status::InvalidArgument(
+          fmt::format("--rejects {}: that is inside the target store; give another path", path));
+    }
+  }
+  return Status::OK();
+}
+
+int RunMigrate(const MigrateOptions& o, const std::atomic<bool>* cancel) {
   const auto run_start = std::chrono::system_clock::now();
   auto mapping = load_mapping(o.mapping_path);
   if (!mapping.ok()) return Fail(mapping.status());
@@ -104,6 +133,15 @@ int RunMigrate(const MigrateOptions& o) {
                                      o.only_table, m.file, DidYouMean(o.only_table, names))));
   }
 
+  // --table: plan (and check) that table alone.
+  if (!o.only_table.empty()) {
+    std::vector<TableMapping> keep;
+    for (auto& t : m.tables) {
+      if (t.name == o.only_table) keep.push_back(std::move(t));
+    }
+    m.tables = std::move(keep);
+  }
+
   SourceOptions so;
   so.fetch_rows = o.fetch_rows;
   auto source = Source::Open(m.source_url, so);
@@ -121,6 +159,7 @@ int RunMigrate(const MigrateOptions& o) {
 
   std::unique_ptr<JsonLinesRejects> rejects;
   if (!o.rejects_path.empty()) {
+    if (Status s = CheckRejectsPath(o.rejects_path, m); !s.ok()) return Fail(s);
     auto r = JsonLinesRejects::Open(o.rejects_path);
     if (!r.ok()) return Fail(r.status());
     rejects = std::move(*r);
@@ -143,25 +182,47 @@ int RunMigrate(const MigrateOptions& o) {
   ProgressLine progress(!o.quiet && isatty(STDERR_FILENO));
   ao.progress = [&progress](const TableStats& s) { progress.Update(s); };
 
+  // Every table is created (or checked) before any is written, and marked
+  // incomplete until its run ends.
+  for (const TablePlan& tp : plan->tables) {
+    Status s = (*store)->CreateTable(tp.descriptor);
+    if (s.ok()) s = (*store)->SetTableMetadata(tp.descriptor.FullName(), kStateMetadata, "loading");
+    if (!s.ok()) return Fail(s);
+  }
+  ao.cancel = cancel;
+
   std::vector<TableStats> all;
   for (const TablePlan& tp : plan->tables) {
-    if (!o.only_table.empty() && tp.mapping->name != o.only_table) continue;
-    if (Status s = (*store)->CreateTable(tp.descriptor); !s.ok()) {
-      progress.Clear();
-      return Fail(s);
-    }
     auto sink = (*store)->NewSink(tp.descriptor.FullName());
     if (!sink.ok()) return Fail(sink.status());
     TableStats stats;
     Status s = Assemble(tp, source->get(), sink->get(), ao, &stats);
-    if (s.ok()) s = (*sink)->Close();
+    Status closed = (*sink)->Close();
+    if (s.ok()) s = closed;
+    stats.overwritten = (*sink)->stats().overwritten;
+    if (s.ok())
+      s = (*store)->SetTableMetadata(tp.descriptor.FullName(), kStateMetadata, "complete");
     progress.Clear();
+    if (s.code() == StatusCode::kCancelled) {
+      std::fprintf(stderr,
+                   "widen: interrupted: table '%s' is left incomplete after %llu rows (widen scan "
+                   "warns about it); run the migration again\n",
+                   tp.descriptor.FullName().c_str(), static_cast<unsigned long long>(stats.rows));
+      return kExitCancelled;
+    }
     if (!s.ok()) return Fail(s);
     all.push_back(stats);
   }
   if (!o.quiet) {
     PrintSummary(all, stdout);
     for (const auto& t : all) {
+      if (t.overwritten > 0) {
+        std::fprintf(stdout,
+                     "%s: warning: %llu cell(s) had the same row key, column and timestamp as "
+                     "another cell and replaced it: the row key (or a nest id) does not identify "
+                     "the source rows; see widen plan --full\n",
+                     t.table.c_str(), static_cast<unsigned long long>(t.overwritten));
+      }
       if (t.orphans > 0) {
         std::fprintf(stdout, "%s: %llu nested row(s) had no parent row and were left out\n",
                      t.table.c_str(), static_cast<unsigned long long>(t.orphans));

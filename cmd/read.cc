@@ -24,20 +24,15 @@ int Fail(const Status& s) {
   return ExitCodeFor(s);
 }
 
-// Resolves the target URL and, when a mapping is given, the table's mapping.
-Status ResolveTarget(const ReadOptionsCli& o, std::string* target, Mapping* mapping) {
-  *target = o.target_url;
+// The store URL: --target, else the mapping's target.
+Result<std::string> ResolveTarget(const ReadOptionsCli& o) {
+  if (!o.target_url.empty()) return o.target_url;
   if (!o.mapping_path.empty()) {
-    WIDEN_ASSIGN_OR_RETURN(*mapping, load_mapping(o.mapping_path));
-    if (target->empty()) {
-      WIDEN_RETURN_IF_ERROR(mapping->target_problem);
-      *target = mapping->target_url;
-    }
+    WIDEN_ASSIGN_OR_RETURN(Mapping mapping, load_mapping(o.mapping_path));
+    WIDEN_RETURN_IF_ERROR(mapping.target_problem);
+    if (!mapping.target_url.empty()) return mapping.target_url;
   }
-  if (target->empty()) {
-    return Status::InvalidArgument("no target: pass --target leveldb:PATH or -m mapping.yaml");
-  }
-  return Status::OK();
+  return Status::InvalidArgument("no target: pass --target leveldb:PATH or -m mapping.yaml");
 }
 
 Result<std::string> ParseRowArg(const char* what, const std::string& text) {
@@ -48,28 +43,48 @@ Result<std::string> ParseRowArg(const char* what, const std::string& text) {
   return bytes;
 }
 
-Result<std::unique_ptr<CellReader>> OpenReader(const std::string& target, const std::string& table,
-                                               const ReadOptions& ro) {
+// An open store and the descriptor of the table to read.
+struct OpenTable {
+  std::unique_ptr<Store> store;
+  TableDescriptor descriptor;
+};
+
+Result<OpenTable> Open(const ReadOptionsCli& o) {
+  WIDEN_ASSIGN_OR_RETURN(std::string target, ResolveTarget(o));
   StoreOptions so;
   so.create_if_missing = false;
-  WIDEN_ASSIGN_OR_RETURN(auto store, Store::Open(target, so));
-  WIDEN_ASSIGN_OR_RETURN(auto reader, store->NewReader(table, ro));
-  // The reader keeps what it needs of the store alive (see store.h).
-  return reader;
+  OpenTable t;
+  WIDEN_ASSIGN_OR_RETURN(t.store, Store::Open(target, so));
+  WIDEN_ASSIGN_OR_RETURN(t.descriptor, t.store->DescribeTable(o.table));
+  auto state = t.descriptor.metadata.find(kStateMetadata);
+  if (state != t.descriptor.metadata.end() && state->second != "complete") {
+    std::fprintf(stderr,
+                 "widen: warning: table '%s' is incomplete: the last migrate into it did not "
+                 "finish\n",
+                 o.table.c_str());
+  }
+  return t;
 }
 
 // The row key layout widen stored with the table when it created it.
-Result<KeyCodec> KeyLayout(const std::string& target, const std::string& table) {
-  StoreOptions so;
-  so.create_if_missing = false;
-  WIDEN_ASSIGN_OR_RETURN(auto store, Store::Open(target, so));
-  WIDEN_ASSIGN_OR_RETURN(TableDescriptor d, store->DescribeTable(table));
+Result<KeyCodec> KeyLayout(const TableDescriptor& d) {
   auto it = d.metadata.find(kKeyLayoutMetadata);
   if (it == d.metadata.end()) {
     return Status::NotFound(
-        fmt::format("table '{}' has no stored row key layout to decode with", table));
+        fmt::format("table '{}' has no stored row key layout to decode with", d.FullName()));
   }
   return KeyCodec::FromJson(it->second);
+}
+
+std::string DecodedKey(const KeyCodec& codec, std::string_view row) {
+  std::vector<std::pair<std::string, std::string>> named;
+  if (!codec.Decode(row, &named)) return ToStringBinary(row);
+  std::string s;
+  for (const auto& [name, text] : named) {
+    if (!s.empty()) s += ' ';
+    s += name + "=" + text;
+  }
+  return s;
 }
 
 ShellPrinterOptions PrinterOptions() {
@@ -81,9 +96,8 @@ ShellPrinterOptions PrinterOptions() {
 }  // namespace
 
 int RunScan(const ReadOptionsCli& o) {
-  std::string target;
-  Mapping mapping;
-  if (Status s = ResolveTarget(o, &target, &mapping); !s.ok()) return Fail(s);
+  auto table = Open(o);
+  if (!table.ok()) return Fail(table.status());
   ReadOptions ro;
   ro.limit_rows = o.limit;
   ro.max_versions = o.versions;
@@ -100,21 +114,12 @@ int RunScan(const ReadOptionsCli& o) {
   ShellPrinterOptions po = PrinterOptions();
   KeyCodec codec;
   if (o.decode) {
-    auto layout = KeyLayout(target, o.table);
+    auto layout = KeyLayout(table->descriptor);
     if (!layout.ok()) return Fail(layout.status());
     codec = std::move(*layout);
-    po.render_row = [&codec](std::string_view row) {
-      std::vector<std::pair<std::string, std::string>> named;
-      if (!codec.Decode(row, &named)) return ToStringBinary(row);
-      std::string s;
-      for (const auto& [name, text] : named) {
-        if (!s.empty()) s += ' ';
-        s += name + "=" + text;
-      }
-      return s;
-    };
+    po.render_row = [&codec](std::string_view row) { return DecodedKey(codec, row); };
   }
-  auto reader = OpenReader(target, o.table, ro);
+  auto reader = table->store->NewReader(o.table, ro);
   if (!reader.ok()) return Fail(reader.status());
   ShellPrinter printer(std::cout, ShellFormat::kScan, po);
   Status s = printer.PrintAll(reader->get());
@@ -123,28 +128,22 @@ int RunScan(const ReadOptionsCli& o) {
 }
 
 int RunGet(const ReadOptionsCli& o) {
-  std::string target;
-  Mapping mapping;
-  if (Status s = ResolveTarget(o, &target, &mapping); !s.ok()) return Fail(s);
+  auto table = Open(o);
+  if (!table.ok()) return Fail(table.status());
   auto row = ParseRowArg("row", o.row);
   if (!row.ok()) return Fail(row.status());
+  if (o.decode) {
+    auto layout = KeyLayout(table->descriptor);
+    if (!layout.ok()) return Fail(layout.status());
+    std::cout << "ROW " << DecodedKey(*layout, *row) << "\n";
+  }
   ReadOptions ro;
   ro.start_row = *row;
   ro.stop_row = *row + std::string(1, '\0');
   ro.limit_rows = 1;
   ro.max_versions = o.versions;
-  auto reader = OpenReader(target, o.table, ro);
+  auto reader = table->store->NewReader(o.table, ro);
   if (!reader.ok()) return Fail(reader.status());
-  if (o.decode) {
-    auto layout = KeyLayout(target, o.table);
-    if (!layout.ok()) return Fail(layout.status());
-    std::vector<std::pair<std::string, std::string>> named;
-    if (layout->Decode(*row, &named)) {
-      std::string s;
-      for (const auto& [name, text] : named) s += (s.empty() ? "" : " ") + name + "=" + text;
-      std::cout << "ROW " << s << "\n";
-    }
-  }
   ShellPrinter printer(std::cout, ShellFormat::kGet, PrinterOptions());
   Status s = printer.PrintAll(reader->get());
   std::cout.flush();

@@ -11,6 +11,9 @@ namespace widen {
 
 namespace {
 
+// HBase's limit on a row key (Short.MAX_VALUE bytes).
+constexpr size_t kMaxRowKeyBytes = 32767;
+
 int CompareKeys(const Row& a, const std::vector<size_t>& ai, const Row& b,
                 const std::vector<size_t>& bi) {
   for (size_t i = 0; i < ai.size(); ++i) {
@@ -92,6 +95,9 @@ class TableAssembler {
       if (options_.max_driving_rows > 0 && driving_rows++ == options_.max_driving_rows) {
         return Status::OK();  // a sample: the rest is not read
       }
+      if (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed)) {
+        return Status::Cancelled("interrupted");
+      }
       const Row& row = rows->row();
       ++stats_->source_rows;
       if (!plan_.nests.empty()) {
@@ -141,11 +147,18 @@ class TableAssembler {
     return Status::OK();
   }
 
+  // Names a source row by its primary key, else by its key parts' values.
   std::string RowId(const Row& row) const {
     std::string s;
     for (const auto& [name, idx] : plan_.identity) {
       if (!s.empty()) s += ", ";
       s += name + "=" + row[idx].DebugString();
+    }
+    if (!s.empty()) return s;
+    for (const auto& p : plan_.key.parts()) {
+      if (p.is_literal) continue;
+      if (!s.empty()) s += ", ";
+      s += p.name + "=" + row[p.index].DebugString();
     }
     return s.empty() ? "(no primary key)" : s;
   }
@@ -213,6 +226,11 @@ class TableAssembler {
   Status BuildRow(const Row& row, std::string* reason) {
     if (Status s = plan_.key.Encode(row, &key_); !s.ok()) {
       *reason = s.message();
+      return Status::OK();
+    }
+    if (key_.empty() || key_.size() > kMaxRowKeyBytes) {
+      *reason =
+          fmt::format("the row key is {} bytes; HBase takes 1 to {}", key_.size(), kMaxRowKeyBytes);
       return Status::OK();
     }
     int64_t row_ts = options_.timestamp_ms;
@@ -305,7 +323,13 @@ class TableAssembler {
                               child[n.version_index].DebugString());
         return Status::OK();
       }
-      if (n.cells_layout) {
+      if (n.value_layout) {
+        const Value& v = child[n.value_columns.front().second];
+        if (!v.is_null()) {
+          Put(n.family, ts)->assign(qualifier);
+          v.AppendText(value());
+        }
+      } else if (n.cells_layout) {
         for (const auto& [name, idx] : n.value_columns) {
           if (child[idx].is_null()) continue;
           std::string* q = Put(n.family, ts);

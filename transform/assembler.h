@@ -16,6 +16,7 @@
 // Thread safety: one Assemble call per thread; the Source is used by it alone.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -38,6 +39,7 @@ struct TableStats {
   uint64_t rejected = 0;     // source rows handed to the RejectHandler
   uint64_t orphans = 0;      // child rows whose parent was not among the written rows
   uint64_t empty_rows = 0;   // source rows that gave no cell (every mapped value NULL)
+  uint64_t overwritten = 0;  // cells that replaced an identical-coordinate cell (sink's count)
   double seconds = 0;        // wall time
 };
 
@@ -57,6 +59,8 @@ struct AssembleOptions {
   /// Called every `progress_rows` target rows with the running counters.
   std::function<void(const TableStats&)> progress;
   uint64_t progress_rows = 10000;
+  /// When set and true, the run stops at the next row with Cancelled (Ctrl-C).
+  const std::atomic<bool>* cancel = nullptr;
   /// Sees each target row just before its cells are put into the sink: the
   /// row key, the row's default cell timestamp (ms) and the driving source
   /// row (its primary key is at TablePlan::identity). The views are valid

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "common/suggest.h"
 
@@ -15,9 +16,38 @@ bool Contains(std::string_view s, std::string_view what) {
   return s.find(what) != std::string_view::npos;
 }
 
-bool IsTextual(ValueType t) {
-  return t == ValueType::kText || t == ValueType::kBytes || t == ValueType::kJson ||
-         t == ValueType::kOther;
+// Text sorts by collation in the database: ORDER BY it with COLLATE "C" so
+// that the order is unsigned bytes, as widen compares.
+bool IsTextual(ValueType t) { return t == ValueType::kText; }
+
+// Values the database and widen's CompareValues order alike only within one
+// class: numbers with numbers, text with text, a date with a date...
+int CompareClass(ValueType t) {
+  switch (t) {
+    case ValueType::kInt:
+    case ValueType::kUInt:
+    case ValueType::kDecimal:
+    case ValueType::kFloat:
+      return 0;
+    default:
+      return 1 + static_cast<int>(t);
+  }
+}
+
+// The columns of `table` that `cols` covers a key of (primary or unique).
+bool CoversKey(const SourceTable& table, const std::vector<std::string>& cols) {
+  auto covers = [&](const std::vector<std::string>& key) {
+    if (key.empty()) return false;
+    for (const auto& k : key) {
+      if (std::find(cols.begin(), cols.end(), k) == cols.end()) return false;
+    }
+    return true;
+  };
+  if (covers(table.primary_key)) return true;
+  for (const auto& u : table.unique_keys) {
+    if (covers(u)) return true;
+  }
+  return false;
 }
 
 // Collects the columns one query selects, without duplicates.
@@ -264,6 +294,15 @@ class Planner {
         WIDEN_RETURN_IF_ERROR(FindColumn(j.loc, t.name, *jt, right).status());
         sj.on.emplace_back(ColumnExpr{la, left.column, false}, right);
       }
+      std::vector<std::string> right_cols;
+      for (const auto& on : j.on) right_cols.push_back(on.second);
+      if (!CoversKey(*jt, right_cols)) {
+        return Status::InvalidArgument(fmt::format(
+            "{}: table '{}': join '{}' matches {}.({}) which is not the primary key or a unique "
+            "key of {}, so a row could match several: a one-to-many relation is a nest, not a "
+            "join",
+            j.loc.ToString(), t.name, j.alias, jt->name, fmt::join(right_cols, ", "), jt->name));
+      }
       scope.aliases.emplace_back(j.alias, jt);
       tp->scan.joins.push_back(std::move(sj));
     }
@@ -349,6 +388,7 @@ class Planner {
     np->family = n.family;
     np->prefix = n.prefix;
     np->cells_layout = n.layout == "cells";
+    np->value_layout = n.layout == "value";
     np->attribute_separator = n.attribute_separator;
     WIDEN_ASSIGN_OR_RETURN(const SourceTable* child, FindTable(n.loc, t.name, n.table));
     if (child->name == parent.name) {
@@ -363,9 +403,12 @@ class Planner {
     for (const auto& [pcol, ccol] : n.on) {
       WIDEN_ASSIGN_OR_RETURN(const SourceColumn* pc, FindColumn(n.loc, t.name, parent, pcol));
       WIDEN_ASSIGN_OR_RETURN(const SourceColumn* cc, FindColumn(n.loc, t.name, *child, ccol));
-      if (IsTextual(pc->type) != IsTextual(cc->type)) {
+      const bool same = CompareClass(pc->type) == CompareClass(cc->type) &&
+                        (pc->type != ValueType::kOther || pc->source_type == cc->source_type);
+      if (!same || pc->type == ValueType::kJson) {
         return Status::InvalidArgument(fmt::format(
-            "{}: table '{}': nest on {}.{} ({}) = {}.{} ({}) compares text with a non-text type",
+            "{}: table '{}': nest on {}.{} ({}) = {}.{} ({}): the two columns must have "
+            "comparable types (numbers with numbers, text with text, the same date/time type)",
             n.loc.ToString(), t.name, parent.name, pc->name, pc->source_type, child->name, cc->name,
             cc->source_type));
       }
@@ -447,6 +490,12 @@ class Planner {
         WIDEN_ASSIGN_OR_RETURN(const SourceColumn* c, FindColumn(n.loc, t.name, *child, name));
         np->value_columns.emplace_back(c->name, cols.Add(child->name, c->name));
       }
+    }
+    if (np->value_layout && np->value_columns.size() != 1) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: table '{}': layout: value needs exactly one value column; this nest has {} (list "
+          "it in 'columns')",
+          n.loc.ToString(), t.name, np->value_columns.size()));
     }
     np->scan.columns = cols.Take();
     return Status::OK();

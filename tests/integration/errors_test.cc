@@ -121,5 +121,84 @@ TEST_F(ErrorsTest, SeparatorInKeyFailsNamingTheRowOrGoesToRejects) {
   EXPECT_EQ(cells.begin()->second.at("d:note"), "n");
 }
 
+TEST_F(ErrorsTest, DesignMistakesAreCaughtBeforeAnyWrite) {
+  WIDEN_REQUIRE_PG(url);
+  std::string db = FreshPgDatabase(url, "widen_it_design");
+  PgQuery(db, R"SQL(
+    CREATE TABLE parent (id int PRIMARY KEY, d date NOT NULL);
+    CREATE TABLE child (cid int PRIMARY KEY, pid int NOT NULL, at timestamp NOT NULL, v text);
+    INSERT INTO parent VALUES (1, '2024-01-01');
+    INSERT INTO child VALUES (10, 1, '2024-01-01 00:00:00', 'x'), (11, 1, '2024-01-02', 'y');
+  )SQL");
+  auto run = [&](const std::string& tables) {
+    std::string m = Write(
+        "m.yaml", "source: " + db + "\ntarget: leveldb:" + dir_ + "/store\ntables:\n" + tables);
+    return RunCommand(WidenBinary() + " migrate -m " + m);
+  };
+  // A join whose other side is not a key is one-to-many: refused.
+  CommandResult r = run(R"(  - name: t
+    from: parent
+    families: [d]
+    key: {parts: [id]}
+    joins: [{table: child, on: {id: pid}}]
+    columns: [child.v]
+)");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("not the primary key or a unique key of child"), std::string::npos)
+      << r.output;
+  // A nest between a date and a timestamp would compare unlike the database.
+  r = run(R"(  - name: t
+    from: parent
+    families: [d]
+    key: {parts: [id]}
+    nest: [{table: child, on: {d: at}, family: d, id: [cid]}]
+)");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("comparable types"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/store")) << "nothing created";
+}
+
+TEST_F(ErrorsTest, RejectsFileMayNotOverwriteTheMapping) {
+  WIDEN_REQUIRE_PG(url);
+  std::string db = FreshPgDatabase(url, "widen_it_rejpath");
+  PgQuery(db, "CREATE TABLE item (id int PRIMARY KEY, label text)");
+  std::string m = Write("m.yaml", MakeMapping(db, dir_, "item", "id", "label"));
+  CommandResult r = RunCommand(WidenBinary() + " migrate -m " + m + " --rejects " + m);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("that is the mapping file"), std::string::npos) << r.output;
+  EXPECT_GT(std::filesystem::file_size(m), 0u) << "the mapping is intact";
+}
+
+TEST_F(ErrorsTest, ForeignDirectoryAsTargetIsRefusedUntouched) {
+  WIDEN_REQUIRE_PG(url);
+  std::string db = FreshPgDatabase(url, "widen_it_foreign");
+  PgQuery(db, "CREATE TABLE item (id int PRIMARY KEY, label text)");
+  std::filesystem::create_directories(dir_ + "/store");
+  Write("store/000005.ldb", "not ours");
+  std::string m = Write("m.yaml", MakeMapping(db, dir_, "item", "id", "label"));
+  CommandResult r = RunCommand(WidenBinary() + " migrate -m " + m);
+  EXPECT_EQ(r.exit_code, 5) << r.output;
+  EXPECT_NE(r.output.find("not a widen store"), std::string::npos) << r.output;
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/store/000005.ldb"));
+}
+
+TEST_F(ErrorsTest, InterruptedRunLeavesTableMarkedIncomplete) {
+  WIDEN_REQUIRE_PG(url);
+  std::string db = FreshPgDatabase(url, "widen_it_sigint");
+  PgQuery(db,
+          "CREATE TABLE big (id int PRIMARY KEY, label text); INSERT INTO big SELECT g, "
+          "repeat('x', 200) FROM generate_series(1, 3000000) g");
+  std::string m = Write("m.yaml", MakeMapping(db, dir_, "big", "id", "label"));
+  // Interrupt after the table is created and writing has begun.
+  CommandResult r =
+      RunCommand("timeout --preserve-status -s INT 3 " + WidenBinary() + " migrate -m " + m);
+  ASSERT_EQ(r.exit_code, 130) << r.output;
+  EXPECT_NE(r.output.find("interrupted"), std::string::npos) << r.output;
+  CommandResult scan =
+      RunCommand(WidenBinary() + " scan t --limit 1 --target leveldb:" + dir_ + "/store");
+  EXPECT_EQ(scan.exit_code, 0) << scan.output;
+  EXPECT_NE(scan.output.find("warning: table 't' is incomplete"), std::string::npos) << scan.output;
+}
+
 }  // namespace
 }  // namespace widen::testing

@@ -267,6 +267,37 @@ TEST_F(MappingFeaturesTest, FreeFormQueryAndPerAttributeNesting) {
   EXPECT_EQ(s1.at("r:t2024-01-01 11:00:00:celsius"), "-3.25");
 }
 
+TEST_F(MappingFeaturesTest, ValueLayoutStoresTheSingleAttributeBare) {
+  CommandResult r = Migrate(R"(tables:
+  - name: iot:bare
+    from: sensor
+    families: [r]
+    key:
+      parts: [sensor_id]
+    nest:
+      - {table: reading, on: {sensor_id: sensor_id}, family: r, id: [taken_at], layout: value,
+         columns: [site]}
+)");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  TableCells cells = ReadTable(target_, "iot:bare");
+  EXPECT_EQ(cells.at("1").at("r:2024-01-01 10:00:00"), "north");
+  EXPECT_EQ(cells.at("1").count("r:2024-01-01 11:00:00"), 0u) << "NULL site: no cell";
+  EXPECT_EQ(cells.at("300").at("r:2024-06-01 00:00:00"), "") << "'' is a cell with an empty value";
+
+  r = Migrate(R"(tables:
+  - name: iot:bare2
+    from: sensor
+    families: [r]
+    key:
+      parts: [sensor_id]
+    nest:
+      - {table: reading, on: {sensor_id: sensor_id}, family: r, id: [taken_at], layout: value}
+)");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("layout: value needs exactly one value column"), std::string::npos)
+      << r.output;
+}
+
 TEST_F(MappingFeaturesTest, FamilyOptionsAreStoredWithTheTable) {
   CommandResult r = Migrate(R"(tables:
   - name: iot:opts
