@@ -1,6 +1,7 @@
 #include "transform/lint.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <memory>
 
@@ -129,8 +130,21 @@ class Linter {
     LintNullableKeys(&single->tables.front());
     auto plan = Plan::Make(*single, schema_, source_);
     if (!plan.ok()) {
-      Add("E100", t.loc, t.name, plan.status().message(),
-          "fix the mapping: the message names the place and the source table or column");
+      // The planner's message starts with the place it refers to: report it there.
+      SourceLocation loc = t.loc;
+      std::string message = plan.status().message();
+      const std::string prefix = m_.file + ":";
+      int line = 0, column = 0, used = 0;
+      if (message.rfind(prefix, 0) == 0 &&
+          std::sscanf(message.c_str() + prefix.size(), "%d:%d: %n", &line, &column, &used) >= 2 &&
+          used > 0) {
+        loc.line = line;
+        loc.column = column;
+        message.erase(0, prefix.size() + static_cast<size_t>(used));
+      }
+      Add("E100", loc, t.name, message,
+          "fix the mapping: the message names the source table or column (widen plan and "
+          "migrate stop on it)");
       return Status::OK();
     }
     mappings_.push_back(std::move(single));
@@ -540,7 +554,7 @@ class Linter {
                       "skip them{}; compactions delete them)",
                       v.family->name, v.family->ttl_seconds,
                       static_cast<double>(v.family->ttl_seconds) / 86400.0, column,
-                      FormatMs(oldest_ms), all ? ", and so are all of them" : "",
+                      FormatMs(oldest_ms), all ? " (every value is older than the TTL)" : "",
                       v.family->min_versions > 0
                           ? fmt::format(" except the {} newest version(s)", v.family->min_versions)
                           : ""),
