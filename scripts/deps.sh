@@ -14,7 +14,7 @@ PACKAGES=(
   libleveldb-dev libsnappy-dev libcli11-dev
   libgtest-dev libgmock-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
   postgresql-15 postgresql-client-15 mariadb-server mariadb-client
-  time
+  time graphviz
 )
 
 log() { echo "deps: $*"; }
