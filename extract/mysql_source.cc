@@ -699,6 +699,23 @@ Status MySqlSource::Session::LoadSchema() {
       it->second.foreign_keys.push_back(std::move(fk));
     }
   }
+  // Unique indexes other than the primary key (a join must match one of them
+  // or the primary key to be many-to-one).
+  std::map<std::pair<std::string, std::string>, std::map<int, std::string>> uniques;
+  rs.reset(st->executeQuery(
+      "SELECT TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX, COLUMN_NAME FROM information_schema.STATISTICS "
+      "WHERE TABLE_SCHEMA = DATABASE() AND NON_UNIQUE = 0 AND INDEX_NAME <> 'PRIMARY'"));
+  while (rs->next()) {
+    uniques[{std::string(rs->getString(1)), std::string(rs->getString(2))}][rs->getInt(3)] =
+        std::string(rs->getString(4));
+  }
+  for (auto& [id, cols] : uniques) {
+    auto it = tables.find(id.first);
+    if (it == tables.end()) continue;
+    std::vector<std::string> key;
+    for (auto& [seq, c] : cols) key.push_back(c);
+    it->second.unique_keys.push_back(std::move(key));
+  }
   for (auto& [name, t] : tables) schema.tables.push_back(std::move(t));
   schema_loaded = true;
   return Status::OK();

@@ -345,4 +345,14 @@ std::string WithPassword(const std::string& url, const char* password) {
   return out;
 }
 
+std::string WithConnectTimeout(const std::string& url) {
+  const size_t scheme = url.find("://");
+  if (scheme == std::string::npos || url.find("connect_timeout=") != std::string::npos) return url;
+  std::string out = url;
+  if (url.find_first_of("/?", scheme + 3) == std::string::npos) out += "/";
+  out += url.find('?') == std::string::npos ? "?" : "&";
+  out += "connect_timeout=10";
+  return out;
+}
+
 }  // namespace widen::pg_internal

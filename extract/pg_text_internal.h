@@ -33,4 +33,8 @@ bool ParseByteaHex(std::string_view s, std::string* out);
 /// of its own. libpq falls back to PGPASSWORD and ~/.pgpass only without one.
 std::string WithPassword(const std::string& url, const char* password);
 
+/// `url` with connect_timeout=10 (seconds) unless it sets one: a server that
+/// accepts but never answers fails the run instead of hanging it.
+std::string WithConnectTimeout(const std::string& url);
+
 }  // namespace widen::pg_internal

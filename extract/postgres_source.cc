@@ -21,6 +21,10 @@ Status ConnectError(const std::string& url, const std::string& what) {
   for (char& c : msg) {
     if (c == '\n') c = ' ';
   }
+  for (char& c : msg) {
+    if (c == '\t') c = ' ';
+  }
+  msg = ScrubSecrets(msg, url);
   std::string m = fmt::format("source {}: {}", MaskUrl(url), msg);
   if (msg.find("password authentication failed") != std::string::npos ||
       msg.find("no password supplied") != std::string::npos ||
@@ -29,6 +33,10 @@ Status ConnectError(const std::string& url, const std::string& what) {
     return Status::Unauthenticated(m);
   }
   if (msg.find("does not exist") != std::string::npos) return Status::NotFound(m);
+  if (msg.find("invalid") != std::string::npos || msg.find("unrecognized") != std::string::npos ||
+      msg.find("missing") != std::string::npos) {
+    return Status::InvalidArgument(m);  // a malformed URL: retrying cannot help
+  }
   return Status::Unavailable(m);
 }
 
@@ -191,8 +199,8 @@ Result<std::unique_ptr<PostgresSource>> PostgresSource::Open(const std::string& 
   std::unique_ptr<PostgresSource> src(new PostgresSource(url, options));
   // postgres:// is libpq's other spelling; libpq takes both.
   try {
-    src->session_->conn = std::make_unique<pqxx::connection>(
-        pg_internal::WithPassword(url, std::getenv("WIDEN_SOURCE_PASSWORD")));
+    src->session_->conn = std::make_unique<pqxx::connection>(pg_internal::WithConnectTimeout(
+        pg_internal::WithPassword(url, std::getenv("WIDEN_SOURCE_PASSWORD"))));
   } catch (const std::exception& e) {
     return ConnectError(url, e.what());
   }
@@ -201,7 +209,8 @@ Result<std::unique_ptr<PostgresSource>> PostgresSource::Open(const std::string& 
     pqxx::nontransaction setup(*src->session_->conn);
     setup.exec(
         "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET bytea_output = 'hex'; "
-        "SET extra_float_digits = 3; SET IntervalStyle = 'iso_8601'; SET lc_monetary = 'C'");
+        "SET extra_float_digits = 3; SET IntervalStyle = 'iso_8601'; SET lc_monetary = 'C'; "
+        "SET default_transaction_read_only = on; SET lock_timeout = '60s'");
     setup.commit();
     src->session_->txn = std::make_unique<Txn>(*src->session_->conn, "widen");
   } catch (const std::exception& e) {
@@ -256,7 +265,7 @@ Result<SourceSchema> PostgresSource::Introspect() {
       JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum
       LEFT JOIN pg_class rc ON rc.oid = con.confrelid
       LEFT JOIN pg_attribute ra ON ra.attrelid = con.confrelid AND ra.attnum = con.confkey[k.ord]
-      WHERE n.nspname = current_schema() AND con.contype IN ('p', 'f')
+      WHERE n.nspname = current_schema() AND con.contype IN ('p', 'f', 'u')
       ORDER BY c.relname, con.conname, k.ord)SQL");
     std::string last_fk;
     for (const auto& r : keys) {
@@ -265,16 +274,47 @@ Result<SourceSchema> PostgresSource::Introspect() {
         if (x.name == r[0].c_str()) t = &x;
       }
       if (t == nullptr) continue;
-      if (std::string(r[1].c_str()) == "p") {
+      const std::string type = r[1].c_str();
+      const std::string id = std::string(r[0].c_str()) + "/" + r[5].c_str();
+      if (type == "p") {
         t->primary_key.push_back(r[2].c_str());
+      } else if (type == "u") {
+        if (id != last_fk) {
+          t->unique_keys.emplace_back();
+          last_fk = id;
+        }
+        t->unique_keys.back().push_back(r[2].c_str());
       } else {
-        std::string id = std::string(r[0].c_str()) + "/" + r[5].c_str();
         if (id != last_fk) {
           t->foreign_keys.push_back(ForeignKey{{}, r[3].c_str(), {}});
           last_fk = id;
         }
         t->foreign_keys.back().columns.push_back(r[2].c_str());
         t->foreign_keys.back().ref_columns.push_back(r[4].c_str());
+      }
+    }
+    // Unique indexes that are not constraints also make a join many-to-one.
+    pqxx::result idx = session_->txn->exec(R"SQL(
+      SELECT c.relname, i.indexrelid::int8, a.attname
+      FROM pg_index i
+      JOIN pg_class c ON c.oid = i.indrelid
+      JOIN pg_namespace n ON n.oid = c.relnamespace
+      CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord)
+      JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum
+      WHERE n.nspname = current_schema() AND i.indisunique AND NOT i.indisprimary
+        AND i.indpred IS NULL AND i.indexprs IS NULL
+        AND NOT EXISTS (SELECT 1 FROM pg_constraint con WHERE con.conindid = i.indexrelid)
+      ORDER BY c.relname, i.indexrelid, k.ord)SQL");
+    std::string last_index;
+    for (const auto& r : idx) {
+      for (auto& t : schema.tables) {
+        if (t.name != r[0].c_str()) continue;
+        const std::string id = std::string(r[0].c_str()) + "/" + r[1].c_str();
+        if (id != last_index) {
+          t.unique_keys.emplace_back();
+          last_index = id;
+        }
+        t.unique_keys.back().push_back(r[2].c_str());
       }
     }
   } catch (const std::exception& e) {
@@ -288,7 +328,7 @@ Result<SourceTable> PostgresSource::DescribeQuery(const std::string& sql) {
   t.name = "query";
   try {
     session_->txn->exec("SAVEPOINT widen_describe");
-    pqxx::result r = session_->txn->exec("SELECT * FROM (" + sql + ") AS widen_q LIMIT 0");
+    pqxx::result r = session_->txn->exec_params("SELECT * FROM (" + sql + ") AS widen_q LIMIT 0");
     session_->txn->exec("RELEASE SAVEPOINT widen_describe");
     for (pqxx::row::size_type i = 0; i < r.columns(); ++i) {
       SourceColumn c;
@@ -314,7 +354,8 @@ Status PostgresSource::CheckScan(const ScanSpec& spec) {
   const std::string sql = SelectSql(spec);
   try {
     session_->txn->exec("SAVEPOINT widen_check");
-    session_->txn->exec("EXPLAIN " + sql);
+    // exec_params uses the extended protocol: one statement, never a batch.
+    session_->txn->exec_params("EXPLAIN " + sql);
     session_->txn->exec("RELEASE SAVEPOINT widen_check");
   } catch (const std::exception& e) {
     try {
@@ -361,7 +402,9 @@ Result<std::unique_ptr<RowStream>> PostgresSource::Scan(const ScanSpec& spec) {
   std::string cursor = fmt::format("widen_c{}", ++next_cursor_);
   std::string sql = SelectSql(spec);
   try {
-    session_->txn->exec("DECLARE " + cursor + " NO SCROLL CURSOR FOR " + sql);
+    // exec_params uses the extended protocol: the text is one statement, so a
+    // `where` cannot smuggle in a second one (COMMIT; DROP ...).
+    session_->txn->exec_params("DECLARE " + cursor + " NO SCROLL CURSOR FOR " + sql);
   } catch (const std::exception& e) {
     return QueryError(fmt::format("table {}: query failed ({})", spec.table, sql), e);
   }

@@ -1,5 +1,7 @@
 #include "extract/source.h"
 
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "extract/postgres_source.h"
@@ -42,13 +44,53 @@ Result<ColumnSummary> Source::SummarizeColumn(const ScanSpec&, const ColumnExpr&
 }
 
 std::string MaskUrl(const std::string& url) {
-  size_t scheme = url.find("://");
-  if (scheme == std::string::npos) return url;
-  size_t at = url.find('@', scheme + 3);
-  if (at == std::string::npos) return url;
-  size_t colon = url.find(':', scheme + 3);
-  if (colon == std::string::npos || colon > at) return url;
-  return url.substr(0, colon + 1) + "***" + url.substr(at);
+  std::string out = url;
+  // password=VALUE in a query string or a keyword/value connection string.
+  for (size_t p = out.find("password="); p != std::string::npos; p = out.find("password=", p + 1)) {
+    const size_t v = p + 9;
+    const size_t end = out.find_first_of("& ", v);
+    out.replace(v, (end == std::string::npos ? out.size() : end) - v, "***");
+  }
+  // user:password@ in a URL; the password may itself hold '@' or ':'.
+  const size_t scheme = out.find("://");
+  if (scheme == std::string::npos) return out;
+  const size_t query = out.find('?', scheme + 3);
+  const size_t at = out.rfind('@', query == std::string::npos ? std::string::npos : query);
+  if (at == std::string::npos || at < scheme + 3) return out;
+  const size_t colon = out.find(':', scheme + 3);
+  if (colon == std::string::npos || colon > at) return out;
+  return out.substr(0, colon + 1) + "***" + out.substr(at);
+}
+
+std::string ScrubSecrets(std::string message, const std::string& url) {
+  const std::string masked = MaskUrl(url);
+  for (size_t p = message.find(url); !url.empty() && p != std::string::npos;
+       p = message.find(url, p + masked.size())) {
+    message.replace(p, url.size(), masked);
+  }
+  // The password itself, wherever a library echoed it.
+  std::vector<std::string> secrets;
+  const size_t scheme = url.find("://");
+  if (scheme != std::string::npos) {
+    const size_t query = url.find('?', scheme + 3);
+    const size_t at = url.rfind('@', query == std::string::npos ? std::string::npos : query);
+    const size_t colon = url.find(':', scheme + 3);
+    if (at != std::string::npos && at > scheme + 3 && colon != std::string::npos && colon < at) {
+      secrets.push_back(url.substr(colon + 1, at - colon - 1));
+    }
+  }
+  for (size_t p = url.find("password="); p != std::string::npos; p = url.find("password=", p + 1)) {
+    const size_t end = url.find_first_of("& ", p + 9);
+    secrets.push_back(
+        url.substr(p + 9, end == std::string::npos ? std::string::npos : end - p - 9));
+  }
+  for (const auto& secret : secrets) {
+    if (secret.size() < 3) continue;  // too short to scrub without mangling the text
+    for (size_t p = message.find(secret); p != std::string::npos; p = message.find(secret, p + 3)) {
+      message.replace(p, secret.size(), "***");
+    }
+  }
+  return message;
 }
 
 Result<std::unique_ptr<Source>> Source::Open(const std::string& url, const SourceOptions& options) {

@@ -172,7 +172,13 @@ class Source {
   virtual std::string dialect() const = 0;
 };
 
-/// The URL with any password replaced by "***", for messages.
+/// The URL with any password replaced by "***", for messages: the
+/// user:password@ part (up to the last '@'), and password= parameters of a
+/// query string or keyword/value connection string.
 std::string MaskUrl(const std::string& url);
+
+/// `message` with `url` and its password(s) replaced by masked text; for
+/// messages of libraries that echo what they were given.
+std::string ScrubSecrets(std::string message, const std::string& url);
 
 }  // namespace widen

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "extract/pg_text_internal.h"
+#include "extract/source.h"
 
 namespace widen::pg_internal {
 namespace {
@@ -104,3 +105,51 @@ TEST(PgTextTest, PasswordFromTheEnvironmentGoesIntoTheUrl) {
 
 }  // namespace
 }  // namespace widen::pg_internal
+
+namespace widen::pg_internal {
+namespace {
+
+TEST(PgTextTest, TimestampsBeyondInt64MicrosKeepTheServersText) {
+  Value v;
+  // PostgreSQL accepts up to year 294276; int64 microseconds end in 294247:
+  // such a value is carried as the server's text, never wrapped around.
+  ASSERT_TRUE(ParseText(1114, "294276-12-31 23:59:59", &v));
+  EXPECT_EQ(v.type(), ValueType::kOther);
+  EXPECT_EQ(v.ToText(), "294276-12-31 23:59:59");
+  ASSERT_TRUE(ParseText(1114, "294000-12-31 23:59:59", &v));
+  EXPECT_EQ(v.type(), ValueType::kTimestamp);
+  EXPECT_EQ(v.ToText(), "294000-12-31 23:59:59");
+}
+
+TEST(PgTextTest, ConnectTimeoutIsAddedOnce) {
+  EXPECT_EQ(WithConnectTimeout("postgresql://u@h:1/db"),
+            "postgresql://u@h:1/db?connect_timeout=10");
+  EXPECT_EQ(WithConnectTimeout("postgresql://u@h:1/db?sslmode=disable"),
+            "postgresql://u@h:1/db?sslmode=disable&connect_timeout=10");
+  EXPECT_EQ(WithConnectTimeout("postgresql://h?connect_timeout=3"),
+            "postgresql://h?connect_timeout=3");
+}
+
+}  // namespace
+}  // namespace widen::pg_internal
+
+namespace widen {
+namespace {
+
+TEST(MaskUrlTest, EveryPasswordFormIsMasked) {
+  EXPECT_EQ(MaskUrl("postgresql://u:s3cr3t@h:5432/db"), "postgresql://u:***@h:5432/db");
+  EXPECT_EQ(MaskUrl("postgresql://u:s3cr@tPW@h:5432/db"), "postgresql://u:***@h:5432/db");
+  EXPECT_EQ(MaskUrl("postgresql://h:1/db?user=u&password=s3cr3t&sslmode=disable"),
+            "postgresql://h:1/db?user=u&password=***&sslmode=disable");
+  EXPECT_EQ(MaskUrl("host=h password=s3cr3t dbname=d"), "host=h password=*** dbname=d");
+  EXPECT_EQ(MaskUrl("postgresql://u@h/db"), "postgresql://u@h/db");
+}
+
+TEST(MaskUrlTest, ScrubRemovesEchoedSecrets) {
+  const std::string url = "postgresql://widen:s3cr3tPW@[::1:5432/shop";
+  std::string msg = ScrubSecrets("invalid URI \"" + url + "\" near s3cr3tPW", url);
+  EXPECT_EQ(msg.find("s3cr3tPW"), std::string::npos) << msg;
+}
+
+}  // namespace
+}  // namespace widen
