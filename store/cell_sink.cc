@@ -4,12 +4,16 @@ namespace widen {
 
 namespace {
 
-// Sources often deliver cells already in key order; checking is O(n) and
-// usually stops at the first pair out of order.
-bool IsSorted(const CellBatch& batch) {
+// Sources often deliver cells already in key order; one pass tells whether
+// the batch is sorted and, if so, counts cells with equal coordinates.
+bool IsSorted(const CellBatch& batch, uint64_t* equal) {
+  uint64_t eq = 0;
   for (size_t i = 1; i < batch.size(); ++i) {
-    if (CompareCells(batch.Get(i - 1), batch.Get(i)) > 0) return false;
+    const int c = CompareCells(batch.Get(i - 1), batch.Get(i));
+    if (c > 0) return false;
+    eq += c == 0;
   }
+  *equal = eq;
   return true;
 }
 
@@ -25,10 +29,14 @@ Status BufferedCellSink::Put(const CellView& cell) {
 
 Status BufferedCellSink::WriteBatch(CellBatch* batch) {
   if (batch->empty()) return Status::OK();
-  if (!IsSorted(*batch)) batch->Sort();  // a stable sort leaves sorted input as it is
-  for (size_t i = 1; i < batch->size(); ++i) {
-    if (CompareCells(batch->Get(i - 1), batch->Get(i)) == 0) ++stats_.overwritten;
+  uint64_t equal = 0;
+  if (!IsSorted(*batch, &equal)) {
+    batch->Sort();  // stable: cells with equal coordinates keep their order
+    for (size_t i = 1; i < batch->size(); ++i) {
+      equal += CompareCells(batch->Get(i - 1), batch->Get(i)) == 0;
+    }
   }
+  stats_.overwritten += equal;
   Status s = WriteSorted(*batch);
   if (s.ok()) {
     stats_.cells += batch->size();

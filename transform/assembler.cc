@@ -2,6 +2,7 @@
 
 #include "transform/value_codec.h"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
@@ -209,7 +210,19 @@ class TableAssembler {
       return Status::OK();
     }
     if (options_.on_row) WIDEN_RETURN_IF_ERROR(options_.on_row(key_, row_ts_, row));
-    for (size_t i = 0; i < pending_n_; ++i) {
+    // Cells of one row go out in HBase order, so that a sink fed rows in key
+    // order receives sorted batches and need not sort them.
+    order_.resize(pending_n_);
+    for (size_t i = 0; i < pending_n_; ++i) order_[i] = i;
+    std::sort(order_.begin(), order_.end(), [this](size_t a, size_t b) {
+      const PendingCell& x = pending_[a];
+      const PendingCell& y = pending_[b];
+      if (int c = x.family.compare(y.family)) return c < 0;
+      if (int c = x.qualifier.compare(y.qualifier)) return c < 0;
+      if (x.timestamp_ms != y.timestamp_ms) return x.timestamp_ms > y.timestamp_ms;
+      return a < b;
+    });
+    for (size_t i : order_) {
       const PendingCell& p = pending_[i];
       CellView cell{key_, p.family, p.qualifier, p.timestamp_ms, CellType::kPut, p.value};
       WIDEN_RETURN_IF_ERROR(sink_->Put(cell));
@@ -376,6 +389,7 @@ class TableAssembler {
   int64_t row_ts_ = 0;  // the current row's default cell timestamp
   std::vector<PendingCell> pending_;
   size_t pending_n_ = 0;
+  std::vector<size_t> order_;  // put order of pending_ (HBase cell order)
 };
 
 }  // namespace
