@@ -13,8 +13,8 @@
 int main(int argc, char** argv) {
   using namespace widen;
   CLI::App app{
-      "widen: migrate a PostgreSQL or MySQL database into HBase or an embedded "
-      "wide-column store, following a DDI mapping"};
+      "widen: migrate a PostgreSQL or MySQL database into a wide-column store (the "
+      "embedded LevelDB store, with HBase's cell model), following a DDI mapping"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "widen 0.1.0");
 
