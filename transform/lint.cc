@@ -395,6 +395,12 @@ class Linter {
       break;
     }
     // W106: a large table without pre-split points.
+    if (driving != nullptr && driving->estimated_rows < 0 && !spread) {
+      Note(
+          fmt::format("{}: W106 skipped: source table {} has no row estimate yet (run ANALYZE "
+                      "on it)",
+                      t.name, driving->name));
+    }
     if (driving != nullptr && driving->estimated_rows > o_.large_table_rows && !spread) {
       Add("W106", t.loc, t.name,
           fmt::format("source table {} has about {} rows; without pre-split points the target "
