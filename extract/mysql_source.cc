@@ -164,6 +164,9 @@ struct MySqlSource::Session {
   bool schema_loaded = false;
   SourceSchema schema;
   std::map<std::string, std::map<std::string, ColumnMeta>> meta;  // table -> column -> meta
+  // Per table without a primary key: the columns of its narrowest UNIQUE
+  // index whose columns are all NOT NULL, a total order to page by.
+  std::map<std::string, std::vector<std::string>> unique_not_null;
   // The stream holding an open unbuffered result, if any: no other query can
   // run on the connection until it is read to its end or destroyed.
   const void* unbuffered_owner = nullptr;
@@ -264,14 +267,22 @@ QueryPlan BuildQuery(const MySqlSource::Session& s, const ScanSpec& spec) {
 
   // Keyset: order_by, then the unique key's columns not already in it. Without
   // a unique key (or with a key type that cannot be compared exactly) the scan
-  // is one unbuffered result ordered by order_by alone.
+  // is one unbuffered result ordered by order_by alone. A table without a
+  // primary key pages by a UNIQUE index of NOT NULL columns when it has one.
+  std::vector<ColumnExpr> unique_key = spec.unique_key;
+  if (unique_key.empty() && spec.query.empty()) {
+    auto u = s.unique_not_null.find(spec.table);
+    if (u != s.unique_not_null.end()) {
+      for (const auto& c : u->second) unique_key.push_back(ColumnExpr{spec.alias, c, false});
+    }
+  }
   std::vector<ColumnExpr> key_cols = spec.order_by;
-  for (const auto& u : spec.unique_key) {
+  for (const auto& u : unique_key) {
     bool dup = false;
     for (const auto& k : key_cols) dup = dup || (k.alias == u.alias && k.column == u.column);
     if (!dup) key_cols.push_back(u);
   }
-  q.paged = !spec.unique_key.empty();
+  q.paged = !unique_key.empty();
   for (const auto& k : key_cols) {
     bool known = false;
     if (!CanPageOn(meta_of(k, &known).kind)) q.paged = false;
@@ -699,22 +710,34 @@ Status MySqlSource::Session::LoadSchema() {
       it->second.foreign_keys.push_back(std::move(fk));
     }
   }
-  // Unique indexes other than the primary key (a join must match one of them
-  // or the primary key to be many-to-one).
-  std::map<std::pair<std::string, std::string>, std::map<int, std::string>> uniques;
+  // UNIQUE indexes (constraints are indexes in MySQL): unique_keys, and for
+  // tables without a primary key the narrowest one of NOT NULL columns, to
+  // page by. Uniqueness in any collation implies uniqueness as bytes.
+  struct UniqueIndex {
+    std::map<int, std::string> cols;  // SEQ_IN_INDEX -> column
+    bool not_null = true;
+  };
+  std::map<std::pair<std::string, std::string>, UniqueIndex> uniques;
   rs.reset(st->executeQuery(
-      "SELECT TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX, COLUMN_NAME FROM information_schema.STATISTICS "
-      "WHERE TABLE_SCHEMA = DATABASE() AND NON_UNIQUE = 0 AND INDEX_NAME <> 'PRIMARY'"));
+      "SELECT s.TABLE_NAME, s.INDEX_NAME, s.SEQ_IN_INDEX, s.COLUMN_NAME, c.IS_NULLABLE FROM "
+      "information_schema.STATISTICS s JOIN information_schema.COLUMNS c ON c.TABLE_SCHEMA = "
+      "s.TABLE_SCHEMA AND c.TABLE_NAME = s.TABLE_NAME AND c.COLUMN_NAME = s.COLUMN_NAME WHERE "
+      "s.TABLE_SCHEMA = DATABASE() AND s.NON_UNIQUE = 0 AND s.INDEX_NAME <> 'PRIMARY'"));
   while (rs->next()) {
-    uniques[{std::string(rs->getString(1)), std::string(rs->getString(2))}][rs->getInt(3)] =
-        std::string(rs->getString(4));
+    UniqueIndex& u = uniques[{std::string(rs->getString(1)), std::string(rs->getString(2))}];
+    u.cols[rs->getInt(3)] = std::string(rs->getString(4));
+    if (std::string(rs->getString(5)) != "NO") u.not_null = false;
   }
-  for (auto& [id, cols] : uniques) {
-    auto it = tables.find(id.first);
-    if (it == tables.end()) continue;
-    std::vector<std::string> key;
-    for (auto& [seq, c] : cols) key.push_back(c);
-    it->second.unique_keys.push_back(std::move(key));
+  unique_not_null.clear();
+  for (const auto& [id, u] : uniques) {
+    auto t = tables.find(id.first);
+    if (t == tables.end()) continue;
+    std::vector<std::string> cols;
+    for (const auto& [seq, c] : u.cols) cols.push_back(c);
+    t->second.unique_keys.push_back(cols);
+    if (!t->second.primary_key.empty() || !u.not_null) continue;
+    auto& best = unique_not_null[id.first];
+    if (best.empty() || cols.size() < best.size()) best = cols;
   }
   for (auto& [name, t] : tables) schema.tables.push_back(std::move(t));
   schema_loaded = true;

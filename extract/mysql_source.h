@@ -39,11 +39,15 @@
 // where the @ variables are set from the previous page's last row by a
 // prepared `SET @v = ?` (values are bound, never spliced into SQL text). All
 // pages run inside the snapshot transaction, so together they are one
-// consistent read; memory holds one page per stream. A scan without a unique
-// key (or whose key has a type that cannot be compared exactly) is one
-// unbuffered result: only one such stream may be open at a time and no other
-// query can run while it is (Scan returns FailedPrecondition), until it has
-// been read to its end or destroyed.
+// consistent read; memory holds one page per stream. A table without a
+// primary key pages by its narrowest UNIQUE index of NOT NULL columns. A scan
+// without any unique key (or whose key has a type that cannot be compared
+// exactly) is one unbuffered result: only one such stream may be open at a
+// time and no other query can run while it is (Scan returns
+// FailedPrecondition), until it has been read to its end or destroyed. The
+// previous page's last row is read again (">=" on the last key column), so a
+// join that repeats rows is reported (InvalidArgument) instead of losing rows
+// at a page edge.
 //
 // Thread safety: not thread safe; one thread uses the source and its streams.
 // The first Open in a process initialises Connector/C++'s driver singleton,

@@ -207,6 +207,40 @@ TEST_F(MySqlSourceTest, TableWithoutPrimaryKeyIsOneUnbufferedStreamAtATime) {
   EXPECT_TRUE(third.ok()) << third.status().ToString();
 }
 
+TEST_F(MySqlSourceTest, TableWithoutPrimaryKeyPagesByAUniqueNotNullIndex) {
+  MySqlQuery(db_, std::vector<std::string>{
+                      "CREATE TABLE par (id INT PRIMARY KEY)",
+                      // No primary key; a unique index of NOT NULL columns,
+                      // another one with a nullable column (not a total order).
+                      "CREATE TABLE kid (code VARCHAR(5) NOT NULL, seq INT NOT NULL, pid INT, "
+                      "alt INT NULL, UNIQUE KEY (alt), UNIQUE KEY code_seq (code, seq))",
+                      "INSERT INTO par SELECT seq FROM seq_1_to_50",
+                      "INSERT INTO kid SELECT CHAR(65 + seq % 3), seq, seq % 50 + 1, NULL FROM "
+                      "seq_1_to_200",
+                      "SELECT 1"});
+  auto src = OpenSource(db_, 4);
+  ASSERT_NE(src, nullptr);
+  auto schema = src->Introspect();
+  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  EXPECT_EQ(schema->FindTable("kid")->unique_keys,
+            (std::vector<std::vector<std::string>>{{"alt"}, {"code", "seq"}}));
+  auto parents = src->Scan(Spec("par", {{"par", "id"}}, {{"par", "id"}}, {{"par", "id"}}));
+  ASSERT_TRUE(parents.ok()) << parents.status().ToString();
+  // The planner gives no unique key for a table without a primary key.
+  auto kids = src->Scan(Spec("kid", {{"kid", "pid"}}, {{"kid", "pid"}}, {}, {{"kid", "pid"}}));
+  ASSERT_TRUE(kids.ok()) << kids.status().ToString();
+  int n = 0, k = 0;
+  for (; (*parents)->Valid(); (*parents)->Next()) {
+    ++n;
+    const int64_t id = (*parents)->row()[0].as_int();
+    for (; (*kids)->Valid() && (*kids)->row()[0].as_int() == id; (*kids)->Next()) ++k;
+  }
+  EXPECT_TRUE((*parents)->status().ok()) << (*parents)->status().ToString();
+  EXPECT_TRUE((*kids)->status().ok()) << (*kids)->status().ToString();
+  EXPECT_EQ(n, 50);
+  EXPECT_EQ(k, 200) << "both streams paged on the one connection";
+}
+
 TEST_F(MySqlSourceTest, JoinThatRepeatsRowsFailsInsteadOfLosingThem) {
   MySqlQuery(db_, std::vector<std::string>{
                       "CREATE TABLE o (id INT PRIMARY KEY, cust INT)",
@@ -259,6 +293,7 @@ TEST_F(MySqlSourceTest, IntrospectsTablesColumnsKeysAndEstimates) {
   EXPECT_EQ(so->FindColumn("ordered_at")->type, ValueType::kTimestamp);
   EXPECT_EQ(so->FindColumn("amount")->source_type, "decimal(10,2)");
   EXPECT_EQ(so->estimated_rows, 40) << "InnoDB's estimate after ANALYZE";
+  EXPECT_TRUE(so->unique_keys.empty());
   EXPECT_EQ(schema->FindTable("open_orders")->estimated_rows, -1);
 }
 
@@ -334,7 +369,8 @@ TEST_F(MySqlSourceTest, LargestGroupsAndColumnSummaryRunOnTheServer) {
   auto two = src->LargestGroups(spec, {{"g", "k", true}, {"g", "n"}}, 1);
   ASSERT_TRUE(two.ok()) << two.status().ToString();
   ASSERT_EQ(two->size(), 1u);
-  EXPECT_EQ(Typed((*two)[0].key[0]) + "|" + Typed((*two)[0].key[1]), "text:A|int:2") << "ties: the smaller key first";
+  EXPECT_EQ(Typed((*two)[0].key[0]) + "|" + Typed((*two)[0].key[1]), "text:A|int:2")
+      << "ties: the smaller key first";
   EXPECT_EQ((*two)[0].rows, 2);
 
   auto at = src->SummarizeColumn(spec, {"g", "at"});
