@@ -148,21 +148,7 @@ class TableAssembler {
     return Status::OK();
   }
 
-  // Names a source row by its primary key, else by its key parts' values.
-  std::string RowId(const Row& row) const {
-    std::string s;
-    for (const auto& [name, idx] : plan_.identity) {
-      if (!s.empty()) s += ", ";
-      s += name + "=" + row[idx].DebugString();
-    }
-    if (!s.empty()) return s;
-    for (const auto& p : plan_.key.parts()) {
-      if (p.is_literal) continue;
-      if (!s.empty()) s += ", ";
-      s += p.name + "=" + row[p.index].DebugString();
-    }
-    return s.empty() ? "(no primary key)" : s;
-  }
+  std::string RowId(const Row& row) const { return SourceRowId(plan_, row); }
 
   Status Reject(const Row& row, const std::string& reason) {
     if (options_.rejects == nullptr) {

@@ -509,6 +509,21 @@ class Planner {
 
 }  // namespace
 
+std::string SourceRowId(const TablePlan& plan, const Row& row) {
+  std::string s;
+  for (const auto& [name, idx] : plan.identity) {
+    if (!s.empty()) s += ", ";
+    s += name + "=" + row[idx].DebugString();
+  }
+  if (!s.empty()) return s;
+  for (const auto& p : plan.key.parts()) {
+    if (p.is_literal) continue;
+    if (!s.empty()) s += ", ";
+    s += p.name + "=" + row[p.index].DebugString();
+  }
+  return s.empty() ? "(no primary key)" : s;
+}
+
 KeyType DefaultKeyType(const SourceColumn& c) {
   const std::string& st = c.source_type;
   switch (c.type) {

@@ -79,6 +79,10 @@ struct Plan {
                            Source* source = nullptr);
 };
 
+/// Names a driving source row for messages: "order_id=1042" from the
+/// table's primary key, else the row key parts' values.
+std::string SourceRowId(const TablePlan& plan, const Row& row);
+
 /// The default binary key type of a source column ("integer" -> int32, ...).
 KeyType DefaultKeyType(const SourceColumn& column);
 

@@ -158,15 +158,6 @@ void SizeStats::Add(uint64_t v) {
   sum += static_cast<double>(v);
 }
 
-std::string SourceRowId(const TablePlan& plan, const Row& row) {
-  std::string s;
-  for (const auto& [name, idx] : plan.identity) {
-    if (!s.empty()) s += ", ";
-    s += name + "=" + row[idx].DebugString();
-  }
-  return s.empty() ? "(no primary key)" : s;
-}
-
 namespace {
 
 // Keeps the first rejected rows as examples; the assembler counts them all.
@@ -278,6 +269,11 @@ class PreviewSink : public CellSink {
     // Only the identity columns are kept, to name the row if needed later.
     identity_.values.resize(source.size());
     for (const auto& [name, idx] : plan_.identity) identity_.values[idx] = source[idx];
+    if (plan_.identity.empty()) {  // SourceRowId falls back to the key parts
+      for (const auto& p : plan_.key.parts()) {
+        if (!p.is_literal) identity_.values[p.index] = source[p.index];
+      }
+    }
     source_id_.clear();
     shown_ = mode_ != Mode::kRecheck && rows_ < o_.show_rows;
     if (shown_) out_->shown_rows.push_back(PreviewRow{key_, SourceId(), 0, 0});

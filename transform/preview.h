@@ -121,7 +121,4 @@ struct TablePreview {
 Result<TablePreview> PreviewTable(const TablePlan& plan, Source* source,
                                   const PreviewOptions& options);
 
-/// "order_id=1042, line=3" from the identity columns of `plan` in `row`.
-std::string SourceRowId(const TablePlan& plan, const Row& row);
-
 }  // namespace widen
