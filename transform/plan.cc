@@ -530,6 +530,11 @@ KeyType DefaultKeyType(const SourceColumn& c) {
     case ValueType::kBool:
       return KeyType::kBool;
     case ValueType::kInt:
+      if (Contains(st, "unsigned")) {  // one size up holds every unsigned value
+        if (Contains(st, "tinyint")) return KeyType::kInt16;
+        if (Contains(st, "smallint")) return KeyType::kInt32;
+        return KeyType::kInt64;
+      }
       if (Contains(st, "tinyint")) return KeyType::kInt8;
       if (Contains(st, "smallint") || Contains(st, "int2")) return KeyType::kInt16;
       if (Contains(st, "bigint") || Contains(st, "int8") || Contains(st, "unsigned")) {

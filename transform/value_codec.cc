@@ -100,6 +100,11 @@ HBaseType DefaultHBaseType(ValueType type, std::string_view st) {
     case ValueType::kBool:
       return HBaseType::kBoolean;
     case ValueType::kInt:
+      if (Contains(st, "unsigned")) {  // one size up holds every unsigned value
+        if (Contains(st, "tinyint")) return HBaseType::kShort;
+        if (Contains(st, "smallint")) return HBaseType::kInt;
+        return HBaseType::kLong;
+      }
       if (Contains(st, "smallint") || Contains(st, "int2") || Contains(st, "tinyint")) {
         return HBaseType::kShort;
       }

@@ -1,4 +1,5 @@
 #include "transform/key_codec.h"
+#include "transform/plan.h"
 
 #include <gtest/gtest.h>
 
@@ -481,6 +482,21 @@ TEST(BinaryKeyTest, LayoutSurvivesJson) {
   EXPECT_EQ(codec.Anatomy(),
             "[salt 1B mod 8][user_id int32 4B][literal 'x\\x00'][sent_at timestamp reverse 8B]");
   EXPECT_EQ(KeyCodec::FromJson("{not json").status().code(), StatusCode::kDataLoss);
+}
+
+// Unsigned MySQL integers take the next wider key type, so every value fits.
+TEST(DefaultKeyTypeTest, UnsignedIntegersGoOneSizeUp) {
+  auto type_of = [](const char* source_type) {
+    SourceColumn c;
+    c.type = ValueType::kInt;
+    c.source_type = source_type;
+    return DefaultKeyType(c);
+  };
+  EXPECT_EQ(type_of("tinyint"), KeyType::kInt8);
+  EXPECT_EQ(type_of("tinyint unsigned"), KeyType::kInt16);
+  EXPECT_EQ(type_of("smallint unsigned"), KeyType::kInt32);
+  EXPECT_EQ(type_of("int unsigned"), KeyType::kInt64);
+  EXPECT_EQ(type_of("integer"), KeyType::kInt32);
 }
 
 }  // namespace

@@ -62,6 +62,8 @@ TEST(HBaseCodecTest, DefaultTypesFromSource) {
   EXPECT_EQ(DefaultHBaseType(ValueType::kInt, "smallint"), HBaseType::kShort);
   EXPECT_EQ(DefaultHBaseType(ValueType::kInt, "integer"), HBaseType::kInt);
   EXPECT_EQ(DefaultHBaseType(ValueType::kInt, "bigint"), HBaseType::kLong);
+  EXPECT_EQ(DefaultHBaseType(ValueType::kInt, "smallint unsigned"), HBaseType::kInt);
+  EXPECT_EQ(DefaultHBaseType(ValueType::kInt, "int unsigned"), HBaseType::kLong);
   EXPECT_EQ(DefaultHBaseType(ValueType::kFloat, "real"), HBaseType::kFloat);
   EXPECT_EQ(DefaultHBaseType(ValueType::kFloat, "double precision"), HBaseType::kDouble);
   EXPECT_EQ(DefaultHBaseType(ValueType::kDecimal, "numeric(10,2)"), HBaseType::kBigDecimal);
