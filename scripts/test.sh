@@ -32,6 +32,7 @@ cmake_args=()
 if [[ ${WIDEN_SANITIZE:-0} == 1 ]]; then
   build_dir=build-asan
   cmake_args=(-DWIDEN_SANITIZE=ON)
+  export LSAN_OPTIONS="suppressions=$REPO/scripts/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
   log "sanitizer build in $build_dir"
 fi
 scripts/build.sh "$REPO/$build_dir" "${cmake_args[@]}"
