@@ -15,9 +15,14 @@
 
 #include <fmt/format.h>
 
+#include "extract/source_internal.h"
+
 #include "extract/mysql_text_internal.h"
 
 namespace widen {
+
+using source_internal::OverQuery;
+using source_internal::Unordered;
 
 using mysql_internal::ColumnKind;
 
@@ -924,24 +929,6 @@ Status MySqlSource::CheckScan(const ScanSpec& spec) {
 
 namespace {
 
-// A scan of the derived query `sql` whose output columns are `names`.
-ScanSpec OverQuery(std::string sql, const std::vector<std::string>& names) {
-  ScanSpec s;
-  s.query = std::move(sql);
-  s.alias = "widen_q";
-  for (const auto& n : names) s.columns.push_back(ColumnExpr{s.alias, n, false});
-  return s;
-}
-
-// `spec`'s rows (table or query, joins, where, not_null) selecting `columns`.
-ScanSpec Unordered(const ScanSpec& spec, std::vector<ColumnExpr> columns) {
-  ScanSpec s = spec;
-  s.columns = std::move(columns);
-  s.order_by.clear();
-  s.unique_key.clear();
-  return s;
-}
-
 std::string Where(const QueryPlan& q) {
   std::string w;
   for (size_t i = 0; i < q.preds.size(); ++i) w += (i ? " AND " : " WHERE ") + q.preds[i];
@@ -986,16 +973,7 @@ Result<std::vector<GroupCount>> MySqlSource::LargestGroups(const ScanSpec& spec,
       "DESC, {} LIMIT {}",
       outer, inner, q.from, Where(q), group, group, limit);
   WIDEN_ASSIGN_OR_RETURN(auto rows, Scan(OverQuery(sql, names)));
-  std::vector<GroupCount> groups;
-  for (; rows->Valid(); rows->Next()) {
-    const Row& r = rows->row();
-    GroupCount g;
-    g.key.values.assign(r.values.begin(), r.values.end() - 1);
-    g.rows = r.values.back().as_int();
-    groups.push_back(std::move(g));
-  }
-  WIDEN_RETURN_IF_ERROR(rows->status());
-  return groups;
+  return source_internal::ReadGroups(rows.get());
 }
 
 Result<ColumnSummary> MySqlSource::SummarizeColumn(const ScanSpec& spec, const ColumnExpr& column) {
@@ -1018,16 +996,7 @@ Result<ColumnSummary> MySqlSource::SummarizeColumn(const ScanSpec& spec, const C
       lo, hi, x, q.from, Where(q));
   WIDEN_ASSIGN_OR_RETURN(
       auto rows, Scan(OverQuery(sql, {"widen_min", "widen_max", "widen_rows", "widen_non_null"})));
-  ColumnSummary s;
-  if (rows->Valid()) {
-    const Row& r = rows->row();
-    s.min = r[0];
-    s.max = r[1];
-    s.rows = r[2].as_int();
-    s.non_null = r[3].as_int();
-  }
-  WIDEN_RETURN_IF_ERROR(rows->status());
-  return s;
+  return source_internal::ReadSummary(rows.get());
 }
 
 Result<std::unique_ptr<RowStream>> MySqlSource::Scan(const ScanSpec& spec) {

@@ -6,9 +6,14 @@
 
 #include <fmt/format.h>
 
+#include "extract/source_internal.h"
+
 #include "extract/pg_text_internal.h"
 
 namespace widen {
+
+using source_internal::OverQuery;
+using source_internal::Unordered;
 
 namespace {
 
@@ -414,28 +419,6 @@ Result<std::unique_ptr<RowStream>> PostgresSource::Scan(const ScanSpec& spec) {
   return std::unique_ptr<RowStream>(std::move(stream));
 }
 
-namespace {
-
-// The FROM/JOIN/WHERE of `spec` selecting `columns` (no order): the rows an
-// aggregate runs over.
-ScanSpec Unordered(const ScanSpec& spec, std::vector<ColumnExpr> columns) {
-  ScanSpec s = spec;
-  s.columns = std::move(columns);
-  s.order_by.clear();
-  return s;
-}
-
-// A scan of a derived query whose output columns are `names`.
-ScanSpec OverQuery(std::string sql, const std::vector<std::string>& names) {
-  ScanSpec s;
-  s.query = std::move(sql);
-  s.alias = "widen_q";
-  for (const auto& n : names) s.columns.push_back(ColumnExpr{s.alias, n, false});
-  return s;
-}
-
-}  // namespace
-
 Result<std::vector<GroupCount>> PostgresSource::LargestGroups(
     const ScanSpec& spec, const std::vector<ColumnExpr>& group_by, int limit) {
   if (group_by.empty() || limit < 1) {
@@ -457,16 +440,7 @@ Result<std::vector<GroupCount>> PostgresSource::LargestGroups(
       "ORDER BY widen_n DESC{2} LIMIT {3}",
       names, SelectSql(Unordered(spec, group_by)), order, limit);
   WIDEN_ASSIGN_OR_RETURN(auto rows, Scan(OverQuery(sql, out)));
-  std::vector<GroupCount> groups;
-  for (; rows->Valid(); rows->Next()) {
-    const Row& r = rows->row();
-    GroupCount g;
-    g.key.values.assign(r.values.begin(), r.values.end() - 1);
-    g.rows = r.values.back().as_int();
-    groups.push_back(std::move(g));
-  }
-  WIDEN_RETURN_IF_ERROR(rows->status());
-  return groups;
+  return source_internal::ReadGroups(rows.get());
 }
 
 Result<ColumnSummary> PostgresSource::SummarizeColumn(const ScanSpec& spec,
@@ -477,16 +451,7 @@ Result<ColumnSummary> PostgresSource::SummarizeColumn(const ScanSpec& spec,
       SelectSql(Unordered(spec, {column})));
   WIDEN_ASSIGN_OR_RETURN(
       auto rows, Scan(OverQuery(sql, {"widen_min", "widen_max", "widen_rows", "widen_non_null"})));
-  ColumnSummary s;
-  if (rows->Valid()) {
-    const Row& r = rows->row();
-    s.min = r[0];
-    s.max = r[1];
-    s.rows = r[2].as_int();
-    s.non_null = r[3].as_int();
-  }
-  WIDEN_RETURN_IF_ERROR(rows->status());
-  return s;
+  return source_internal::ReadSummary(rows.get());
 }
 
 }  // namespace widen

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "extract/postgres_source.h"
+#include "extract/source_internal.h"
 #ifdef WIDEN_WITH_MYSQL
 #include "extract/mysql_source.h"
 #endif
@@ -112,5 +113,51 @@ Result<std::unique_ptr<Source>> Source::Open(const std::string& url, const Sourc
                   "mysql://USER@HOST:PORT/DB)",
                   MaskUrl(url)));
 }
+
+namespace source_internal {
+
+ScanSpec Unordered(const ScanSpec& spec, std::vector<ColumnExpr> columns) {
+  ScanSpec s = spec;
+  s.columns = std::move(columns);
+  s.order_by.clear();
+  s.unique_key.clear();
+  return s;
+}
+
+ScanSpec OverQuery(std::string sql, const std::vector<std::string>& names) {
+  ScanSpec s;
+  s.query = std::move(sql);
+  s.alias = "widen_q";
+  for (const auto& n : names) s.columns.push_back(ColumnExpr{s.alias, n, false});
+  return s;
+}
+
+Result<std::vector<GroupCount>> ReadGroups(RowStream* rows) {
+  std::vector<GroupCount> groups;
+  for (; rows->Valid(); rows->Next()) {
+    const Row& r = rows->row();
+    GroupCount g;
+    g.key.values.assign(r.values.begin(), r.values.end() - 1);
+    g.rows = r.values.back().as_int();
+    groups.push_back(std::move(g));
+  }
+  WIDEN_RETURN_IF_ERROR(rows->status());
+  return groups;
+}
+
+Result<ColumnSummary> ReadSummary(RowStream* rows) {
+  ColumnSummary s;
+  if (rows->Valid()) {
+    const Row& r = rows->row();
+    s.min = r[0];
+    s.max = r[1];
+    s.rows = r[2].as_int();
+    s.non_null = r[3].as_int();
+  }
+  WIDEN_RETURN_IF_ERROR(rows->status());
+  return s;
+}
+
+}  // namespace source_internal
 
 }  // namespace widen
