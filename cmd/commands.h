@@ -28,6 +28,7 @@ struct MigrateOptions {
   std::optional<int64_t> timestamp_ms;  // cell timestamp override (unset = mapping or run start)
   bool quiet = false;                   // no progress line and no summary
   int fetch_rows = 5000;
+  int jobs = 1;  // parallel jobs per table (source connections on one snapshot)
 };
 
 struct ReadOptionsCli {

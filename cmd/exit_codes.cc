@@ -12,6 +12,7 @@ int ExitCodeFor(const Status& status) {
     case StatusCode::kUnavailable:
       return kExitUnavailable;
     case StatusCode::kUnauthenticated:
+    case StatusCode::kPermissionDenied:
       return kExitUnauthenticated;
     case StatusCode::kFailedPrecondition:
       return kExitTargetState;

@@ -10,7 +10,7 @@ enum ExitCode : int {
   kExitInternal = 1,         // a bug or an unexpected failure
   kExitInvalid = 2,          // bad command line, mapping or data (InvalidArgument, NotFound)
   kExitUnavailable = 3,      // a server cannot be reached or went away (Unavailable)
-  kExitUnauthenticated = 4,  // credentials refused
+  kExitUnauthenticated = 4,  // credentials refused, or a privilege missing (PermissionDenied)
   kExitTargetState = 5,      // the target must be fixed first (FailedPrecondition)
   kExitDataLoss = 6,         // corrupt bytes in the target (DataLoss)
   kExitCancelled = 130,      // interrupted (Ctrl-C)

@@ -35,6 +35,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(int64_t{0}, std::numeric_limits<int64_t>::max()));
   migrate->add_option("--fetch-rows", mo.fetch_rows, "Rows fetched per round trip from the source")
       ->check(CLI::Range(1, 1000000));
+  migrate
+      ->add_option("-j,--jobs", mo.jobs,
+                   "Parallel jobs per table: the driving rows are split into ranges of an "
+                   "integer key read on one snapshot by as many connections (default 1)")
+      ->check(CLI::Range(1, 64));
   migrate->add_flag("-q,--quiet", mo.quiet, "No progress line and no summary");
 
   ReadOptionsCli so;

@@ -21,6 +21,7 @@
 #include "mapping/mapping.h"
 #include "store/store.h"
 #include "transform/assembler.h"
+#include "transform/parallel.h"
 #include "transform/plan.h"
 
 namespace widen {
@@ -71,6 +72,31 @@ Status CheckScans(const TablePlan& tp, Source* source) {
     for (const auto& c : n->children) todo.push_back(&c);
   }
   return Status::OK();
+}
+
+// The source tables the plan reads (driving, joined, nested), and whether
+// some scan is a free-form query.
+void SourceTables(const Plan& plan, std::vector<std::string>* tables, bool* has_queries) {
+  auto add = [&](const ScanSpec& s) {
+    if (!s.query.empty()) *has_queries = true;
+    std::vector<std::string> names;
+    if (!s.table.empty()) names.push_back(s.table);
+    for (const auto& j : s.joins) names.push_back(j.table);
+    for (const auto& n : names) {
+      if (std::find(tables->begin(), tables->end(), n) == tables->end()) tables->push_back(n);
+    }
+  };
+  for (const TablePlan& tp : plan.tables) {
+    add(tp.scan);
+    std::vector<const NestPlan*> todo;
+    for (const auto& n : tp.nests) todo.push_back(&n);
+    while (!todo.empty()) {
+      const NestPlan* n = todo.back();
+      todo.pop_back();
+      add(n->scan);
+      for (const auto& c : n->children) todo.push_back(&c);
+    }
+  }
 }
 
 int Fail(const Status& s) {
@@ -157,6 +183,20 @@ int RunMigrate(const MigrateOptions& o, const std::atomic<bool>* cancel) {
     if (Status s = CheckScans(tp, source->get()); !s.ok()) return Fail(s);
   }
 
+  // Parallel jobs: more connections on the same snapshot, opened before the
+  // target is touched (a user without the rights for it learns it now).
+  std::vector<std::unique_ptr<Source>> siblings;
+  std::vector<Source*> sources = {source->get()};
+  if (o.jobs > 1) {
+    std::vector<std::string> tables;
+    bool has_queries = false;
+    SourceTables(*plan, &tables, &has_queries);
+    auto more = (*source)->OpenSiblings(o.jobs - 1, tables, has_queries);
+    if (!more.ok()) return Fail(more.status());
+    siblings = std::move(*more);
+    for (auto& s : siblings) sources.push_back(s.get());
+  }
+
   std::unique_ptr<JsonLinesRejects> rejects;
   if (!o.rejects_path.empty()) {
     if (Status s = CheckRejectsPath(o.rejects_path, m); !s.ok()) return Fail(s);
@@ -192,14 +232,23 @@ int RunMigrate(const MigrateOptions& o, const std::atomic<bool>* cancel) {
   ao.cancel = cancel;
 
   std::vector<TableStats> all;
+  std::vector<std::string> job_notes;  // how each table was split (--jobs)
   for (const TablePlan& tp : plan->tables) {
-    auto sink = (*store)->NewSink(tp.descriptor.FullName());
-    if (!sink.ok()) return Fail(sink.status());
+    const std::string name = tp.descriptor.FullName();
     TableStats stats;
-    Status s = Assemble(tp, source->get(), sink->get(), ao, &stats);
-    Status closed = (*sink)->Close();
-    if (s.ok()) s = closed;
-    stats.overwritten = (*sink)->stats().overwritten;
+    stats.table = name;
+    auto split = SplitRows(tp, source->get(), o.jobs);
+    Status s = split.status();
+    if (s.ok()) {
+      s = RunJobs(
+          tp, split->ranges, sources, [&]() { return (*store)->NewSink(name); }, ao, &stats);
+      if (split->ranges.size() > 1) {
+        job_notes.push_back(
+            fmt::format("{}: {} jobs, by ranges of {}", name, split->ranges.size(), split->column));
+      } else if (!split->why_not.empty()) {
+        job_notes.push_back(fmt::format("{}: one job: {}", name, split->why_not));
+      }
+    }
     if (s.ok())
       s = (*store)->SetTableMetadata(tp.descriptor.FullName(), kStateMetadata, "complete");
     progress.Clear();
@@ -215,6 +264,7 @@ int RunMigrate(const MigrateOptions& o, const std::atomic<bool>* cancel) {
   }
   if (!o.quiet) {
     PrintSummary(all, stdout);
+    for (const auto& n : job_notes) std::fprintf(stdout, "%s\n", n.c_str());
     for (const auto& t : all) {
       if (t.overwritten > 0) {
         std::fprintf(stdout,

@@ -21,6 +21,8 @@ std::string_view StatusCodeName(StatusCode code) {
       return "DataLoss";
     case StatusCode::kUnauthenticated:
       return "Unauthenticated";
+    case StatusCode::kPermissionDenied:
+      return "PermissionDenied";
     case StatusCode::kInternal:
       return "Internal";
     case StatusCode::kCancelled:

@@ -9,6 +9,7 @@
 //   kFailedPrecondition state that must be fixed first (an incompatible store)
 //   kDataLoss           corruption in persisted bytes
 //   kUnauthenticated    the server refused the credentials
+//   kPermissionDenied   the user lacks a privilege the operation needs
 //   kInternal           a bug in widen
 // Result<T> holds a T or a non-OK Status (Arrow's arrow::Result).
 //
@@ -32,6 +33,7 @@ enum class StatusCode {
   kFailedPrecondition,
   kDataLoss,
   kUnauthenticated,
+  kPermissionDenied,
   kInternal,
   kCancelled,
 };
@@ -56,6 +58,9 @@ class [[nodiscard]] Status {
   static Status DataLoss(std::string m) { return {StatusCode::kDataLoss, std::move(m)}; }
   static Status Unauthenticated(std::string m) {
     return {StatusCode::kUnauthenticated, std::move(m)};
+  }
+  static Status PermissionDenied(std::string m) {
+    return {StatusCode::kPermissionDenied, std::move(m)};
   }
   static Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
   static Status Cancelled(std::string m) { return {StatusCode::kCancelled, std::move(m)}; }

@@ -327,6 +327,7 @@ QueryPlan BuildQuery(const MySqlSource::Session& s, const ScanSpec& spec) {
   q.items = std::move(items);
   if (!spec.where.empty()) q.preds.push_back("(" + spec.where + ")");
   for (const auto& c : spec.not_null) q.preds.push_back(Col(c) + " IS NOT NULL");
+  if (spec.range) q.preds.push_back(source_internal::RangePredicate(spec, Col));
   for (size_t i = 0; i < q.keys.size(); ++i) q.order += (i ? ", " : " ORDER BY ") + q.keys[i].expr;
   return q;
 }
@@ -875,6 +876,69 @@ Result<std::unique_ptr<MySqlSource>> MySqlSource::Open(const std::string& url,
     return QueryError(fmt::format("source {}: setting up the session", MaskUrl(url)), e);
   }
   return src;
+}
+
+Result<std::vector<std::unique_ptr<Source>>> MySqlSource::OpenSiblings(
+    int n, const std::vector<std::string>& tables, bool has_queries) {
+  if (session_->unbuffered_owner != nullptr) return session_->Busy("(parallel jobs)");
+  std::vector<std::unique_ptr<MySqlSource>> sources;
+  for (int i = 0; i < n; ++i) {
+    WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<MySqlSource> s, Open(url_, options_));
+    sources.push_back(std::move(s));
+  }
+  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<MySqlSource> locker, Open(url_, options_));
+  const std::string& masked = session_->masked_url;
+  try {
+    // Nothing this connection read is reused: end its transaction so that
+    // it holds no metadata lock the read lock below would wait for.
+    std::unique_ptr<sql::Statement> mine(session_->conn->createStatement());
+    mine->execute("COMMIT");
+    std::unique_ptr<sql::Statement> st(locker->session_->conn->createStatement());
+    st->execute("COMMIT");
+    st->execute("SET SESSION lock_wait_timeout = 60");
+    // MySQL cannot share a snapshot between connections: writes are held
+    // back for the moment it takes to start every transaction, so all of
+    // them see the same data.
+    std::string global_error;
+    try {
+      st->execute("FLUSH TABLES WITH READ LOCK");
+    } catch (const sql::SQLException& e) {
+      global_error = OneLine(e.what());
+    }
+    if (!global_error.empty()) {
+      if (has_queries || tables.empty()) {
+        return Status::PermissionDenied(fmt::format(
+            "source {}: parallel jobs need one snapshot for every connection, which MySQL gives "
+            "only under a brief read lock: FLUSH TABLES WITH READ LOCK was refused ({}); grant "
+            "RELOAD to the user, or run with --jobs 1",
+            masked, global_error));
+      }
+      std::string list;
+      for (const auto& t : tables) list += (list.empty() ? "" : ", ") + QuoteIdent(t) + " READ";
+      try {
+        st->execute("LOCK TABLES " + list);
+      } catch (const sql::SQLException& e) {
+        return Status::PermissionDenied(fmt::format(
+            "source {}: parallel jobs need one snapshot for every connection, which MySQL gives "
+            "only under a brief read lock: FLUSH TABLES WITH READ LOCK ({}) and LOCK TABLES ... "
+            "READ ({}) were refused; grant RELOAD or LOCK TABLES to the user, or run with "
+            "--jobs 1",
+            masked, global_error, OneLine(e.what())));
+      }
+    }
+    mine->execute("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
+    for (auto& s : sources) {
+      std::unique_ptr<sql::Statement> t(s->session_->conn->createStatement());
+      t->execute("COMMIT");
+      t->execute("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
+    }
+    st->execute("UNLOCK TABLES");
+  } catch (const std::exception& e) {
+    return QueryError(fmt::format("source {}: starting the snapshot of parallel jobs", masked), e);
+  }
+  std::vector<std::unique_ptr<Source>> out;
+  for (auto& s : sources) out.push_back(std::move(s));
+  return out;
 }
 
 Result<SourceSchema> MySqlSource::Introspect() {

@@ -90,6 +90,15 @@ class MySqlSource : public Source {
                                                 int limit) override;
   /// One aggregate query on the server; text min/max by UTF-8 bytes.
   Result<ColumnSummary> SummarizeColumn(const ScanSpec& spec, const ColumnExpr& column) override;
+  /// MySQL cannot share a snapshot between connections, so a further
+  /// connection holds writes back for a moment (FLUSH TABLES WITH READ LOCK,
+  /// or when RELOAD is not granted, LOCK TABLES `tables` READ; lock_wait_timeout
+  /// 60 s) while this connection and `n` new ones each start
+  /// START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY. With free-form
+  /// queries (`has_queries`) only the global lock will do.
+  Result<std::vector<std::unique_ptr<Source>>> OpenSiblings(int n,
+                                                            const std::vector<std::string>& tables,
+                                                            bool has_queries) override;
   std::string dialect() const override { return "mysql"; }
 
   /// Quotes an identifier: `name` with embedded backticks doubled.

@@ -224,6 +224,33 @@ Result<std::unique_ptr<PostgresSource>> PostgresSource::Open(const std::string& 
   return src;
 }
 
+Result<std::vector<std::unique_ptr<Source>>> PostgresSource::OpenSiblings(
+    int n, const std::vector<std::string>&, bool) {
+  std::string snapshot;
+  try {
+    // The transaction's snapshot, importable while this transaction is open.
+    pqxx::result r = session_->txn->exec("SELECT pg_export_snapshot()");
+    snapshot = r[0][0].c_str();
+  } catch (const std::exception& e) {
+    return QueryError(
+        fmt::format("source {}: exporting the snapshot for parallel jobs", MaskUrl(url_)), e);
+  }
+  std::vector<std::unique_ptr<Source>> out;
+  for (int i = 0; i < n; ++i) {
+    WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<PostgresSource> s, Open(url_, options_));
+    try {
+      // Must be the first statement of the REPEATABLE READ transaction.
+      s->session_->txn->exec("SET TRANSACTION SNAPSHOT " + s->session_->txn->quote(snapshot));
+    } catch (const std::exception& e) {
+      return QueryError(
+          fmt::format("source {}: importing the snapshot of the first connection", MaskUrl(url_)),
+          e);
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 Result<SourceSchema> PostgresSource::Introspect() {
   SourceSchema schema;
   try {
@@ -394,6 +421,7 @@ std::string PostgresSource::SelectSql(const ScanSpec& spec) const {
   std::vector<std::string> preds;
   if (!spec.where.empty()) preds.push_back("(" + spec.where + ")");
   for (const auto& c : spec.not_null) preds.push_back(col(c) + " IS NOT NULL");
+  if (spec.range) preds.push_back(source_internal::RangePredicate(spec, col));
   for (size_t i = 0; i < preds.size(); ++i) sql += (i ? " AND " : " WHERE ") + preds[i];
   for (size_t i = 0; i < spec.order_by.size(); ++i) {
     sql += i ? ", " : " ORDER BY ";

@@ -38,6 +38,12 @@ class PostgresSource : public Source {
                                                 const std::vector<ColumnExpr>& group_by,
                                                 int limit) override;
   Result<ColumnSummary> SummarizeColumn(const ScanSpec& spec, const ColumnExpr& column) override;
+  /// Exports this transaction's snapshot (pg_export_snapshot) and opens `n`
+  /// connections whose REPEATABLE READ transactions import it (SET
+  /// TRANSACTION SNAPSHOT), so all read the same data.
+  Result<std::vector<std::unique_ptr<Source>>> OpenSiblings(int n,
+                                                            const std::vector<std::string>& tables,
+                                                            bool has_queries) override;
   std::string dialect() const override { return "postgresql"; }
 
   /// Quotes an identifier: "name" with embedded quotes doubled.

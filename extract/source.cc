@@ -3,6 +3,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "extract/postgres_source.h"
 #include "extract/source_internal.h"
@@ -42,6 +43,13 @@ Result<std::vector<GroupCount>> Source::LargestGroups(const ScanSpec&,
 Result<ColumnSummary> Source::SummarizeColumn(const ScanSpec&, const ColumnExpr&) {
   return Status::InvalidArgument("summarizing a column is not supported by the " + dialect() +
                                  " source");
+}
+
+Result<std::vector<std::unique_ptr<Source>>> Source::OpenSiblings(int,
+                                                                  const std::vector<std::string>&,
+                                                                  bool) {
+  return Status::FailedPrecondition(
+      fmt::format("the {} source cannot share its snapshot with parallel jobs", dialect()));
 }
 
 std::string MaskUrl(const std::string& url) {
@@ -122,6 +130,20 @@ ScanSpec Unordered(const ScanSpec& spec, std::vector<ColumnExpr> columns) {
   s.order_by.clear();
   s.unique_key.clear();
   return s;
+}
+
+std::string RangePredicate(const ScanSpec& spec,
+                           const std::function<std::string(const ColumnExpr&)>& col) {
+  if (!spec.range) return "";
+  const ScanRange& r = *spec.range;
+  const std::string c = col(r.column);
+  std::vector<std::string> parts;
+  if (r.lo) parts.push_back(fmt::format("{} >= {}", c, *r.lo));
+  if (r.hi) parts.push_back(fmt::format("{} < {}", c, *r.hi));
+  std::string p =
+      parts.empty() ? std::string("TRUE") : fmt::format("{}", fmt::join(parts, " AND "));
+  if (r.with_null) p = fmt::format("({} OR {} IS NULL)", p, c);
+  return "(" + p + ")";
 }
 
 ScanSpec OverQuery(std::string sql, const std::vector<std::string>& names) {

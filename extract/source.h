@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,6 +44,19 @@ struct ScanJoin {
   std::vector<std::pair<ColumnExpr, std::string>> on;
 };
 
+/// A half-open range of one integer column, lo <= column < hi, restricting
+/// the rows of a scan: parallel jobs each read one range of the driving
+/// table and the matching ranges of its nests. An unset bound is open; with
+/// `with_null`, rows where the column is NULL belong to the range too. The
+/// bounds are integers computed by widen and written into the SQL as
+/// numerals (no data value is ever spliced into SQL text).
+struct ScanRange {
+  ColumnExpr column;
+  std::optional<int64_t> lo;
+  std::optional<int64_t> hi;
+  bool with_null = false;
+};
+
 /// A query: what to select, from where, in which order.
 struct ScanSpec {
   std::string table;  // driving table (empty when `query` is set)
@@ -59,6 +73,8 @@ struct ScanSpec {
   /// these columns is a total order of the rows; a source may use it to read
   /// in pages (keyset pagination) instead of one long result.
   std::vector<ColumnExpr> unique_key;
+  /// Only the rows in this range (unset: all rows).
+  std::optional<ScanRange> range;
 };
 
 /// One column of a source table, as introspected.
@@ -167,6 +183,20 @@ class Source {
   /// age of version columns). Text compares in the server's collation. The
   /// default returns InvalidArgument "not supported by the <dialect> source".
   virtual Result<ColumnSummary> SummarizeColumn(const ScanSpec& spec, const ColumnExpr& column);
+
+  /// Opens `n` more sources on the same database that read the same
+  /// snapshot as this one, for parallel jobs: rows read through any of them
+  /// agree as if read through one. `tables` names the source tables the run
+  /// reads (an engine that must briefly lock them to line the snapshots up
+  /// uses it; `has_queries`: some scans are free-form queries over tables
+  /// not named). REQUIRES: no stream of this source is open; this source's
+  /// own snapshot may be taken anew (nothing read before it is reused).
+  /// PermissionDenied when the engine cannot line the snapshots up for this
+  /// user (the message says what to grant); FailedPrecondition from a source
+  /// that cannot share its snapshot (the default); the errors of Open
+  /// otherwise.
+  virtual Result<std::vector<std::unique_ptr<Source>>> OpenSiblings(
+      int n, const std::vector<std::string>& tables, bool has_queries);
 
   /// "postgresql" or "mysql".
   virtual std::string dialect() const = 0;

@@ -2,6 +2,7 @@
 // (LargestGroups, SummarizeColumn). Internal to extract/.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +17,11 @@ ScanSpec Unordered(const ScanSpec& spec, std::vector<ColumnExpr> columns);
 
 /// A scan of the derived query `sql` whose output columns are `names`.
 ScanSpec OverQuery(std::string sql, const std::vector<std::string>& names);
+
+/// The SQL predicate of spec.range ("" when unset), with `col` quoting a
+/// column for the engine.
+std::string RangePredicate(const ScanSpec& spec,
+                           const std::function<std::string(const ColumnExpr&)>& col);
 
 /// Reads the rows of a LargestGroups query: the group columns, then the count.
 Result<std::vector<GroupCount>> ReadGroups(RowStream* rows);

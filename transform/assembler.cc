@@ -84,7 +84,16 @@ class TableAssembler {
       : plan_(plan), source_(source), sink_(sink), options_(options), stats_(stats) {}
 
   Status Run() {
-    WIDEN_ASSIGN_OR_RETURN(auto rows, source_->Scan(plan_.scan));
+    ScanSpec scan = plan_.scan;
+    if (options_.range) {
+      std::optional<ColumnExpr> col = SplitColumn(plan_);
+      if (!col) {
+        return Status::Internal(
+            fmt::format("table '{}': no column to split the rows by", plan_.descriptor.FullName()));
+      }
+      scan.range = Range(*col, true);
+    }
+    WIDEN_ASSIGN_OR_RETURN(auto rows, source_->Scan(scan));
     for (const auto& n : plan_.nests) {
       children_.emplace_back();
       WIDEN_RETURN_IF_ERROR(OpenChild(n, &children_.back()));
@@ -128,9 +137,28 @@ class TableAssembler {
   }
 
  private:
+  // The job's range over `column` (NULLs only in the driving scan's range:
+  // nested scans leave NULL links out).
+  ScanRange Range(const ColumnExpr& column, bool driving) const {
+    ScanRange r;
+    r.column = column;
+    r.lo = options_.range->lo;
+    r.hi = options_.range->hi;
+    r.with_null = driving && options_.range->with_null;
+    return r;
+  }
+
   Status OpenChild(const NestPlan& n, Child* ch) {
     ch->plan = &n;
-    WIDEN_ASSIGN_OR_RETURN(ch->stream, source_->Scan(n.scan));
+    if (options_.range) {
+      // Every nested scan orders first by (its link to) the top-level parent
+      // key, whose first column is the split column.
+      ScanSpec scan = n.scan;
+      scan.range = Range(n.scan.order_by.front(), false);
+      WIDEN_ASSIGN_OR_RETURN(ch->stream, source_->Scan(scan));
+    } else {
+      WIDEN_ASSIGN_OR_RETURN(ch->stream, source_->Scan(n.scan));
+    }
     for (const auto& g : n.children) {
       ch->kids.emplace_back();
       WIDEN_RETURN_IF_ERROR(OpenChild(g, &ch->kids.back()));
@@ -379,6 +407,12 @@ class TableAssembler {
 };
 
 }  // namespace
+
+std::optional<ColumnExpr> SplitColumn(const TablePlan& plan) {
+  if (!plan.nests.empty() && !plan.scan.order_by.empty()) return plan.scan.order_by.front();
+  if (plan.nests.empty() && !plan.scan.unique_key.empty()) return plan.scan.unique_key.front();
+  return std::nullopt;
+}
 
 Status Assemble(const TablePlan& plan, Source* source, CellSink* sink,
                 const AssembleOptions& options, TableStats* stats) {

@@ -19,6 +19,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -53,6 +54,16 @@ class RejectHandler {
                         const std::string& reason) = 0;
 };
 
+/// A slice of a table's driving rows, lo <= split column < hi (see
+/// SplitColumn), for one parallel job; its nests read the children of those
+/// rows only. An unset bound is open; `with_null` adds the driving rows whose
+/// split column is NULL (they have no children).
+struct RowRange {
+  std::optional<int64_t> lo;
+  std::optional<int64_t> hi;
+  bool with_null = false;
+};
+
 struct AssembleOptions {
   int64_t timestamp_ms = 0;          // timestamp of every cell, ms since the epoch
   RejectHandler* rejects = nullptr;  // nullptr: a bad row fails the run
@@ -71,7 +82,17 @@ struct AssembleOptions {
   /// Reads at most this many driving rows, then stops: later rows, their
   /// children and trailing orphans are not read (0 = all rows).
   uint64_t max_driving_rows = 0;
+  /// Only this slice of the driving rows (unset: all). REQUIRES: the plan has
+  /// a SplitColumn.
+  std::optional<RowRange> range;
 };
+
+/// The column whose integer ranges split `plan`'s driving rows among
+/// parallel jobs, in the driving scan: the first nest parent column (which
+/// every nested scan orders by first, so a range of it selects the children
+/// of the same parents), else the first primary key column. nullopt when the
+/// table has neither.
+std::optional<ColumnExpr> SplitColumn(const TablePlan& plan);
 
 /// Runs `plan` against `source`, putting cells into `sink` (not closed here).
 /// *stats is filled in as the run goes, also on error.

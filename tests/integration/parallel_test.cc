@@ -1,0 +1,285 @@
+// widen migrate --jobs N on real servers: the jobs read one snapshot
+// (Source::OpenSiblings) and together write exactly the cells of a one-job
+// run — the one-job run is the reference, itself checked against SQL by the
+// other integration tests. The data has what splitting could get wrong:
+// negative and NULL split values, orphans, rejected rows, children of
+// rejected parents, a second level of nesting and a table without nests.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "extract/source.h"
+#include "store/store.h"
+#include "tests/integration/source_scan.h"
+#include "tests/integration/test_env.h"
+
+namespace widen::testing {
+namespace {
+
+// grp (the nest link and split column) runs from -2998 to 3000 with NULLs;
+// some children and grandchildren have no parent; `must` NULL rejects a row.
+constexpr const char* kSchema = R"SQL(
+CREATE TABLE parent (id bigint PRIMARY KEY, grp int UNIQUE, name varchar(40), must int);
+CREATE TABLE child (id int PRIMARY KEY, parent_grp int, qty int, note varchar(40));
+CREATE TABLE grandchild (id int PRIMARY KEY, child_id int NOT NULL, val varchar(40));
+)SQL";
+
+constexpr const char* kPgData = R"SQL(
+INSERT INTO parent SELECT i, CASE WHEN i % 50 = 0 THEN NULL ELSE (i - 1500) * 2 END, 'p' || i,
+  CASE WHEN i % 333 = 0 THEN NULL ELSE i END FROM generate_series(1, 3000) AS i;
+INSERT INTO child SELECT i, CASE WHEN i % 97 = 0 THEN NULL ELSE ((i % 3200) - 1500) * 2 END,
+  i % 7, CASE WHEN i % 5 = 0 THEN NULL ELSE 'n' || i END FROM generate_series(1, 8000) AS i;
+INSERT INTO grandchild SELECT i, (i % 8100) + 1, 'g' || i FROM generate_series(1, 12000) AS i;
+ANALYZE;
+)SQL";
+
+// MariaDB's sequence engine stands for generate_series.
+const std::vector<std::string> kMySqlData = {
+    "INSERT INTO parent SELECT seq, CASE WHEN seq % 50 = 0 THEN NULL ELSE (CAST(seq AS SIGNED) - "
+    "1500) * 2 END, "
+    "CONCAT('p', seq), CASE WHEN seq % 333 = 0 THEN NULL ELSE seq END FROM seq_1_to_3000",
+    "INSERT INTO child SELECT seq, CASE WHEN seq % 97 = 0 THEN NULL ELSE (CAST(seq % 3200 AS "
+    "SIGNED) - 1500) * 2 "
+    "END, seq % 7, CASE WHEN seq % 5 = 0 THEN NULL ELSE CONCAT('n', seq) END FROM seq_1_to_8000",
+    "INSERT INTO grandchild SELECT seq, (seq % 8100) + 1, CONCAT('g', seq) FROM seq_1_to_12000",
+};
+
+constexpr const char* kMapping = R"YAML(
+source: ${WIDEN_SOURCE_URL}
+tables:
+  - name: t:parents
+    from: parent
+    families: [d, c]
+    key:
+      parts: [{column: id, width: 6}]
+    columns:
+      - {column: name, to: "d:name"}
+      - {column: grp, to: "d:grp"}
+      - {column: must, to: "d:must", on_null: reject}
+    nest:
+      - table: child
+        on: {grp: parent_grp}
+        family: c
+        prefix: c
+        id: [{column: id, width: 6}]
+        columns: [qty, note]
+        nest:
+          - table: grandchild
+            on: {id: child_id}
+            prefix: g
+            id: [{column: id, width: 6}]
+            columns: [val]
+  - name: t:children
+    from: child
+    families: [d]
+    key:
+      parts: [{column: id, width: 6}]
+    columns:
+      - {column: qty, to: "d:qty"}
+      - {column: note, to: "d:note"}
+)YAML";
+
+struct Run {
+  CommandResult result;
+  std::string store;
+  std::vector<std::string> rejects;  // lines, sorted
+};
+
+Run Migrate(const std::string& url, const std::string& dir, int jobs, int fetch_rows) {
+  Run r;
+  const std::string mapping = dir + "/mapping.yaml";
+  if (!std::filesystem::exists(mapping)) std::ofstream(mapping) << kMapping;
+  r.store = fmt::format("leveldb:{}/store{}", dir, jobs);
+  const std::string rejects = fmt::format("{}/rejects{}.jsonl", dir, jobs);
+  r.result = RunCommand(
+      fmt::format("{} migrate -m {} --source {} --target {} --timestamp-ms 1600000000000 --jobs {} "
+                  "--fetch-rows {} --rejects {}",
+                  WidenBinary(), ShellQuote(mapping), ShellQuote(url), ShellQuote(r.store), jobs,
+                  fetch_rows, ShellQuote(rejects)));
+  std::ifstream in(rejects);
+  for (std::string line; std::getline(in, line);) r.rejects.push_back(line);
+  std::sort(r.rejects.begin(), r.rejects.end());
+  return r;
+}
+
+// The summary lines that must not depend on the number of jobs: orphans.
+std::vector<std::string> OrphanLines(const std::string& output) {
+  std::vector<std::string> out;
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("had no parent") != std::string::npos) out.push_back(line);
+  }
+  return out;
+}
+
+void ExpectSameStores(const std::string& a, const std::string& b) {
+  std::vector<std::string> names;
+  {
+    auto store = Store::Open(a, StoreOptions{});
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    auto tables = (*store)->ListTables();
+    ASSERT_TRUE(tables.ok()) << tables.status().ToString();
+    for (const auto& t : *tables) names.push_back(t.FullName());
+  }
+  ASSERT_EQ(names.size(), 2u);
+  for (const auto& name : names) {
+    SCOPED_TRACE(name);
+    const auto want = ReadCells(a, name, 10);
+    const auto got = ReadCells(b, name, 10);
+    ASSERT_FALSE(want.empty());
+    ASSERT_EQ(want.size(), got.size()) << "cells";
+    for (size_t i = 0; i < want.size(); ++i) {
+      ASSERT_EQ(want[i].row, got[i].row) << "cell " << i;
+      ASSERT_EQ(want[i].column, got[i].column) << "row " << want[i].row;
+      ASSERT_EQ(want[i].timestamp_ms, got[i].timestamp_ms) << "row " << want[i].row;
+      ASSERT_EQ(want[i].value, got[i].value) << "row " << want[i].row << " " << want[i].column;
+    }
+  }
+}
+
+void ExpectJobsAgree(const std::string& url) {
+  const std::string dir = MakeTempDir();
+  const Run one = Migrate(url, dir, 1, 5000);
+  ASSERT_EQ(one.result.exit_code, 0) << one.result.output;
+  ASSERT_FALSE(one.rejects.empty()) << "the data has rows to reject";
+  ASSERT_FALSE(OrphanLines(one.result.output).empty()) << one.result.output;
+  for (int jobs : {2, 5}) {
+    SCOPED_TRACE(fmt::format("--jobs {}", jobs));
+    const Run many = Migrate(url, dir, jobs, 37);
+    ASSERT_EQ(many.result.exit_code, 0) << many.result.output;
+    EXPECT_NE(
+        many.result.output.find(fmt::format("t:parents: {} jobs, by ranges of parent.grp", jobs)),
+        std::string::npos)
+        << many.result.output;
+    EXPECT_NE(
+        many.result.output.find(fmt::format("t:children: {} jobs, by ranges of child.id", jobs)),
+        std::string::npos)
+        << many.result.output;
+    ExpectSameStores(one.store, many.store);
+    EXPECT_EQ(one.rejects, many.rejects);
+    EXPECT_EQ(OrphanLines(one.result.output), OrphanLines(many.result.output));
+  }
+}
+
+TEST(ParallelJobsTest, PostgresJobsWriteTheCellsOfOneJob) {
+  WIDEN_REQUIRE_PG(server);
+  const std::string db = FreshPgDatabase(server, "widen_it_jobs");
+  PgQuery(db, kSchema);
+  PgQuery(db, kPgData);
+  ExpectJobsAgree(db);
+}
+
+TEST(ParallelJobsTest, MySqlJobsWriteTheCellsOfOneJob) {
+  WIDEN_REQUIRE_MYSQL(server);
+  const std::string db = FreshMySqlDatabase(server, "widen_it_jobs");
+  std::vector<std::string> setup;
+  std::istringstream in(kSchema);
+  for (std::string stmt; std::getline(in, stmt, ';');) {
+    if (stmt.find_first_not_of(" \n") != std::string::npos) setup.push_back(stmt);
+  }
+  setup.insert(setup.end(), kMySqlData.begin(), kMySqlData.end());
+  MySqlQuery(db, setup);
+  ExpectJobsAgree(db);
+}
+
+// Counts the rows of `table` through `source`.
+size_t CountRows(Source* source, const std::string& table) {
+  return ScanTable(source, table, {"id"}).rows.size();
+}
+
+TEST(ParallelJobsTest, PostgresSiblingsReadTheFirstConnectionsSnapshot) {
+  WIDEN_REQUIRE_PG(server);
+  const std::string db = FreshPgDatabase(server, "widen_it_snap");
+  PgQuery(db, "CREATE TABLE t (id int PRIMARY KEY); INSERT INTO t SELECT generate_series(1, 10)");
+  auto main = OpenSource(db);
+  ASSERT_NE(main, nullptr);
+  ASSERT_EQ(CountRows(main.get(), "t"), 10u);  // the snapshot is taken here
+  PgQuery(db, "INSERT INTO t VALUES (11)");    // committed after it
+  auto siblings = main->OpenSiblings(2, {"t"}, false);
+  ASSERT_TRUE(siblings.ok()) << siblings.status().ToString();
+  ASSERT_EQ(siblings->size(), 2u);
+  PgQuery(db, "INSERT INTO t VALUES (12)");
+  for (auto& s : *siblings) EXPECT_EQ(CountRows(s.get(), "t"), 10u);
+  EXPECT_EQ(CountRows(main.get(), "t"), 10u);
+  EXPECT_EQ(PgQuery(db, "SELECT count(*) FROM t").at(0).at(0), "12");
+}
+
+TEST(ParallelJobsTest, MySqlSiblingsAndTheFirstConnectionShareOneSnapshot) {
+  WIDEN_REQUIRE_MYSQL(server);
+  const std::string db = FreshMySqlDatabase(server, "widen_it_snap");
+  MySqlQuery(db, std::vector<std::string>{"CREATE TABLE t (id int PRIMARY KEY)",
+                                          "INSERT INTO t SELECT seq FROM seq_1_to_10"});
+  auto main = OpenSource(db);
+  ASSERT_NE(main, nullptr);
+  ASSERT_EQ(CountRows(main.get(), "t"), 10u);
+  // MySQL cannot hand a snapshot on: the first connection's is taken anew
+  // together with the siblings', under a brief read lock.
+  MySqlQuery(db, "INSERT INTO t VALUES (11)");
+  auto siblings = main->OpenSiblings(2, {"t"}, false);
+  ASSERT_TRUE(siblings.ok()) << siblings.status().ToString();
+  MySqlQuery(db, "INSERT INTO t VALUES (12)");
+  for (auto& s : *siblings) EXPECT_EQ(CountRows(s.get(), "t"), 11u);
+  EXPECT_EQ(CountRows(main.get(), "t"), 11u);
+  EXPECT_EQ(MySqlQuery(db, "SELECT count(*) FROM t").at(0).at(0), "12");
+}
+
+// A user without RELOAD falls back to LOCK TABLES on the tables read; without
+// that either, --jobs fails before the target is touched, saying what to grant.
+TEST(ParallelJobsTest, MySqlJobsNeedReloadOrLockTables) {
+  WIDEN_REQUIRE_MYSQL(server);
+  const std::string db = FreshMySqlDatabase(server, "widen_it_grant");
+  const std::string name = db.substr(db.rfind('/') + 1);
+  MySqlQuery(
+      db, std::vector<std::string>{
+              "CREATE TABLE t (id int PRIMARY KEY, v int)",
+              "INSERT INTO t SELECT seq, seq FROM seq_1_to_100",
+              "DROP USER IF EXISTS 'widen_lock'@'127.0.0.1'",
+              "DROP USER IF EXISTS 'widen_read'@'127.0.0.1'",
+              "CREATE USER 'widen_lock'@'127.0.0.1'", "CREATE USER 'widen_read'@'127.0.0.1'",
+              fmt::format("GRANT SELECT, LOCK TABLES ON `{}`.* TO 'widen_lock'@'127.0.0.1'", name),
+              fmt::format("GRANT SELECT ON `{}`.* TO 'widen_read'@'127.0.0.1'", name)});
+  auto as = [&](const std::string& user) {
+    std::string u = db;
+    const size_t at = u.find("widen@");
+    EXPECT_NE(at, std::string::npos) << u;
+    return u.replace(at, 5, user);
+  };
+  {
+    auto main = OpenSource(as("widen_lock"));
+    ASSERT_NE(main, nullptr);
+    auto siblings = main->OpenSiblings(1, {"t"}, false);
+    ASSERT_TRUE(siblings.ok()) << siblings.status().ToString();
+    EXPECT_EQ(CountRows(siblings->front().get(), "t"), 100u);
+    // A free-form query may read tables LOCK TABLES would not cover.
+    auto with_query = main->OpenSiblings(1, {"t"}, true);
+    EXPECT_EQ(with_query.status().code(), StatusCode::kPermissionDenied);
+  }
+  {
+    auto main = OpenSource(as("widen_read"));
+    ASSERT_NE(main, nullptr);
+    auto siblings = main->OpenSiblings(1, {"t"}, false);
+    ASSERT_EQ(siblings.status().code(), StatusCode::kPermissionDenied);
+    EXPECT_NE(siblings.status().message().find("grant RELOAD or LOCK TABLES"), std::string::npos)
+        << siblings.status().message();
+  }
+  // Through the command: exit 4, and no target was created.
+  const std::string dir = MakeTempDir();
+  std::ofstream(dir + "/m.yaml")
+      << "source: ${WIDEN_SOURCE_URL}\ntables:\n  - name: t\n    from: t\n    families: [d]\n"
+         "    key: {parts: [{column: id, width: 4}]}\n"
+         "    columns: [{column: v, to: \"d:v\"}]\n";
+  CommandResult r = RunCommand(
+      fmt::format("{} migrate -m {} --source {} --target leveldb:{}/store --jobs 2", WidenBinary(),
+                  ShellQuote(dir + "/m.yaml"), ShellQuote(as("widen_read")), dir));
+  EXPECT_EQ(r.exit_code, 4) << r.output;
+  EXPECT_NE(r.output.find("--jobs 1"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/store"));
+}
+
+}  // namespace
+}  // namespace widen::testing

@@ -1,0 +1,57 @@
+// Parallel jobs: one target table's driving rows split into ranges of an
+// integer column, each range assembled by its own thread, Source and sink.
+//
+// The sources must read one snapshot (Source::OpenSiblings), so the jobs
+// together read what one reader would. The ranges cover every value (the
+// first and last are open-ended, the last also takes NULLs), so each driving
+// row and each nested row is read by exactly one job; the cells the jobs
+// write are the cells a single run writes.
+//
+// Thread safety: RunJobs calls the progress hook and the RejectHandler from
+// the job threads one at a time (under a lock), so neither needs to be
+// thread safe; each job's sink is used by its thread alone.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "extract/source.h"
+#include "store/cell_sink.h"
+#include "transform/assembler.h"
+#include "transform/plan.h"
+
+namespace widen {
+
+/// How a table's driving rows are split among jobs.
+struct RowSplit {
+  std::vector<RowRange> ranges;  // at least one
+  std::string column;            // "alias.column" split on (empty: not split)
+  std::string why_not;           // when `jobs` > 1 but one range: the reason, for the user
+};
+
+/// Splits `plan`'s driving rows into at most `jobs` ranges of its
+/// SplitColumn, evenly over [min, max] of that column (read by one aggregate
+/// query on the driving table alone: the ranges only balance the work, they
+/// never decide which rows are read). One unbounded range when `jobs` < 2,
+/// when there is no split column, when it is not an integer column, or when
+/// it has fewer distinct values than jobs. Errors: the source's.
+Result<RowSplit> SplitRows(const TablePlan& plan, Source* source, int jobs);
+
+/// Makes a sink for the plan's target table; called once per job.
+using SinkFactory = std::function<Result<std::unique_ptr<CellSink>>()>;
+
+/// Runs `plan` over `ranges`, range i on sources[i] (REQUIRES:
+/// sources.size() >= ranges.size(), all on one snapshot) with a sink from
+/// `new_sink`, each in its own thread (one range runs on the calling
+/// thread). Every sink is closed here. *stats is the sum of the jobs'
+/// counters (overwritten from the sinks; seconds is the wall time). The first
+/// job error stops the others and is returned; options.cancel stops all
+/// jobs with Cancelled.
+Status RunJobs(const TablePlan& plan, const std::vector<RowRange>& ranges,
+               const std::vector<Source*>& sources, const SinkFactory& new_sink,
+               const AssembleOptions& options, TableStats* stats);
+
+}  // namespace widen
