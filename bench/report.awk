@@ -68,6 +68,14 @@ END {
     } else if ((id, "c") in secs) {
       printf "| %s | %s | (c) widen migrate | failed: %s | | | | | | |\n", e, grp(S), substr(c, 7)
     }
+    c2 = rest[id, "c2"]; tc2 = secs[id, "c2"]
+    if (tc2 != "-" && tc2 != "") {
+      printf "| %s | %s | **(c) widen migrate --jobs 2** | **%.2f** | **%s** | **%s** | **%s** | **%s** | %s | %s |\n",
+        e, grp(S), tc2, rate(src, tc2), rate(cells, tc2), mbs(bytes, tc2), mb(kv(c2, "rss_kb")),
+        cpu(kv(c2, "user") + kv(c2, "sys"), tc2), kv(c2, "loadavg")
+    } else if ((id, "c2") in secs) {
+      printf "| %s | %s | (c) widen migrate --jobs 2 | failed: %s | | | | | | |\n", e, grp(S), substr(c2, 7)
+    }
   }
 
   print ""
@@ -97,6 +105,22 @@ END {
     if (!(e in rss_lo) || S + 0 < size_lo[e]) { rss_lo[e] = rss; size_lo[e] = S + 0 }
     if (!(e in rss_hi) || S + 0 > size_hi[e]) { rss_hi[e] = rss; size_hi[e] = S + 0 }
     if (!(e in engines_seen)) { engines_seen[e] = 1; elist[++ne] = e }
+  }
+  print ""
+  print "Parallel jobs: the target is t(--jobs 1) / t(--jobs 2) ≥ 1.6. \"machine busy\" is the share of"
+  print "all cores busy while the run went on (/proc/stat: widen, the database server and anything"
+  print "else); near 100 % the cores, not widen, bound the run. \"widen CPU\" is widen's own user + sys."
+  print ""
+  print "| engine | S | t(jobs 1) | t(jobs 2) | speed-up | target ≥ 1.6 | widen CPU jobs 1 / 2 | machine busy jobs 1 / 2 | peak RSS jobs 2 |"
+  print "|---|---:|---:|---:|---:|---|---:|---:|---:|"
+  for (k = 1; k <= n; k++) {
+    id = order[k]
+    e = eng[id]; S = size[id]
+    c = rest[id, "c"]; tc = secs[id, "c"]; c2 = rest[id, "c2"]; tc2 = secs[id, "c2"]
+    if (tc == "" || tc == "-" || tc2 == "" || tc2 == "-") continue
+    printf "| %s | %s | %.2f | %.2f | %.2f | %s | %.1f s / %.1f s | %s %% / %s %% | %s |\n", e, grp(S), tc, tc2,
+      tc / tc2, (tc / tc2 >= 1.6 ? "met" : "**not met**"), kv(c, "user") + kv(c, "sys"),
+      kv(c2, "user") + kv(c2, "sys"), kv(c, "busy"), kv(c2, "busy"), mb(kv(c2, "rss_kb"))
   }
   for (k = 1; k <= ne; k++) {
     e = elist[k]

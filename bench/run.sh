@@ -10,7 +10,9 @@
 # (scripts/with-servers.sh), loads the synthetic shop (bench/gen.sh: S/10
 # customers, S orders, ~5·S order lines, 10,000 products), and measures:
 #   (c) widen migrate -m bench/shop.yaml into a new embedded store, under
-#       /usr/bin/time -v (widen built RelWithDebInfo by bench/CMakeLists.txt);
+#       /usr/bin/time -v (widen built RelWithDebInfo by bench/CMakeLists.txt),
+#       with --jobs 1 and again with --jobs 2 (and the share of the
+#       machine's cores busy meanwhile, from /proc/stat);
 #   (a) the extraction limit: the SELECTs widen issued (PostgreSQL: taken
 #       from the server log, where widen's session logs them with
 #       log_statement=all; MariaDB: the same SELECTs, unpaged), each through
@@ -85,40 +87,61 @@ if [[ ${1:-} == --inner ]]; then
   note_cmd "bench/gen.sh $engine $S | <client>   # after schema.$engine.sql, dict.sql; then keys.$engine.sql"
   log "$engine S=$S: loaded in ${secs}s"
 
-  # ---- (c) widen migrate
+  # busy_ticks: busy and total jiffies of all cores (/proc/stat), "busy total".
+  busy_ticks() {
+    awk '$1 == "cpu" { b = $2 + $3 + $4 + $7 + $8 + $9; t = b + $5 + $6; print b, t; exit }' /proc/stat
+  }
+
+  # ---- (c) widen migrate, with --jobs 1 (step c) and --jobs 2 (step c2)
   out_c=$work/c.$engine.$S
-  log "$engine S=$S: (c) widen migrate, best of $repeat"
-  note_cmd "/usr/bin/time -v $widen migrate -m bench/shop.yaml --source $url --target leveldb:$out_c"
-  c_ok=1 best=""
-  for ((r = 1; r <= repeat; r++)); do
-    rm -rf "$out_c"
-    la=$(loadavg)
-    # PostgreSQL: only widen's session logs its statements (the exact SELECTs
-    # for (a)); a few hundred log lines, no measurable cost.
-    if ! PGOPTIONS='-c log_statement=all' /usr/bin/time -v -o "$work/c.time" \
-      "$widen" migrate -m "$BENCH_DIR/shop.yaml" --source "$url" --target "leveldb:$out_c" \
-      >"$work/c.out" 2>"$work/c.err"; then
-      c_ok=0
-      break
+  c_ok=1
+  for jobs in 1 2; do
+    step=c
+    ((jobs > 1)) && step=c$jobs
+    out=$out_c
+    ((jobs > 1)) && out=$out_c.jobs$jobs
+    log "$engine S=$S: ($step) widen migrate --jobs $jobs, best of $repeat"
+    note_cmd "/usr/bin/time -v $widen migrate -m bench/shop.yaml --source $url --target leveldb:$out --jobs $jobs"
+    # PostgreSQL: only widen's one-job session logs its statements (the exact
+    # SELECTs for (a)); a few hundred log lines, no measurable cost.
+    pgopt=""
+    ((jobs == 1)) && pgopt='-c log_statement=all'
+    ok=1 best=""
+    for ((r = 1; r <= repeat; r++)); do
+      rm -rf "$out"
+      la=$(loadavg)
+      read -r b0 t0 < <(busy_ticks)
+      if ! PGOPTIONS=$pgopt /usr/bin/time -v -o "$work/c.time" \
+        "$widen" migrate -m "$BENCH_DIR/shop.yaml" --source "$url" --target "leveldb:$out" \
+        --jobs "$jobs" >"$work/c.out" 2>"$work/c.err"; then
+        ok=0
+        break
+      fi
+      read -r b1 t1 < <(busy_ticks)
+      # The whole machine's CPU use while it ran (widen, the database server,
+      # anything else), as a share of all cores.
+      busy=$(awk -v b="$((b1 - b0))" -v t="$((t1 - t0))" 'BEGIN { printf "%.0f", (t > 0) ? 100 * b / t : 0 }')
+      read -r el us sy rss < <(time_v "$work/c.time")
+      log "$engine S=$S: ($step) run $r: ${el}s, peak RSS ${rss} kB, machine CPU busy ${busy} %, load average $la"
+      if [[ -z $best ]] || awk -v a="$el" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+        best=$el
+        # The summary's line of the one target table: source rows, rows, cells.
+        read -r src_rows rows cells < <(awk '$1 == "shop:orders" { print $2, $3, $4 }' "$work/c.out")
+        c_rec="$step	$el	src_rows=$src_rows rows=$rows cells=$cells user=$us sys=$sy rss_kb=$rss busy=$busy loadavg=$la runs=$repeat jobs=$jobs"
+        cp "$work/c.out" "$work/c.best.out"
+      fi
+      ((r < repeat)) && rm -rf "$out"
+    done
+    if ((ok)); then
+      record "$c_rec"
+      cat "$work/c.best.out" >&2
+    else
+      log "$engine S=$S: widen migrate --jobs $jobs failed: $(tail -n 3 "$work/c.err")"
+      record "$step	-	error=$(tail -n 1 "$work/c.err" | tr '\t' ' ')"
+      ((jobs == 1)) && c_ok=0
     fi
-    read -r el us sy rss < <(time_v "$work/c.time")
-    log "$engine S=$S: (c) run $r: ${el}s, peak RSS ${rss} kB, load average $la"
-    if [[ -z $best ]] || awk -v a="$el" -v b="$best" 'BEGIN { exit !(a < b) }'; then
-      best=$el
-      # The summary's line of the one target table: source rows, rows, cells.
-      read -r src_rows rows cells < <(awk '$1 == "shop:orders" { print $2, $3, $4 }' "$work/c.out")
-      c_rec="c	$el	src_rows=$src_rows rows=$rows cells=$cells user=$us sys=$sy rss_kb=$rss loadavg=$la runs=$repeat"
-      cp "$work/c.out" "$work/c.best.out"
-    fi
-    ((r < repeat)) && rm -rf "$out_c"
+    ((jobs > 1)) && rm -rf "$out"
   done
-  if ((c_ok)); then
-    record "$c_rec"
-    cat "$work/c.best.out" >&2
-  else
-    log "$engine S=$S: widen migrate failed: $(tail -n 3 "$work/c.err")"
-    record "c	-	error=$(tail -n 1 "$work/c.err" | tr '\t' ' ')"
-  fi
 
   # ---- (a) the extraction limit
   # The SELECTs: PostgreSQL's from the server log (the DECLARE ... CURSOR FOR
@@ -312,7 +335,8 @@ the whole run took ${t_total} s (build included).
 ## What is measured
 
 - **load**: bench/gen.sh generates the shop server-side (not timed against anything).
-- **(c) widen**: \`widen migrate -m bench/shop.yaml\` end to end, one process, wall clock.
+- **(c) widen**: \`widen migrate -m bench/shop.yaml\` end to end, one process, wall clock;
+  with \`--jobs 1\`, then again with \`--jobs 2\` (two connections on one snapshot, two writers).
 - **(a) extract**: the SELECTs widen issues, into /dev/null (\`psql -c "COPY (...) TO STDOUT"\`,
   \`mysql --quick\`), one after the other, timed on the second of two passes; seconds are the sum.
 - **(b) store**: the cells of (c)'s store, pre-made in memory, written to a new store through

@@ -58,11 +58,8 @@
 
 namespace {
 
-// The values store/leveldb_store.cc passes to leveldb (kWriteBufferBytes,
-// kBlockCacheBytes, snappy); everything else is leveldb's default. Keep in
-// step with that file; the sink mode needs no copy.
-constexpr size_t kWriteBufferBytes = 64 << 20;
-constexpr size_t kBlockCacheBytes = 16 << 20;
+// The options every widen store is opened with (store/leveldb_format_internal.h).
+using widen::leveldb_format::kBlockCacheBytes;
 
 [[noreturn]] void Die(const std::string& what) {
   std::fprintf(stderr, "widen_store_bench: %s\n", what.c_str());
@@ -174,11 +171,8 @@ std::vector<PreloadedTable> PreloadCells(const std::string& dir) {
 }
 
 leveldb::Options WidenLevelDbOptions(leveldb::Cache* cache) {
-  leveldb::Options lo;
+  leveldb::Options lo = widen::leveldb_format::StoreOptions(cache);
   lo.create_if_missing = true;
-  lo.compression = leveldb::kSnappyCompression;
-  lo.write_buffer_size = kWriteBufferBytes;
-  lo.block_cache = cache;
   return lo;
 }
 

@@ -77,8 +77,16 @@ void AppendInt(std::string* out, int64_t v) {
 
 void AppendPadded(std::string* out, int64_t v, int width) {
   char buf[32];
-  int n = std::snprintf(buf, sizeof buf, "%0*lld", width, static_cast<long long>(v));
-  out->append(buf, n);
+  if (v < 0) {
+    int n = std::snprintf(buf, sizeof buf, "%0*lld", width, static_cast<long long>(v));
+    out->append(buf, n);
+    return;
+  }
+  // Hot path (every date and time value): digits, zero-padded to `width`.
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  const int digits = static_cast<int>(r.ptr - buf);
+  if (digits < width) out->append(static_cast<size_t>(width - digits), '0');
+  out->append(buf, r.ptr);
 }
 
 void AppendDate(std::string* out, int64_t days) {

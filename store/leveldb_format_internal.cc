@@ -145,5 +145,13 @@ bool DecodeCellKey(std::string_view key, DecodedCellKey* out) {
   return true;
 }
 
+leveldb::Options StoreOptions(leveldb::Cache* cache) {
+  leveldb::Options o;
+  o.compression = leveldb::kSnappyCompression;
+  o.write_buffer_size = kWriteBufferBytes;
+  o.block_cache = cache;
+  return o;
+}
+
 }  // namespace leveldb_format
 }  // namespace widen

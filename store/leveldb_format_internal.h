@@ -13,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include <leveldb/options.h>
+
 #include "common/cell.h"
 
 namespace widen {
@@ -105,6 +107,21 @@ struct DecodedCellKey {
 
 /// Decodes 0x02 + table + 0x00 + suffix. False when `key` is not a cell key.
 bool DecodeCellKey(std::string_view key, DecodedCellKey* out);
+
+/// The block cache every store gets (bytes).
+constexpr size_t kBlockCacheBytes = 16 << 20;
+
+/// Memtable size (bytes). A bulk load fills it, LevelDB writes it out as a
+/// table file while a second one fills: two of them bound the memory LevelDB
+/// takes while writing. 16 MiB measured lower in both CPU and peak RSS than
+/// 64 MiB and 4 MiB on bench/shop.yaml (bench/RESULTS.md).
+constexpr size_t kWriteBufferBytes = 16 << 20;
+
+/// The leveldb::Options every store is opened with: LevelDB's default
+/// bytewise comparator (the cell order is in the key bytes), snappy blocks,
+/// a kWriteBufferBytes memtable and `cache` (borrowed; may be null) as the
+/// block cache; every other option is LevelDB's default.
+leveldb::Options StoreOptions(leveldb::Cache* cache);
 
 }  // namespace leveldb_format
 }  // namespace widen

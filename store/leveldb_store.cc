@@ -29,10 +29,6 @@ namespace lf = leveldb_format;
 
 namespace {
 
-// leveldb::Options for every store (see the header: one database, bytewise
-// comparator, snappy blocks, a large memtable for bulk loads).
-constexpr size_t kWriteBufferBytes = 64 << 20;
-constexpr size_t kBlockCacheBytes = 16 << 20;
 // HBase refuses row keys longer than Short.MAX_VALUE bytes.
 constexpr size_t kMaxRowBytes = 32767;
 
@@ -547,12 +543,9 @@ Result<std::unique_ptr<LevelDbStore>> LevelDbStore::Open(const std::string& path
   }
 
   auto db = std::make_shared<Database>();
-  db->block_cache.reset(leveldb::NewLRUCache(kBlockCacheBytes));
-  leveldb::Options lo;
+  db->block_cache.reset(leveldb::NewLRUCache(lf::kBlockCacheBytes));
+  leveldb::Options lo = lf::StoreOptions(db->block_cache.get());
   lo.create_if_missing = options.create_if_missing;
-  lo.compression = leveldb::kSnappyCompression;
-  lo.write_buffer_size = kWriteBufferBytes;
-  lo.block_cache = db->block_cache.get();
   leveldb::DB* raw = nullptr;
   leveldb::Status s = leveldb::DB::Open(lo, path, &raw);
   if (!s.ok()) return FromLevelDb(s, "opening store '" + path + "'");

@@ -182,7 +182,13 @@ bool AppendHBaseBigDecimal(std::string_view text, std::string* out) {
 void AppendJsonString(std::string_view s, std::string* out) {
   static const char kHex[] = "0123456789abcdef";
   out->push_back('"');
-  for (unsigned char c : s) {
+  // Runs of characters that need no escape are appended whole.
+  size_t run = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out->append(s.data() + run, i - run);
+    run = i + 1;
     switch (c) {
       case '"':
         out->append("\\\"");
@@ -200,15 +206,12 @@ void AppendJsonString(std::string_view s, std::string* out) {
         out->append("\\t");
         break;
       default:
-        if (c < 0x20) {
-          out->append("\\u00");
-          out->push_back(kHex[c >> 4]);
-          out->push_back(kHex[c & 15]);
-        } else {
-          out->push_back(static_cast<char>(c));
-        }
+        out->append("\\u00");
+        out->push_back(kHex[c >> 4]);
+        out->push_back(kHex[c & 15]);
     }
   }
+  out->append(s.data() + run, s.size() - run);
   out->push_back('"');
 }
 
