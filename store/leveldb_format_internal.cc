@@ -149,6 +149,7 @@ leveldb::Options StoreOptions(leveldb::Cache* cache) {
   leveldb::Options o;
   o.compression = leveldb::kSnappyCompression;
   o.write_buffer_size = kWriteBufferBytes;
+  o.max_open_files = kMaxOpenFiles;
   o.block_cache = cache;
   return o;
 }

@@ -117,10 +117,15 @@ constexpr size_t kBlockCacheBytes = 16 << 20;
 /// 64 MiB and 4 MiB on bench/shop.yaml (bench/RESULTS.md).
 constexpr size_t kWriteBufferBytes = 16 << 20;
 
+/// Table files kept open (and memory-mapped) at once. LevelDB's default,
+/// 1000, lets the pages of every file a long load touched count in the
+/// process's memory; 64 keeps that bounded whatever the store's size.
+constexpr int kMaxOpenFiles = 64;
+
 /// The leveldb::Options every store is opened with: LevelDB's default
 /// bytewise comparator (the cell order is in the key bytes), snappy blocks,
-/// a kWriteBufferBytes memtable and `cache` (borrowed; may be null) as the
-/// block cache; every other option is LevelDB's default.
+/// a kWriteBufferBytes memtable, kMaxOpenFiles, and `cache` (borrowed; may be
+/// null) as the block cache; every other option is LevelDB's default.
 leveldb::Options StoreOptions(leveldb::Cache* cache);
 
 }  // namespace leveldb_format
