@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -75,10 +76,15 @@ Status CheckScans(const TablePlan& tp, Source* source) {
 }
 
 // The source tables the plan reads (driving, joined, nested), and whether
-// some scan is a free-form query.
+// some scan may read tables not named: a free-form query, or a `where` with
+// a subquery (any SELECT in its text).
 void SourceTables(const Plan& plan, std::vector<std::string>* tables, bool* has_queries) {
   auto add = [&](const ScanSpec& s) {
     if (!s.query.empty()) *has_queries = true;
+    std::string where = s.where;
+    std::transform(where.begin(), where.end(), where.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (where.find("select") != std::string::npos) *has_queries = true;
     std::vector<std::string> names;
     if (!s.table.empty()) names.push_back(s.table);
     for (const auto& j : s.joins) names.push_back(j.table);

@@ -856,6 +856,8 @@ Result<std::unique_ptr<MySqlSource>> MySqlSource::Open(const std::string& url,
         "NO_ENGINE_SUBSTITUTION'");
     st->execute("SET SESSION sql_select_limit = 18446744073709551615");
     st->execute("SET SESSION net_write_timeout = 3600");
+    // Parallel jobs' connections wait idle while other tables run.
+    st->execute("SET SESSION wait_timeout = 604800");
     // ORDER BY compares only the first max_sort_length bytes of a value:
     // longer keys sharing a prefix would sort in no order while the keyset
     // predicate compares them whole. 8 MiB is the largest both servers take.
@@ -878,6 +880,9 @@ Result<std::unique_ptr<MySqlSource>> MySqlSource::Open(const std::string& url,
   return src;
 }
 
+// How long OpenSiblings waits for its read lock (s).
+constexpr int kSnapshotLockWaitSeconds = 10;
+
 Result<std::vector<std::unique_ptr<Source>>> MySqlSource::OpenSiblings(
     int n, const std::vector<std::string>& tables, bool has_queries) {
   if (session_->unbuffered_owner != nullptr) return session_->Busy("(parallel jobs)");
@@ -895,7 +900,16 @@ Result<std::vector<std::unique_ptr<Source>>> MySqlSource::OpenSiblings(
     mine->execute("COMMIT");
     std::unique_ptr<sql::Statement> st(locker->session_->conn->createStatement());
     st->execute("COMMIT");
-    st->execute("SET SESSION lock_wait_timeout = 60");
+    // While the lock request waits, the server queues other sessions'
+    // writes behind it: give up soon rather than stall them.
+    st->execute(fmt::format("SET SESSION lock_wait_timeout = {}", kSnapshotLockWaitSeconds));
+    auto lock_timeout = [&](const sql::SQLException& e) {
+      return Status::Unavailable(fmt::format(
+          "source {}: parallel jobs need a brief read lock to start one snapshot on every "
+          "connection, and it was not granted within {} s ({}): another session holds a lock "
+          "or runs a long statement; retry later, or run with --jobs 1",
+          masked, kSnapshotLockWaitSeconds, OneLine(e.what())));
+    };
     // MySQL cannot share a snapshot between connections: writes are held
     // back for the moment it takes to start every transaction, so all of
     // them see the same data.
@@ -903,14 +917,16 @@ Result<std::vector<std::unique_ptr<Source>>> MySqlSource::OpenSiblings(
     try {
       st->execute("FLUSH TABLES WITH READ LOCK");
     } catch (const sql::SQLException& e) {
+      if (e.getErrorCode() == kErLockWaitTimeout) return lock_timeout(e);
       global_error = OneLine(e.what());
     }
     if (!global_error.empty()) {
       if (has_queries || tables.empty()) {
         return Status::PermissionDenied(fmt::format(
             "source {}: parallel jobs need one snapshot for every connection, which MySQL gives "
-            "only under a brief read lock: FLUSH TABLES WITH READ LOCK was refused ({}); grant "
-            "RELOAD to the user, or run with --jobs 1",
+            "only under a brief read lock: FLUSH TABLES WITH READ LOCK was refused ({}), and "
+            "LOCK TABLES cannot cover a free-form query or a where with a subquery; grant RELOAD "
+            "to the user, or run with --jobs 1",
             masked, global_error));
       }
       std::string list;
@@ -918,6 +934,7 @@ Result<std::vector<std::unique_ptr<Source>>> MySqlSource::OpenSiblings(
       try {
         st->execute("LOCK TABLES " + list);
       } catch (const sql::SQLException& e) {
+        if (e.getErrorCode() == kErLockWaitTimeout) return lock_timeout(e);
         return Status::PermissionDenied(fmt::format(
             "source {}: parallel jobs need one snapshot for every connection, which MySQL gives "
             "only under a brief read lock: FLUSH TABLES WITH READ LOCK ({}) and LOCK TABLES ... "

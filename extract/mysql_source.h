@@ -16,6 +16,7 @@
 //                                     changing values or a mapping's `where`;
 //                                     no NO_ZERO_DATE, so zero dates compare
 //   sql_select_limit = 18446744073709551615, net_write_timeout = 3600,
+//   wait_timeout = 604800 (idle parallel-job connections stay open),
 //   max_sort_length = 8388608 (ORDER BY compares whole keys),
 //   max_statement_time / max_execution_time = 0 where the server has it
 // then one snapshot for the whole run:
@@ -92,10 +93,12 @@ class MySqlSource : public Source {
   Result<ColumnSummary> SummarizeColumn(const ScanSpec& spec, const ColumnExpr& column) override;
   /// MySQL cannot share a snapshot between connections, so a further
   /// connection holds writes back for a moment (FLUSH TABLES WITH READ LOCK,
-  /// or when RELOAD is not granted, LOCK TABLES `tables` READ; lock_wait_timeout
-  /// 60 s) while this connection and `n` new ones each start
-  /// START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY. With free-form
-  /// queries (`has_queries`) only the global lock will do.
+  /// or when RELOAD is not granted, LOCK TABLES `tables` READ) while this
+  /// connection and `n` new ones each start START TRANSACTION WITH
+  /// CONSISTENT SNAPSHOT, READ ONLY. With `has_queries` (free-form queries,
+  /// or a `where` with a subquery, reading tables not named) only the global
+  /// lock will do. The lock request waits at most 10 s (lock_wait_timeout;
+  /// other sessions' writes queue behind it meanwhile): Unavailable after.
   Result<std::vector<std::unique_ptr<Source>>> OpenSiblings(int n,
                                                             const std::vector<std::string>& tables,
                                                             bool has_queries) override;

@@ -215,7 +215,8 @@ Result<std::unique_ptr<PostgresSource>> PostgresSource::Open(const std::string& 
     setup.exec(
         "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET bytea_output = 'hex'; "
         "SET extra_float_digits = 3; SET IntervalStyle = 'iso_8601'; SET lc_monetary = 'C'; "
-        "SET default_transaction_read_only = on; SET lock_timeout = '60s'");
+        "SET default_transaction_read_only = on; SET lock_timeout = '60s'; "
+        "SET idle_in_transaction_session_timeout = 0");
     setup.commit();
     src->session_->txn = std::make_unique<Txn>(*src->session_->conn, "widen");
   } catch (const std::exception& e) {

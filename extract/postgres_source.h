@@ -6,11 +6,11 @@
 // Session settings are pinned so results never depend on server defaults:
 // client_encoding UTF8, TimeZone UTC, DateStyle ISO, bytea_output hex,
 // extra_float_digits 3 (shortest exact floats), IntervalStyle iso_8601,
-// lc_monetary C (docs/types.md). Domains read as their base type, enum types
-// as text (their labels). All reads happen in one
-// `REPEATABLE READ READ ONLY` transaction (one snapshot for the whole run);
-// rows stream through server-side cursors, `fetch_rows` at a time, so memory
-// does not grow with table size. Text ORDER BY uses COLLATE "C" (bytewise).
+// lc_monetary C, idle_in_transaction_session_timeout 0 (docs/types.md). Domains read as their base
+// type, enum types as text (their labels). All reads happen in one `REPEATABLE READ READ ONLY`
+// transaction (one snapshot for the whole run); rows stream through server-side cursors,
+// `fetch_rows` at a time, so memory does not grow with table size. Text ORDER BY uses COLLATE "C"
+// (bytewise).
 //
 // Thread safety: not thread safe; one thread uses the source and its streams.
 #pragma once

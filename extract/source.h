@@ -188,9 +188,9 @@ class Source {
   /// snapshot as this one, for parallel jobs: rows read through any of them
   /// agree as if read through one. `tables` names the source tables the run
   /// reads (an engine that must briefly lock them to line the snapshots up
-  /// uses it; `has_queries`: some scans are free-form queries over tables
-  /// not named). REQUIRES: no stream of this source is open; this source's
-  /// own snapshot may be taken anew (nothing read before it is reused).
+  /// uses it; `has_queries`: some scans may read tables not named — a
+  /// free-form query, or a `where` with a subquery). REQUIRES: no stream of this source is open;
+  /// this source's own snapshot may be taken anew (nothing read before it is reused).
   /// PermissionDenied when the engine cannot line the snapshots up for this
   /// user (the message says what to grant); FailedPrecondition from a source
   /// that cannot share its snapshot (the default); the errors of Open

@@ -299,14 +299,18 @@ class TableAssembler {
     return Status::OK();
   }
 
-  // Advances the child streams past the children of a rejected parent row.
+  // Advances the child streams past the children of a rejected parent row;
+  // children before them (of no parent) count as orphans, as EmitChildren
+  // counts them, so the counts do not depend on where a job's range ends.
   Status SkipChildren(const Row& row) {
     for (auto& ch : children_) {
       const NestPlan& n = *ch.plan;
       if (AnyNull(row, n.parent_key)) continue;
-      while (ch.stream->Valid() &&
-             CompareKeys(ch.stream->row(), n.child_key, row, n.parent_key) <= 0) {
+      while (ch.stream->Valid()) {
+        const int c = CompareKeys(ch.stream->row(), n.child_key, row, n.parent_key);
+        if (c > 0) break;
         ++stats_->source_rows;
+        if (c < 0) ++stats_->orphans;
         ch.stream->Next();
       }
       WIDEN_RETURN_IF_ERROR(ch.stream->status());

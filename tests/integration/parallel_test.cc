@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -187,6 +188,75 @@ TEST(ParallelJobsTest, MySqlJobsWriteTheCellsOfOneJob) {
   ExpectJobsAgree(db);
 }
 
+// A child just below a range's end whose parent does not exist, next to a
+// rejected parent: an orphan whether or not a job's range ends there.
+TEST(ParallelJobsTest, OrphansBesideARejectedParentCountTheSameInEveryJobCount) {
+  WIDEN_REQUIRE_PG(server);
+  const std::string db = FreshPgDatabase(server, "widen_it_jobs_orphan");
+  PgQuery(db,
+          "CREATE TABLE par (id int PRIMARY KEY, must int);"
+          "INSERT INTO par VALUES (2, 1), (4, 1), (48, 1), (52, NULL), (54, 1), (100, 1);"
+          "CREATE TABLE kid (id int PRIMARY KEY, pid int, note varchar(10));"
+          "INSERT INTO kid VALUES (1, 2, 'a'), (2, 49, 'b'), (3, 52, 'c'), (4, 100, 'd')");
+  // From the data: kid 2 (pid 49) has no parent; kid 3's parent is rejected.
+  ASSERT_EQ(
+      PgQuery(db, "SELECT count(*) FROM kid WHERE pid NOT IN (SELECT id FROM par)").at(0).at(0),
+      "1");
+  const std::string dir = MakeTempDir();
+  std::ofstream(dir + "/m.yaml") << "source: ${WIDEN_SOURCE_URL}\ntables:\n"
+                                    "  - name: t\n    from: par\n    families: [d]\n"
+                                    "    key: {parts: [{column: id, width: 4}]}\n"
+                                    "    columns: [{column: must, to: \"d:m\", on_null: reject}]\n"
+                                    "    nest:\n      - table: kid\n        on: {id: pid}\n"
+                                    "        family: d\n        prefix: k\n"
+                                    "        id: [{column: id, width: 2}]\n";
+  for (int jobs : {1, 2, 3}) {
+    SCOPED_TRACE(fmt::format("--jobs {}", jobs));
+    CommandResult r = RunCommand(fmt::format(
+        "{} migrate -m {} --source {} --target leveldb:{}/s{} --jobs {} --rejects {}/r{}",
+        WidenBinary(), ShellQuote(dir + "/m.yaml"), ShellQuote(db), dir, jobs, jobs, dir, jobs));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("t: 1 nested row(s) had no parent row"), std::string::npos) << r.output;
+  }
+}
+
+// A role's idle timeout must not cut off a job's connection while it waits
+// for its turn: the session turns it off.
+TEST(ParallelJobsTest, IdleTimeoutsAreOffInTheSession) {
+  {
+    WIDEN_REQUIRE_PG(server);
+    const std::string db = FreshPgDatabase(server, "widen_it_jobs_idle");
+    PgQuery(db,
+            "DROP ROLE IF EXISTS widen_idle; CREATE ROLE widen_idle LOGIN; "
+            "ALTER ROLE widen_idle SET idle_in_transaction_session_timeout = '1500ms'");
+    std::string url = db;
+    url.replace(url.find("widen@"), 5, "widen_idle");
+    auto source = OpenSource(url);
+    ASSERT_NE(source, nullptr);
+    ScanSpec spec;
+    spec.query = "SELECT current_setting('idle_in_transaction_session_timeout') AS v";
+    spec.alias = "q";
+    spec.columns.push_back(ColumnExpr{"q", "v", true});
+    auto rows = source->Scan(spec);
+    ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+    ASSERT_TRUE((*rows)->Valid());
+    EXPECT_EQ((*rows)->row()[0].ToText(), "0");
+  }
+  {
+    WIDEN_REQUIRE_MYSQL(server);
+    auto source = OpenSource(server);
+    ASSERT_NE(source, nullptr);
+    ScanSpec spec;
+    spec.query = "SELECT @@session.wait_timeout AS v";
+    spec.alias = "q";
+    spec.columns.push_back(ColumnExpr{"q", "v", false});
+    auto rows = source->Scan(spec);
+    ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+    ASSERT_TRUE((*rows)->Valid());
+    EXPECT_EQ((*rows)->row()[0].ToText(), "604800");
+  }
+}
+
 // Counts the rows of `table` through `source`.
 size_t CountRows(Source* source, const std::string& table) {
   return ScanTable(source, table, {"id"}).rows.size();
@@ -278,6 +348,50 @@ TEST(ParallelJobsTest, MySqlJobsNeedReloadOrLockTables) {
                   ShellQuote(dir + "/m.yaml"), ShellQuote(as("widen_read")), dir));
   EXPECT_EQ(r.exit_code, 4) << r.output;
   EXPECT_NE(r.output.find("--jobs 1"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/store"));
+
+  // LOCK TABLES covers the tables the mapping names, so it will do for a
+  // plain mapping but not for a `where` whose subquery reads another table.
+  r = RunCommand(fmt::format("{} migrate -m {} --source {} --target leveldb:{}/lock --jobs 2",
+                             WidenBinary(), ShellQuote(dir + "/m.yaml"),
+                             ShellQuote(as("widen_lock")), dir));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::ofstream(dir + "/w.yaml") << "source: ${WIDEN_SOURCE_URL}\ntables:\n  - name: t\n"
+                                    "    from: t\n    families: [d]\n"
+                                    "    where: \"v > (SELECT min(v) FROM t AS t2)\"\n"
+                                    "    key: {parts: [{column: id, width: 4}]}\n"
+                                    "    columns: [{column: v, to: \"d:v\"}]\n";
+  r = RunCommand(fmt::format("{} migrate -m {} --source {} --target leveldb:{}/sub --jobs 2",
+                             WidenBinary(), ShellQuote(dir + "/w.yaml"),
+                             ShellQuote(as("widen_lock")), dir));
+  EXPECT_EQ(r.exit_code, 4) << r.output;
+  EXPECT_NE(r.output.find("a where with a subquery"), std::string::npos) << r.output;
+}
+
+// Another session's lock keeps the snapshot lock from being granted: widen
+// gives up after 10 s as a retryable failure (exit 3), not a privilege error.
+TEST(ParallelJobsTest, MySqlSnapshotLockWaitIsUnavailable) {
+  WIDEN_REQUIRE_MYSQL(server);
+  const std::string db = FreshMySqlDatabase(server, "widen_it_lockwait");
+  MySqlQuery(db, std::vector<std::string>{"CREATE TABLE t (id int PRIMARY KEY, v int)",
+                                          "INSERT INTO t SELECT seq, seq FROM seq_1_to_100",
+                                          "CREATE TABLE other (id int PRIMARY KEY)"});
+  const std::string dir = MakeTempDir();
+  std::ofstream(dir + "/m.yaml") << "source: ${WIDEN_SOURCE_URL}\ntables:\n  - name: t\n"
+                                    "    from: t\n    families: [d]\n"
+                                    "    key: {parts: [{column: id, width: 4}]}\n"
+                                    "    columns: [{column: v, to: \"d:v\"}]\n";
+  std::thread holder([&] {
+    MySqlQuery(
+        db, std::vector<std::string>{"LOCK TABLES other WRITE", "DO SLEEP(12)", "UNLOCK TABLES"});
+  });
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  CommandResult r =
+      RunCommand(fmt::format("{} migrate -m {} --source {} --target leveldb:{}/store --jobs 2",
+                             WidenBinary(), ShellQuote(dir + "/m.yaml"), ShellQuote(db), dir));
+  holder.join();
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("not granted within 10 s"), std::string::npos) << r.output;
   EXPECT_FALSE(std::filesystem::exists(dir + "/store"));
 }
 
