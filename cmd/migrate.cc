@@ -189,15 +189,31 @@ int RunMigrate(const MigrateOptions& o, const std::atomic<bool>* cancel) {
     if (Status s = CheckScans(tp, source->get()); !s.ok()) return Fail(s);
   }
 
-  // Parallel jobs: more connections on the same snapshot, opened before the
-  // target is touched (a user without the rights for it learns it now).
+  // Parallel jobs: how each table splits (min/max of its split column; the
+  // ranges only balance the work, so reading them before the snapshot that
+  // the jobs share is fine), then as many more connections on one snapshot
+  // as the widest split needs, opened before the target is touched (a user
+  // without the rights for it learns it now).
+  std::vector<RowSplit> splits;
+  size_t widest = 1;
+  for (const TablePlan& tp : plan->tables) {
+    auto split = SplitRows(tp, source->get(), o.jobs);
+    if (!split.ok()) return Fail(split.status());
+    widest = std::max(widest, split->ranges.size());
+    splits.push_back(std::move(*split));
+  }
   std::vector<std::unique_ptr<Source>> siblings;
   std::vector<Source*> sources = {source->get()};
-  if (o.jobs > 1) {
+  if (widest > 1) {
     std::vector<std::string> tables;
     bool has_queries = false;
     SourceTables(*plan, &tables, &has_queries);
-    auto more = (*source)->OpenSiblings(o.jobs - 1, tables, has_queries);
+    auto more = (*source)->OpenSiblings(static_cast<int>(widest) - 1, tables, has_queries);
+    // The snapshot lock may have been waited for (up to 10 s) after a Ctrl-C.
+    if (cancel != nullptr && cancel->load()) {
+      std::fprintf(stderr, "widen: interrupted before anything was written\n");
+      return kExitCancelled;
+    }
     if (!more.ok()) return Fail(more.status());
     siblings = std::move(*more);
     for (auto& s : siblings) sources.push_back(s.get());
@@ -239,21 +255,19 @@ int RunMigrate(const MigrateOptions& o, const std::atomic<bool>* cancel) {
 
   std::vector<TableStats> all;
   std::vector<std::string> job_notes;  // how each table was split (--jobs)
-  for (const TablePlan& tp : plan->tables) {
+  for (size_t i = 0; i < plan->tables.size(); ++i) {
+    const TablePlan& tp = plan->tables[i];
+    const RowSplit& split = splits[i];
     const std::string name = tp.descriptor.FullName();
     TableStats stats;
     stats.table = name;
-    auto split = SplitRows(tp, source->get(), o.jobs);
-    Status s = split.status();
-    if (s.ok()) {
-      s = RunJobs(
-          tp, split->ranges, sources, [&]() { return (*store)->NewSink(name); }, ao, &stats);
-      if (split->ranges.size() > 1) {
-        job_notes.push_back(
-            fmt::format("{}: {} jobs, by ranges of {}", name, split->ranges.size(), split->column));
-      } else if (!split->why_not.empty()) {
-        job_notes.push_back(fmt::format("{}: one job: {}", name, split->why_not));
-      }
+    Status s = RunJobs(
+        tp, split.ranges, sources, [&]() { return (*store)->NewSink(name); }, ao, &stats);
+    if (split.ranges.size() > 1) {
+      job_notes.push_back(
+          fmt::format("{}: {} jobs, by ranges of {}", name, split.ranges.size(), split.column));
+    } else if (!split.why_not.empty()) {
+      job_notes.push_back(fmt::format("{}: one job: {}", name, split.why_not));
     }
     if (s.ok())
       s = (*store)->SetTableMetadata(tp.descriptor.FullName(), kStateMetadata, "complete");

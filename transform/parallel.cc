@@ -1,8 +1,10 @@
 #include "transform/parallel.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <mutex>
 #include <thread>
 
@@ -46,7 +48,9 @@ Result<RowSplit> SplitRows(const TablePlan& plan, Source* source, int jobs) {
   if (jobs < 2) return one;
   std::optional<ColumnExpr> column = SplitColumn(plan);
   if (!column) {
-    one.why_not = "the driving table has no primary key to split its rows by";
+    one.why_not = plan.scan.query.empty()
+                      ? "the driving table has no primary key to split its rows by"
+                      : "a free-form query without nests has no key to split its rows by";
     return one;
   }
   const std::string name = column->alias + "." + column->column;
@@ -61,12 +65,30 @@ Result<RowSplit> SplitRows(const TablePlan& plan, Source* source, int jobs) {
     one.why_not = fmt::format("{} has no values", name);
     return one;
   }
-  if (sum.min.type() != ValueType::kInt || sum.max.type() != ValueType::kInt) {
+  // Signed or unsigned (MySQL BIGINT UNSIGNED) integers; bounds are int64,
+  // and the last range is open above, so values past INT64_MAX are read too.
+  auto as_wide = [](const Value& v, __int128* out) {
+    if (v.type() == ValueType::kInt) {
+      *out = v.as_int();
+      return true;
+    }
+    if (v.type() == ValueType::kUInt) {
+      *out = v.as_uint();
+      return true;
+    }
+    return false;
+  };
+  __int128 lo = 0, hi = 0;
+  if (!as_wide(sum.min, &lo) || !as_wide(sum.max, &hi)) {
     one.why_not = fmt::format("{} is not an integer column (ranges are split on integers)", name);
     return one;
   }
-  const __int128 lo = sum.min.as_int();
-  const __int128 span = static_cast<__int128>(sum.max.as_int()) - lo + 1;
+  if (lo > INT64_MAX) {
+    one.why_not = fmt::format("{} holds only values above 2^63 - 1", name);
+    return one;
+  }
+  hi = std::min<__int128>(hi, INT64_MAX);
+  const __int128 span = hi - lo + 1;
   if (span < jobs) {
     one.why_not = fmt::format("{} has fewer distinct values than jobs", name);
     return one;

@@ -35,9 +35,11 @@ struct RowSplit {
 /// Splits `plan`'s driving rows into at most `jobs` ranges of its
 /// SplitColumn, evenly over [min, max] of that column (read by one aggregate
 /// query on the driving table alone: the ranges only balance the work, they
-/// never decide which rows are read). One unbounded range when `jobs` < 2,
-/// when there is no split column, when it is not an integer column, or when
-/// it has fewer distinct values than jobs. Errors: the source's.
+/// never decide which rows are read). Signed and unsigned integer columns
+/// split (bounds at most 2^63 - 1; the last range is open above). One
+/// unbounded range when `jobs` < 2, when there is no split column, when it
+/// is not an integer column, or when it has fewer distinct values than jobs.
+/// Errors: the source's.
 Result<RowSplit> SplitRows(const TablePlan& plan, Source* source, int jobs);
 
 /// Makes a sink for the plan's target table; called once per job.

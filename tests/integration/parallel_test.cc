@@ -368,6 +368,53 @@ TEST(ParallelJobsTest, MySqlJobsNeedReloadOrLockTables) {
   EXPECT_NE(r.output.find("a where with a subquery"), std::string::npos) << r.output;
 }
 
+// BIGINT UNSIGNED ids split too, and ids above 2^63 - 1 land in the last,
+// open range; a table with a text key runs as one job, and when no table
+// splits no further connection (nor lock, nor privilege) is needed.
+TEST(ParallelJobsTest, MySqlUnsignedKeysSplitAndUnsplittableTablesNeedNoLock) {
+  WIDEN_REQUIRE_MYSQL(server);
+  const std::string db = FreshMySqlDatabase(server, "widen_it_jobs_uint");
+  const std::string name = db.substr(db.rfind('/') + 1);
+  MySqlQuery(
+      db, std::vector<std::string>{
+              "CREATE TABLE bu (id bigint unsigned PRIMARY KEY, v int)",
+              "INSERT INTO bu SELECT seq, seq FROM seq_1_to_1000",
+              "INSERT INTO bu VALUES (9223372036854775808, 1), (18446744073709551615, 2)",
+              "CREATE TABLE tk (code varchar(10) PRIMARY KEY, v int)",
+              "INSERT INTO tk SELECT CONCAT('c', seq), seq FROM seq_1_to_50",
+              "DROP USER IF EXISTS 'widen_sel'@'127.0.0.1'", "CREATE USER 'widen_sel'@'127.0.0.1'",
+              fmt::format("GRANT SELECT ON `{}`.* TO 'widen_sel'@'127.0.0.1'", name)});
+  const std::string dir = MakeTempDir();
+  std::ofstream(dir + "/m.yaml") << "source: ${WIDEN_SOURCE_URL}\ntables:\n"
+                                    "  - name: u\n    from: bu\n    families: [d]\n"
+                                    "    key: {parts: [{column: id, width: 20}]}\n"
+                                    "    columns: [{column: v, to: \"d:v\"}]\n"
+                                    "  - name: k\n    from: tk\n    families: [d]\n"
+                                    "    key: {parts: [code]}\n"
+                                    "    columns: [{column: v, to: \"d:v\"}]\n";
+  auto migrate = [&](const std::string& url, const std::string& table, int jobs,
+                     const std::string& store) {
+    return RunCommand(fmt::format(
+        "{} migrate -m {} --source {} --target leveldb:{}/{} --jobs {} --timestamp-ms 1 {}",
+        WidenBinary(), ShellQuote(dir + "/m.yaml"), ShellQuote(url), dir, store, jobs,
+        table.empty() ? "" : "--table " + table));
+  };
+  CommandResult one = migrate(db, "", 1, "one");
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  CommandResult three = migrate(db, "", 3, "three");
+  ASSERT_EQ(three.exit_code, 0) << three.output;
+  EXPECT_NE(three.output.find("u: 3 jobs, by ranges of bu.id"), std::string::npos) << three.output;
+  EXPECT_NE(three.output.find("k: one job: tk.code is not an integer column"), std::string::npos)
+      << three.output;
+  ExpectSameStores("leveldb:" + dir + "/one", "leveldb:" + dir + "/three");
+  EXPECT_EQ(ReadTable("leveldb:" + dir + "/three", "u").count("18446744073709551615"), 1u);
+
+  std::string sel = db;
+  sel.replace(sel.find("widen@"), 5, "widen_sel");
+  CommandResult text_only = migrate(sel, "k", 4, "sel");
+  EXPECT_EQ(text_only.exit_code, 0) << text_only.output;
+}
+
 // Another session's lock keeps the snapshot lock from being granted: widen
 // gives up after 10 s as a retryable failure (exit 3), not a privilege error.
 TEST(ParallelJobsTest, MySqlSnapshotLockWaitIsUnavailable) {
