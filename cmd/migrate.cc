@@ -264,8 +264,9 @@ int RunMigrate(const MigrateOptions& o, const std::atomic<bool>* cancel) {
     Status s = RunJobs(
         tp, split.ranges, sources, [&]() { return (*store)->NewSink(name); }, ao, &stats);
     if (split.ranges.size() > 1) {
-      job_notes.push_back(
-          fmt::format("{}: {} jobs, by ranges of {}", name, split.ranges.size(), split.column));
+      job_notes.push_back(fmt::format("{}: {} jobs, by ranges of {}{}", name, split.ranges.size(),
+                                      split.column,
+                                      KeyFollowsSplit(tp) ? ", written in key order" : ""));
     } else if (!split.why_not.empty()) {
       job_notes.push_back(fmt::format("{}: one job: {}", name, split.why_not));
     }

@@ -8,6 +8,15 @@
 #include <mutex>
 #include <thread>
 
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
 #include <fmt/format.h>
 
 namespace widen {
@@ -27,6 +36,100 @@ class LockedRejects : public RejectHandler {
  private:
   RejectHandler* inner_;
   std::mutex* mu_;
+};
+
+// A job's cells kept in an unlinked temporary file (under $TMPDIR, else
+// /tmp) until their turn to be written: records of four u32 lengths (row,
+// family, qualifier, value), the i64 timestamp, the u8 type, then the bytes.
+class SpoolSink : public CellSink {
+ public:
+  ~SpoolSink() override {
+    if (file_ != nullptr) std::fclose(file_);
+  }
+
+  Status Open() {
+    const char* dir = std::getenv("TMPDIR");
+    std::string path =
+        std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/widen-spool-XXXXXX";
+    const int fd = mkstemp(path.data());
+    if (fd < 0) return Error("creating", path);
+    unlink(path.c_str());  // gone when closed, whatever happens
+    file_ = fdopen(fd, "w+b");
+    if (file_ == nullptr) {
+      close(fd);
+      return Error("opening", path);
+    }
+    path_ = path;
+    std::setvbuf(file_, nullptr, _IOFBF, 1 << 20);
+    return Status::OK();
+  }
+
+  Status Put(const CellView& c) override {
+    char head[4 * 4 + 8 + 1];
+    const uint32_t lens[4] = {Len(c.row), Len(c.family), Len(c.qualifier), Len(c.value)};
+    std::memcpy(head, lens, sizeof lens);
+    std::memcpy(head + 16, &c.timestamp_ms, 8);
+    head[24] = static_cast<char>(c.type);
+    if (std::fwrite(head, sizeof head, 1, file_) != 1 || !Write(c.row) || !Write(c.family) ||
+        !Write(c.qualifier) || !Write(c.value)) {
+      return Error("writing", path_);
+    }
+    ++stats_.cells;
+    stats_.bytes += c.row.size() + c.family.size() + c.qualifier.size() + c.value.size();
+    return Status::OK();
+  }
+  Status Flush() override {
+    return std::fflush(file_) == 0 ? Status::OK() : Error("writing", path_);
+  }
+  Status Close() override { return Flush(); }
+  const SinkStats& stats() const override { return stats_; }
+
+  /// Puts every spooled cell, in spooled order, into `to`; stops with
+  /// Cancelled when *cancel turns true.
+  Status Replay(CellSink* to, const std::atomic<bool>* cancel) {
+    if (std::fflush(file_) != 0 || std::fseek(file_, 0, SEEK_SET) != 0) {
+      return Error("reading", path_);
+    }
+    char head[4 * 4 + 8 + 1];
+    std::string bytes;
+    for (uint64_t n = 0; n < stats_.cells; ++n) {
+      if ((n & 0x3fff) == 0 && cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
+        return Status::Cancelled("interrupted");
+      }
+      uint32_t lens[4];
+      CellView c;
+      if (std::fread(head, sizeof head, 1, file_) != 1) return Error("reading", path_);
+      std::memcpy(lens, head, sizeof lens);
+      std::memcpy(&c.timestamp_ms, head + 16, 8);
+      c.type = static_cast<CellType>(static_cast<unsigned char>(head[24]));
+      const size_t total = size_t{lens[0]} + lens[1] + lens[2] + lens[3];
+      bytes.resize(total);
+      if (total > 0 && std::fread(bytes.data(), total, 1, file_) != 1) {
+        return Error("reading", path_);
+      }
+      std::string_view all(bytes);
+      c.row = all.substr(0, lens[0]);
+      c.family = all.substr(lens[0], lens[1]);
+      c.qualifier = all.substr(lens[0] + lens[1], lens[2]);
+      c.value = all.substr(lens[0] + lens[1] + lens[2], lens[3]);
+      WIDEN_RETURN_IF_ERROR(to->Put(c));
+    }
+    return Status::OK();
+  }
+
+ private:
+  static uint32_t Len(std::string_view s) { return static_cast<uint32_t>(s.size()); }
+  bool Write(std::string_view s) {
+    return s.empty() || std::fwrite(s.data(), s.size(), 1, file_) == 1;
+  }
+  static Status Error(const char* what, const std::string& path) {
+    return Status::Unavailable(fmt::format("{} the temporary spool file {} of a parallel job: {}",
+                                           what, path, std::strerror(errno)));
+  }
+
+  std::FILE* file_ = nullptr;
+  std::string path_;
+  SinkStats stats_;
 };
 
 void Add(const TableStats& s, TableStats* sum) {
@@ -106,6 +209,19 @@ Result<RowSplit> SplitRows(const TablePlan& plan, Source* source, int jobs) {
   return split;
 }
 
+bool KeyFollowsSplit(const TablePlan& plan) {
+  std::optional<ColumnExpr> column = SplitColumn(plan);
+  const KeyCodec& key = plan.key;
+  if (!column || key.salt().size > 0 || key.hash_prefix().size > 0 || key.parts().empty()) {
+    return false;
+  }
+  const KeyPartPlan& first = key.parts().front();
+  if (first.is_literal || first.desc || first.reverse) return false;
+  const auto& cols = plan.scan.columns;
+  return first.index < cols.size() && cols[first.index].alias == column->alias &&
+         cols[first.index].column == column->column;
+}
+
 Status RunJobs(const TablePlan& plan, const std::vector<RowRange>& ranges,
                const std::vector<Source*>& sources, const SinkFactory& new_sink,
                const AssembleOptions& options, TableStats* stats) {
@@ -120,6 +236,7 @@ Status RunJobs(const TablePlan& plan, const std::vector<RowRange>& ranges,
 
   struct Job {
     std::unique_ptr<CellSink> sink;
+    std::unique_ptr<SpoolSink> spool;  // ordered writes: where jobs after the first put cells
     TableStats stats;
     Status status;
   };
@@ -127,8 +244,25 @@ Status RunJobs(const TablePlan& plan, const std::vector<RowRange>& ranges,
   for (auto& j : jobs) {
     WIDEN_ASSIGN_OR_RETURN(j.sink, new_sink());
   }
+  // When row keys sort like the ranges, the store gets the cells in key
+  // order, as from one job: the first job writes, the others spool, and the
+  // spools are written after it in range order. (Interleaved writers would
+  // turn LevelDB's cheap moves of key-ordered files into compactions that
+  // rewrite the data.)
+  const bool ordered = n > 1 && KeyFollowsSplit(plan);
+  if (ordered) {
+    for (size_t i = 1; i < n; ++i) {
+      jobs[i].spool = std::make_unique<SpoolSink>();
+      WIDEN_RETURN_IF_ERROR(jobs[i].spool->Open());
+    }
+  }
 
   auto finish = [&](Job* j) {
+    if (j->spool != nullptr) {
+      Status closed = j->spool->Close();
+      if (j->status.ok()) j->status = closed;
+      return;  // the sink is written and closed after the jobs
+    }
     Status closed = j->sink->Close();
     if (j->status.ok()) j->status = closed;
     j->stats.overwritten = j->sink->stats().overwritten;
@@ -170,7 +304,8 @@ Status RunJobs(const TablePlan& plan, const std::vector<RowRange>& ranges,
         };
       }
       Job& j = jobs[i];
-      j.status = Assemble(plan, sources[i], j.sink.get(), o, &j.stats);
+      CellSink* out = j.spool != nullptr ? static_cast<CellSink*>(j.spool.get()) : j.sink.get();
+      j.status = Assemble(plan, sources[i], out, o, &j.stats);
       finish(&j);
       std::lock_guard<std::mutex> lock(mu);
       if (!j.status.ok()) {
@@ -189,6 +324,24 @@ Status RunJobs(const TablePlan& plan, const std::vector<RowRange>& ranges,
     }
   }
   for (auto& t : threads) t.join();
+
+  if (ordered && first_error.ok() && !stop) {
+    for (size_t i = 1; i < n && first_error.ok(); ++i) {
+      Job& j = jobs[i];
+      Status s = j.spool->Replay(j.sink.get(), options.cancel);
+      Status closed = j.sink->Close();
+      if (s.ok()) s = closed;
+      j.stats.overwritten = j.sink->stats().overwritten;
+      j.spool.reset();
+      if (!s.ok()) {
+        if (s.code() == StatusCode::kCancelled) {
+          j.status = s;
+        } else {
+          first_error = s;
+        }
+      }
+    }
+  }
 
   for (const auto& j : jobs) Add(j.stats, stats);
   stats->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

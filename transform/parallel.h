@@ -42,16 +42,25 @@ struct RowSplit {
 /// Errors: the source's.
 Result<RowSplit> SplitRows(const TablePlan& plan, Source* source, int jobs);
 
+/// True when `plan`'s row keys sort like its SplitColumn ranges: no salt or
+/// hash prefix, and the first key part is the split column, ascending. Then
+/// RunJobs writes the cells in range order (see there).
+bool KeyFollowsSplit(const TablePlan& plan);
+
 /// Makes a sink for the plan's target table; called once per job.
 using SinkFactory = std::function<Result<std::unique_ptr<CellSink>>()>;
 
 /// Runs `plan` over `ranges`, range i on sources[i] (REQUIRES:
 /// sources.size() >= ranges.size(), all on one snapshot) with a sink from
 /// `new_sink`, each in its own thread (one range runs on the calling
-/// thread). Every sink is closed here. *stats is the sum of the jobs'
-/// counters (overwritten from the sinks; seconds is the wall time). The first
-/// job error stops the others and is returned; options.cancel stops all
-/// jobs with Cancelled.
+/// thread). Every sink is closed here. With KeyFollowsSplit, the store gets
+/// the cells in key order as from one job: the first job writes to its sink
+/// while the others put their cells into temporary files (unlinked, under
+/// $TMPDIR or /tmp: room for (N-1)/N of the table's cell bytes), which are
+/// written to their sinks after the jobs, in range order. *stats is the sum
+/// of the jobs' counters (overwritten from the sinks; seconds is the wall
+/// time). The first job error stops the others and is returned;
+/// options.cancel stops all jobs with Cancelled.
 Status RunJobs(const TablePlan& plan, const std::vector<RowRange>& ranges,
                const std::vector<Source*>& sources, const SinkFactory& new_sink,
                const AssembleOptions& options, TableStats* stats);
