@@ -220,6 +220,21 @@ TEST(ParallelJobsTest, OrphansBesideARejectedParentCountTheSameInEveryJobCount) 
   }
 }
 
+// The one value of `sql` (a query returning column `v`) read through the
+// source's session, as text; "" (and a test failure) when it cannot be read.
+std::string SessionValue(const std::string& url, const std::string& sql) {
+  auto source = OpenSource(url);
+  if (source == nullptr) return "";
+  ScanSpec spec;
+  spec.query = sql;
+  spec.alias = "q";
+  spec.columns.push_back(ColumnExpr{"q", "v", false});
+  auto rows = source->Scan(spec);
+  EXPECT_TRUE(rows.ok()) << rows.status().ToString();
+  if (!rows.ok() || !(*rows)->Valid()) return "";
+  return (*rows)->row()[0].ToText();
+}
+
 // A role's idle timeout must not cut off a job's connection while it waits
 // for its turn: the session turns it off.
 TEST(ParallelJobsTest, IdleTimeoutsAreOffInTheSession) {
@@ -231,29 +246,14 @@ TEST(ParallelJobsTest, IdleTimeoutsAreOffInTheSession) {
             "ALTER ROLE widen_idle SET idle_in_transaction_session_timeout = '1500ms'");
     std::string url = db;
     url.replace(url.find("widen@"), 5, "widen_idle");
-    auto source = OpenSource(url);
-    ASSERT_NE(source, nullptr);
-    ScanSpec spec;
-    spec.query = "SELECT current_setting('idle_in_transaction_session_timeout') AS v";
-    spec.alias = "q";
-    spec.columns.push_back(ColumnExpr{"q", "v", true});
-    auto rows = source->Scan(spec);
-    ASSERT_TRUE(rows.ok()) << rows.status().ToString();
-    ASSERT_TRUE((*rows)->Valid());
-    EXPECT_EQ((*rows)->row()[0].ToText(), "0");
+    EXPECT_EQ(SessionValue(url,
+                           "SELECT current_setting('idle_in_transaction_session_timeout') "
+                           "AS v"),
+              "0");
   }
   {
     WIDEN_REQUIRE_MYSQL(server);
-    auto source = OpenSource(server);
-    ASSERT_NE(source, nullptr);
-    ScanSpec spec;
-    spec.query = "SELECT @@session.wait_timeout AS v";
-    spec.alias = "q";
-    spec.columns.push_back(ColumnExpr{"q", "v", false});
-    auto rows = source->Scan(spec);
-    ASSERT_TRUE(rows.ok()) << rows.status().ToString();
-    ASSERT_TRUE((*rows)->Valid());
-    EXPECT_EQ((*rows)->row()[0].ToText(), "604800");
+    EXPECT_EQ(SessionValue(server, "SELECT @@session.wait_timeout AS v"), "604800");
   }
 }
 
