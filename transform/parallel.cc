@@ -336,6 +336,7 @@ Status RunJobs(const TablePlan& plan, const std::vector<RowRange>& ranges,
       if (!s.ok()) {
         if (s.code() == StatusCode::kCancelled) {
           j.status = s;
+          break;
         } else {
           first_error = s;
         }
