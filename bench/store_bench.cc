@@ -100,6 +100,9 @@ double Seconds(std::chrono::steady_clock::time_point since) {
 }
 
 // Cells of one table, owned: all bytes in one arena, offsets in `cells`.
+// Like widen::CellBatch, but with 64-bit offsets: a whole table's cells
+// (4.5 GiB at S = 5,000,000) exceed CellBatch's 32-bit arena offsets, which
+// are sized for one 4 MiB write batch.
 struct PreloadedTable {
   widen::TableDescriptor descriptor;
   struct Entry {
