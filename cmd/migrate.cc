@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 
 #include <fmt/format.h>
@@ -56,23 +57,32 @@ class JsonLinesRejects : public RejectHandler {
   uint64_t count_ = 0;
 };
 
-// Checks the queries of one target table (driving and nested), naming the
-// mapping place of the one that fails.
-Status CheckScans(const TablePlan& tp, Source* source) {
-  auto context = [&](const SourceLocation& loc, const Status& s) {
-    return Status(s.code(),
-                  fmt::format("{}: table '{}': {}", loc.ToString(), tp.mapping->name, s.message()));
-  };
-  if (Status s = source->CheckScan(tp.scan); !s.ok()) return context(tp.mapping->loc, s);
+// Calls `fn` with each scan of one target table — the driving scan, then
+// every nest's at any depth — and the mapping place it comes from; stops at
+// the first non-OK Status and returns it.
+Status ForEachScan(const TablePlan& tp,
+                   const std::function<Status(const ScanSpec&, const SourceLocation&)>& fn) {
+  WIDEN_RETURN_IF_ERROR(fn(tp.scan, tp.mapping->loc));
   std::vector<const NestPlan*> todo;
   for (const auto& n : tp.nests) todo.push_back(&n);
   while (!todo.empty()) {
     const NestPlan* n = todo.back();
     todo.pop_back();
-    if (Status s = source->CheckScan(n->scan); !s.ok()) return context(n->spec->loc, s);
+    WIDEN_RETURN_IF_ERROR(fn(n->scan, n->spec->loc));
     for (const auto& c : n->children) todo.push_back(&c);
   }
   return Status::OK();
+}
+
+// Checks the queries of one target table (driving and nested), naming the
+// mapping place of the one that fails.
+Status CheckScans(const TablePlan& tp, Source* source) {
+  return ForEachScan(tp, [&](const ScanSpec& scan, const SourceLocation& loc) {
+    Status s = source->CheckScan(scan);
+    if (s.ok()) return s;
+    return Status(s.code(),
+                  fmt::format("{}: table '{}': {}", loc.ToString(), tp.mapping->name, s.message()));
+  });
 }
 
 // The source tables the plan reads (driving, joined, nested), and whether
@@ -93,15 +103,10 @@ void SourceTables(const Plan& plan, std::vector<std::string>* tables, bool* has_
     }
   };
   for (const TablePlan& tp : plan.tables) {
-    add(tp.scan);
-    std::vector<const NestPlan*> todo;
-    for (const auto& n : tp.nests) todo.push_back(&n);
-    while (!todo.empty()) {
-      const NestPlan* n = todo.back();
-      todo.pop_back();
-      add(n->scan);
-      for (const auto& c : n->children) todo.push_back(&c);
-    }
+    (void)ForEachScan(tp, [&](const ScanSpec& scan, const SourceLocation&) {
+      add(scan);
+      return Status::OK();
+    });
   }
 }
 
