@@ -541,8 +541,32 @@ class Loader {
     if (cols) {
       WIDEN_RETURN_IF_ERROR(ctx_.CheckSequence(cols, "'columns'"));
       for (const auto& c : cols) {
-        if (!c.IsScalar()) return ctx_.Error(c, "a nest's 'columns' are child column names");
-        ns->value_columns.push_back(c.Scalar());
+        // A child column name, or {column: NAME, as: ATTRIBUTE} to rename it.
+        std::string column, as;
+        if (c.IsScalar()) {
+          column = c.Scalar();
+        } else if (c.IsMap()) {
+          WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(c, "a nest column", {"column", "as"}));
+          WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(c, "column", &column));
+          WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(c, "as", &as));
+          if (c["as"] && as.empty()) return ctx_.Error(c["as"], "'as' needs a name");
+        } else {
+          return ctx_.Error(c,
+                            "a nest's 'columns' are child column names or {column: NAME, as: "
+                            "ATTRIBUTE}");
+        }
+        const std::string name = as.empty() ? column : as;
+        for (size_t i = 0; i < ns->value_columns.size(); ++i) {
+          const std::string& other =
+              ns->value_names[i].empty() ? ns->value_columns[i] : ns->value_names[i];
+          if (other == name) {
+            return ctx_.Error(c, fmt::format("attribute '{}' appears twice in this nest's "
+                                             "'columns' (rename one with 'as')",
+                                             name));
+          }
+        }
+        ns->value_columns.push_back(column);
+        ns->value_names.push_back(as);
       }
     }
     YAML::Node kids = n["nest"];

@@ -124,8 +124,11 @@ struct NestSpec {
   std::vector<KeyPart> id;   // qualifier parts after the prefix (child columns)
   std::string id_separator;  // between id parts (text form); default none for one part, "|" else
   std::vector<std::string> value_columns;  // child columns in the value; empty = all others
-  std::string where;                       // optional SQL filter on the child table
-  KeyEncoding form = KeyEncoding::kText;   // how the id parts are encoded
+  /// The attribute name of each value_columns entry in the value (JSON key,
+  /// or qualifier suffix with layout cells); "" = the column's own name.
+  std::vector<std::string> value_names;
+  std::string where;                      // optional SQL filter on the child table
+  KeyEncoding form = KeyEncoding::kText;  // how the id parts are encoded
   std::string layout = "json";  // json: one JSON cell per child; cells: one per attribute;
                                 // value: one cell per child holding its single attribute
   std::string attribute_separator = ".";  // layout cells: qualifier = prefix+id+sep+attribute

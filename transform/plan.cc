@@ -486,9 +486,11 @@ class Planner {
         np->value_columns.emplace_back(c.name, cols.Add(child->name, c.name));
       }
     } else {
-      for (const auto& name : n.value_columns) {
-        WIDEN_ASSIGN_OR_RETURN(const SourceColumn* c, FindColumn(n.loc, t.name, *child, name));
-        np->value_columns.emplace_back(c->name, cols.Add(child->name, c->name));
+      for (size_t i = 0; i < n.value_columns.size(); ++i) {
+        WIDEN_ASSIGN_OR_RETURN(const SourceColumn* c,
+                               FindColumn(n.loc, t.name, *child, n.value_columns[i]));
+        const std::string& as = i < n.value_names.size() ? n.value_names[i] : std::string();
+        np->value_columns.emplace_back(as.empty() ? c->name : as, cols.Add(child->name, c->name));
       }
     }
     if (np->value_layout && np->value_columns.size() != 1) {

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "common/bytes.h"
 #include "tests/integration/test_env.h"
@@ -265,6 +266,36 @@ TEST_F(MappingFeaturesTest, FreeFormQueryAndPerAttributeNesting) {
   EXPECT_EQ(s1.at("r:t2024-01-01 10:00:00:celsius"), "20.5");
   EXPECT_EQ(s1.count("r:t2024-01-01 11:00:00:site"), 0u) << "a NULL attribute has no cell";
   EXPECT_EQ(s1.at("r:t2024-01-01 11:00:00:celsius"), "-3.25");
+}
+
+TEST_F(MappingFeaturesTest, NestColumnsAreRenamedWithAs) {
+  CommandResult r = Migrate(R"(tables:
+  - name: iot:named
+    from: sensor
+    families: [r]
+    key:
+      parts: [sensor_id]
+    nest:
+      - {table: reading, on: {sensor_id: sensor_id}, family: r, id: [taken_at],
+         columns: [{column: site, as: place}, celsius]}
+  - name: iot:named_cells
+    from: sensor
+    families: [r]
+    key:
+      parts: [sensor_id]
+    nest:
+      - {table: reading, on: {sensor_id: sensor_id}, family: r, prefix: t, id: [taken_at],
+         layout: cells, attribute_separator: ":", columns: [{column: site, as: place}]}
+)");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  TableCells json = ReadTable(target_, "iot:named");
+  auto j = nlohmann::json::parse(json.at("1").at("r:2024-01-01 10:00:00"));
+  EXPECT_EQ(j.at("place"), "north") << j.dump();
+  EXPECT_FALSE(j.contains("site")) << j.dump();
+  EXPECT_TRUE(j.contains("celsius")) << j.dump();
+  TableCells cells = ReadTable(target_, "iot:named_cells");
+  EXPECT_EQ(cells.at("1").at("r:t2024-01-01 10:00:00:place"), "north");
+  EXPECT_EQ(cells.at("1").count("r:t2024-01-01 10:00:00:site"), 0u);
 }
 
 TEST_F(MappingFeaturesTest, ValueLayoutStoresTheSingleAttributeBare) {

@@ -113,6 +113,34 @@ TEST(MappingTest, DuplicateQualifierIsAnError) {
   EXPECT_NE(s.message().find("written twice"), std::string::npos) << s.message();
 }
 
+TEST(MappingTest, NestColumnsMayBeRenamed) {
+  std::string y = kGood;
+  y += "        columns: [qty, {column: UnitPrice, as: unit_price}]\n";
+  auto m = ParseMapping(y, "m.yaml");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const NestSpec& n = m->tables[0].nests[0];
+  ASSERT_EQ(n.value_columns.size(), 2u);
+  EXPECT_EQ(n.value_columns[0], "qty");
+  EXPECT_EQ(n.value_names[0], "");
+  EXPECT_EQ(n.value_columns[1], "UnitPrice");
+  EXPECT_EQ(n.value_names[1], "unit_price");
+}
+
+TEST(MappingTest, NestColumnRenamesAreChecked) {
+  // Two columns with one attribute name: the second is named, with its line.
+  Status s = ErrorOf(std::string(kGood) + "        columns: [qty, {column: amount, as: qty}]\n");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("bad.yaml:26:24:"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("attribute 'qty' appears twice"), std::string::npos) << s.message();
+  s = ErrorOf(std::string(kGood) + "        columns: [{column: qty, as: \"\"}]\n");
+  EXPECT_NE(s.message().find("'as' needs a name"), std::string::npos) << s.message();
+  s = ErrorOf(std::string(kGood) + "        columns: [{column: qty, name: q}]\n");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("name"), std::string::npos) << s.message();
+  s = ErrorOf(std::string(kGood) + "        columns: [[qty]]\n");
+  EXPECT_NE(s.message().find("{column: NAME, as: ATTRIBUTE}"), std::string::npos) << s.message();
+}
+
 TEST(MappingTest, MissingRequiredFields) {
   EXPECT_EQ(ErrorOf("target: x\ntables: []\n").code(), StatusCode::kInvalidArgument);
   Status s = ErrorOf("source: s\ntables:\n  - name: t\n    from: a\n    families: [d]\n");
