@@ -549,7 +549,21 @@ class Loader {
           WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(c, "a nest column", {"column", "as"}));
           WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(c, "column", &column));
           WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(c, "as", &as));
-          if (c["as"] && as.empty()) return ctx_.Error(c["as"], "'as' needs a name");
+          if (c["as"] && as.find_first_not_of(" \t") == std::string::npos) {
+            return ctx_.Error(c["as"], "'as' needs a name");
+          }
+          if (ns->layout == "value") {
+            return ctx_.Error(c["as"] ? c["as"] : c,
+                              "'as' has no effect with layout: value (the cell holds the bare "
+                              "value, with no attribute name)");
+          }
+          if (ns->layout == "cells" && !ns->attribute_separator.empty() &&
+              as.find(ns->attribute_separator) != std::string::npos) {
+            return ctx_.Error(c["as"], fmt::format("'as' name '{}' contains the attribute "
+                                                   "separator '{}', so the qualifier could not "
+                                                   "be split back",
+                                                   as, ns->attribute_separator));
+          }
         } else {
           return ctx_.Error(c,
                             "a nest's 'columns' are child column names or {column: NAME, as: "
@@ -567,6 +581,7 @@ class Loader {
         }
         ns->value_columns.push_back(column);
         ns->value_names.push_back(as);
+        ns->value_locs.push_back(ctx_.Loc(c));
       }
     }
     YAML::Node kids = n["nest"];

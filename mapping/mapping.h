@@ -127,8 +127,9 @@ struct NestSpec {
   /// The attribute name of each value_columns entry in the value (JSON key,
   /// or qualifier suffix with layout cells); "" = the column's own name.
   std::vector<std::string> value_names;
-  std::string where;                      // optional SQL filter on the child table
-  KeyEncoding form = KeyEncoding::kText;  // how the id parts are encoded
+  std::vector<SourceLocation> value_locs;  // where each value_columns entry is written
+  std::string where;                       // optional SQL filter on the child table
+  KeyEncoding form = KeyEncoding::kText;   // how the id parts are encoded
   std::string layout = "json";  // json: one JSON cell per child; cells: one per attribute;
                                 // value: one cell per child holding its single attribute
   std::string attribute_separator = ".";  // layout cells: qualifier = prefix+id+sep+attribute

@@ -488,7 +488,8 @@ class Planner {
     } else {
       for (size_t i = 0; i < n.value_columns.size(); ++i) {
         WIDEN_ASSIGN_OR_RETURN(const SourceColumn* c,
-                               FindColumn(n.loc, t.name, *child, n.value_columns[i]));
+                               FindColumn(i < n.value_locs.size() ? n.value_locs[i] : n.loc, t.name,
+                                          *child, n.value_columns[i]));
         const std::string& as = i < n.value_names.size() ? n.value_names[i] : std::string();
         np->value_columns.emplace_back(as.empty() ? c->name : as, cols.Add(child->name, c->name));
       }

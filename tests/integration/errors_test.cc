@@ -81,6 +81,19 @@ TEST_F(ErrorsTest, UnknownSourceColumnIsNamedBeforeAnyWrite) {
             std::string::npos)
       << r.output;
 
+  // A nest column is named at its own item, renamed or not.
+  PgQuery(db, "CREATE TABLE sub (id int PRIMARY KEY, item_id int, note text)");
+  std::string n = Write("n.yaml", "source: " + db +
+                                      "\ntables:\n  - name: t\n    from: item\n"
+                                      "    families: [d]\n    key: {parts: [id]}\n"
+                                      "    nest:\n      - table: sub\n        on: {id: item_id}\n"
+                                      "        family: d\n        id: [id]\n"
+                                      "        columns: [note, {column: nots, as: x}]\n");
+  r = RunCommand(WidenBinary() + " plan -m " + n);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(n + ":12:25:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("no column 'nots'; did you mean 'note'?"), std::string::npos) << r.output;
+
   // A width on a text column is a type error naming the column.
   std::string w =
       Write("w.yaml", MakeMapping(db, dir_, "item", "{column: label, width: 4}", "note"));

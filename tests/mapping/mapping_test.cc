@@ -137,6 +137,15 @@ TEST(MappingTest, NestColumnRenamesAreChecked) {
   s = ErrorOf(std::string(kGood) + "        columns: [{column: qty, name: q}]\n");
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("name"), std::string::npos) << s.message();
+  s = ErrorOf(std::string(kGood) + "        columns: [{column: qty, as: \"  \"}]\n");
+  EXPECT_NE(s.message().find("'as' needs a name"), std::string::npos) << s.message();
+  s = ErrorOf(std::string(kGood) +
+              "        layout: value\n        columns: [{column: qty, as: q}]\n");
+  EXPECT_NE(s.message().find("no effect with layout: value"), std::string::npos) << s.message();
+  s = ErrorOf(std::string(kGood) +
+              "        layout: cells\n        columns: [{column: qty, as: a.b}]\n");
+  EXPECT_NE(s.message().find("contains the attribute separator '.'"), std::string::npos)
+      << s.message();
   s = ErrorOf(std::string(kGood) + "        columns: [[qty]]\n");
   EXPECT_NE(s.message().find("{column: NAME, as: ATTRIBUTE}"), std::string::npos) << s.message();
 }
