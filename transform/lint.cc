@@ -142,6 +142,9 @@ class Linter {
         loc.column = column;
         message.erase(0, prefix.size() + static_cast<size_t>(used));
       }
+      // The finding names the table already.
+      const std::string table_prefix = "table '" + t.name + "': ";
+      if (message.rfind(table_prefix, 0) == 0) message.erase(0, table_prefix.size());
       Add("E100", loc, t.name, message,
           "fix the mapping: the message names the source table or column (widen plan and "
           "migrate stop on it)");
