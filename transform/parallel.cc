@@ -60,25 +60,25 @@ class SpoolSink : public CellSink {
       return Error("opening", path);
     }
     path_ = path;
-    std::setvbuf(file_, nullptr, _IOFBF, 1 << 20);
+    std::setvbuf(file_, nullptr, _IOFBF, 1 << 20);  // for Replay's reads
     return Status::OK();
   }
 
   Status Put(const CellView& c) override {
-    char head[4 * 4 + 8 + 1];
+    // One record appended to a buffer, written out 1 MiB at a time.
+    char head[kHeadBytes];
     const uint32_t lens[4] = {Len(c.row), Len(c.family), Len(c.qualifier), Len(c.value)};
     std::memcpy(head, lens, sizeof lens);
     std::memcpy(head + 16, &c.timestamp_ms, 8);
     head[24] = static_cast<char>(c.type);
-    if (std::fwrite(head, sizeof head, 1, file_) != 1 || !Write(c.row) || !Write(c.family) ||
-        !Write(c.qualifier) || !Write(c.value)) {
-      return Error("writing", path_);
-    }
+    buffer_.append(head, sizeof head);
+    buffer_.append(c.row).append(c.family).append(c.qualifier).append(c.value);
     ++stats_.cells;
     stats_.bytes += c.row.size() + c.family.size() + c.qualifier.size() + c.value.size();
-    return Status::OK();
+    return buffer_.size() >= kBufferBytes ? WriteBuffer() : Status::OK();
   }
   Status Flush() override {
+    WIDEN_RETURN_IF_ERROR(WriteBuffer());
     return std::fflush(file_) == 0 ? Status::OK() : Error("writing", path_);
   }
   Status Close() override { return Flush(); }
@@ -87,10 +87,9 @@ class SpoolSink : public CellSink {
   /// Puts every spooled cell, in spooled order, into `to`; stops with
   /// Cancelled when *cancel turns true.
   Status Replay(CellSink* to, const std::atomic<bool>* cancel) {
-    if (std::fflush(file_) != 0 || std::fseek(file_, 0, SEEK_SET) != 0) {
-      return Error("reading", path_);
-    }
-    char head[4 * 4 + 8 + 1];
+    WIDEN_RETURN_IF_ERROR(Flush());
+    if (std::fseek(file_, 0, SEEK_SET) != 0) return Error("reading", path_);
+    char head[kHeadBytes];
     std::string bytes;
     for (uint64_t n = 0; n < stats_.cells; ++n) {
       if ((n & 0x3fff) == 0 && cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
@@ -118,9 +117,16 @@ class SpoolSink : public CellSink {
   }
 
  private:
+  static constexpr size_t kHeadBytes = 4 * 4 + 8 + 1;  // four lengths, timestamp, type
+  static constexpr size_t kBufferBytes = 1 << 20;
+
   static uint32_t Len(std::string_view s) { return static_cast<uint32_t>(s.size()); }
-  bool Write(std::string_view s) {
-    return s.empty() || std::fwrite(s.data(), s.size(), 1, file_) == 1;
+  Status WriteBuffer() {
+    if (!buffer_.empty() && std::fwrite(buffer_.data(), buffer_.size(), 1, file_) != 1) {
+      return Error("writing", path_);
+    }
+    buffer_.clear();
+    return Status::OK();
   }
   static Status Error(const char* what, const std::string& path) {
     return Status::Unavailable(fmt::format("{} the temporary spool file {} of a parallel job: {}",
@@ -129,6 +135,7 @@ class SpoolSink : public CellSink {
 
   std::FILE* file_ = nullptr;
   std::string path_;
+  std::string buffer_;  // records not yet written to file_
   SinkStats stats_;
 };
 
