@@ -220,6 +220,27 @@ TEST(ParallelJobsTest, OrphansBesideARejectedParentCountTheSameInEveryJobCount) 
   }
 }
 
+// `url` connecting as `user` (the test servers' URLs connect as "widen").
+std::string AsUser(std::string url, const std::string& user) {
+  const size_t at = url.find("widen@");
+  EXPECT_NE(at, std::string::npos) << url;
+  if (at != std::string::npos) url.replace(at, 5, user);
+  return url;
+}
+
+// Writes DIR/FILE: one target table `t` from source table `t` (id, v), with
+// an optional `where`; returns its path.
+std::string WriteTableT(const std::string& dir, const std::string& file,
+                        const std::string& where = "") {
+  const std::string path = dir + "/" + file;
+  std::ofstream(path) << "source: ${WIDEN_SOURCE_URL}\ntables:\n  - name: t\n    from: t\n"
+                         "    families: [d]\n"
+                      << (where.empty() ? "" : "    where: \"" + where + "\"\n")
+                      << "    key: {parts: [{column: id, width: 4}]}\n"
+                         "    columns: [{column: v, to: \"d:v\"}]\n";
+  return path;
+}
+
 // The one value of `sql` (a query returning column `v`) read through the
 // source's session, as text; "" (and a test failure) when it cannot be read.
 std::string SessionValue(const std::string& url, const std::string& sql) {
@@ -244,9 +265,7 @@ TEST(ParallelJobsTest, IdleTimeoutsAreOffInTheSession) {
     PgQuery(db,
             "DROP ROLE IF EXISTS widen_idle; CREATE ROLE widen_idle LOGIN; "
             "ALTER ROLE widen_idle SET idle_in_transaction_session_timeout = '1500ms'");
-    std::string url = db;
-    url.replace(url.find("widen@"), 5, "widen_idle");
-    EXPECT_EQ(SessionValue(url,
+    EXPECT_EQ(SessionValue(AsUser(db, "widen_idle"),
                            "SELECT current_setting('idle_in_transaction_session_timeout') "
                            "AS v"),
               "0");
@@ -313,12 +332,7 @@ TEST(ParallelJobsTest, MySqlJobsNeedReloadOrLockTables) {
               "CREATE USER 'widen_lock'@'127.0.0.1'", "CREATE USER 'widen_read'@'127.0.0.1'",
               fmt::format("GRANT SELECT, LOCK TABLES ON `{}`.* TO 'widen_lock'@'127.0.0.1'", name),
               fmt::format("GRANT SELECT ON `{}`.* TO 'widen_read'@'127.0.0.1'", name)});
-  auto as = [&](const std::string& user) {
-    std::string u = db;
-    const size_t at = u.find("widen@");
-    EXPECT_NE(at, std::string::npos) << u;
-    return u.replace(at, 5, user);
-  };
+  auto as = [&](const std::string& user) { return AsUser(db, user); };
   {
     auto main = OpenSource(as("widen_lock"));
     ASSERT_NE(main, nullptr);
@@ -339,10 +353,7 @@ TEST(ParallelJobsTest, MySqlJobsNeedReloadOrLockTables) {
   }
   // Through the command: exit 4, and no target was created.
   const std::string dir = MakeTempDir();
-  std::ofstream(dir + "/m.yaml")
-      << "source: ${WIDEN_SOURCE_URL}\ntables:\n  - name: t\n    from: t\n    families: [d]\n"
-         "    key: {parts: [{column: id, width: 4}]}\n"
-         "    columns: [{column: v, to: \"d:v\"}]\n";
+  WriteTableT(dir, "m.yaml");
   CommandResult r = RunCommand(
       fmt::format("{} migrate -m {} --source {} --target leveldb:{}/store --jobs 2", WidenBinary(),
                   ShellQuote(dir + "/m.yaml"), ShellQuote(as("widen_read")), dir));
@@ -356,11 +367,7 @@ TEST(ParallelJobsTest, MySqlJobsNeedReloadOrLockTables) {
                              WidenBinary(), ShellQuote(dir + "/m.yaml"),
                              ShellQuote(as("widen_lock")), dir));
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  std::ofstream(dir + "/w.yaml") << "source: ${WIDEN_SOURCE_URL}\ntables:\n  - name: t\n"
-                                    "    from: t\n    families: [d]\n"
-                                    "    where: \"v > (SELECT min(v) FROM t AS t2)\"\n"
-                                    "    key: {parts: [{column: id, width: 4}]}\n"
-                                    "    columns: [{column: v, to: \"d:v\"}]\n";
+  WriteTableT(dir, "w.yaml", "v > (SELECT min(v) FROM t AS t2)");
   r = RunCommand(fmt::format("{} migrate -m {} --source {} --target leveldb:{}/sub --jobs 2",
                              WidenBinary(), ShellQuote(dir + "/w.yaml"),
                              ShellQuote(as("widen_lock")), dir));
@@ -411,8 +418,7 @@ TEST(ParallelJobsTest, MySqlUnsignedKeysSplitAndUnsplittableTablesNeedNoLock) {
   ExpectSameStores("leveldb:" + dir + "/one", "leveldb:" + dir + "/three");
   EXPECT_EQ(ReadTable("leveldb:" + dir + "/three", "u").count("18446744073709551615"), 1u);
 
-  std::string sel = db;
-  sel.replace(sel.find("widen@"), 5, "widen_sel");
+  const std::string sel = AsUser(db, "widen_sel");
   CommandResult text_only = migrate(sel, "k", 4, "sel");
   EXPECT_EQ(text_only.exit_code, 0) << text_only.output;
 }
@@ -426,10 +432,7 @@ TEST(ParallelJobsTest, MySqlSnapshotLockWaitIsUnavailable) {
                                           "INSERT INTO t SELECT seq, seq FROM seq_1_to_100",
                                           "CREATE TABLE other (id int PRIMARY KEY)"});
   const std::string dir = MakeTempDir();
-  std::ofstream(dir + "/m.yaml") << "source: ${WIDEN_SOURCE_URL}\ntables:\n  - name: t\n"
-                                    "    from: t\n    families: [d]\n"
-                                    "    key: {parts: [{column: id, width: 4}]}\n"
-                                    "    columns: [{column: v, to: \"d:v\"}]\n";
+  WriteTableT(dir, "m.yaml");
   std::thread holder([&] {
     MySqlQuery(
         db, std::vector<std::string>{"LOCK TABLES other WRITE", "DO SLEEP(12)", "UNLOCK TABLES"});
