@@ -291,24 +291,27 @@ int RunMigrate(const MigrateOptions& o, const std::atomic<bool>* cancel) {
   if (!o.quiet) {
     PrintSummary(all, stdout);
     for (const auto& n : job_notes) std::fprintf(stdout, "%s\n", n.c_str());
-    for (const auto& t : all) {
-      if (t.overwritten > 0) {
-        std::fprintf(stdout,
-                     "%s: warning: %llu cell(s) had the same row key, column and timestamp as "
-                     "another cell and replaced it: the row key (or a nest id) does not identify "
-                     "the source rows; see widen plan --full\n",
-                     t.table.c_str(), static_cast<unsigned long long>(t.overwritten));
-      }
-      if (t.orphans > 0) {
-        std::fprintf(stdout, "%s: %llu nested row(s) had no parent row and were left out\n",
-                     t.table.c_str(), static_cast<unsigned long long>(t.orphans));
-      }
-    }
+    PrintTableNotes(all, stdout);
     if (rejects && rejects->count() > 0) {
       std::fprintf(stdout, "%llu row(s) rejected; see %s\n",
                    static_cast<unsigned long long>(rejects->count()), o.rejects_path.c_str());
     }
   }
+  // Cells that replaced others of this run lost data: never silent, not
+  // even with --quiet.
+  int replaced_exit = kExitOk;
+  for (const auto& t : all) {
+    if (t.overwritten == 0) continue;
+    std::fprintf(stderr,
+                 "widen: table '%s': %llu cell(s) replaced another cell of this run with the same "
+                 "row key, column and timestamp, whose value is lost; the first: %s. Make the row "
+                 "key (or the nest ids and prefixes) identify the source rows; widen lint and "
+                 "widen plan --full find such designs\n",
+                 t.table.c_str(), static_cast<unsigned long long>(t.overwritten),
+                 t.first_overwritten.c_str());
+    replaced_exit = kExitReplaced;
+  }
+  if (replaced_exit != kExitOk) return replaced_exit;
   return kExitOk;
 }
 

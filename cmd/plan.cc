@@ -179,6 +179,18 @@ void PrintText(const PlanOptions& o, const DesignInputs& in,
                         p.run.rejected, p.run.empty_rows);
     if (p.run.orphans > 0) *out += fmt::format(", {} orphan child rows", p.run.orphans);
     *out += "\n";
+    if (p.run.empty_rows > 0) {
+      *out += fmt::format(
+          "  empty rows      every mapped value NULL and no nested row: no row is written "
+          "(the first: {})\n",
+          p.run.first_empty_row);
+    }
+    if (p.run.empty_children > 0) {
+      *out += fmt::format(
+          "  empty nested    {} nested row(s) with every value column NULL: a cell of nulls "
+          "with layout json, no cell with layouts cells and value (the first: {})\n",
+          p.run.empty_children, p.run.first_empty_child);
+    }
     *out +=
         fmt::format("  cells           {}  per row: {}\n", p.run.cells, SizeText(p.cells_per_row));
     *out += fmt::format("  row key bytes   {}\n", SizeText(p.key_bytes));
@@ -232,8 +244,8 @@ void PrintText(const PlanOptions& o, const DesignInputs& in,
       for (const auto& c : p.collision_examples) {
         if (c.same_source_row) {
           *out += fmt::format(
-              "    row {} column {}: written twice by source row {} (nested ids "
-              "repeat)\n",
+              "    row {} column {}: given twice by source row {} (two nested rows with "
+              "one id, or a column and a nested cell with one qualifier)\n",
               ToStringBinary(c.row_key), c.column, c.first_source);
         } else {
           *out += fmt::format(
@@ -242,6 +254,12 @@ void PrintText(const PlanOptions& o, const DesignInputs& in,
               ToStringBinary(c.row_key), c.column, c.first_source, c.second_source);
         }
       }
+    }
+    if (p.beyond_versions > 0) {
+      *out += fmt::format(
+          "  versions        {} cell(s) are older versions beyond their family's VERSIONS: "
+          "stored, but reads return only the newest VERSIONS\n",
+          p.beyond_versions);
     }
     if (p.merged_rows > 0) {
       *out += fmt::format(
@@ -371,6 +389,8 @@ Json ToJson(const PlanOptions& o, const DesignInputs& in, const std::vector<Tabl
     stats["cells"] = p.run.cells;
     stats["rejected"] = p.run.rejected;
     stats["empty_rows"] = p.run.empty_rows;
+    stats["empty_nested_rows"] = p.run.empty_children;
+    stats["beyond_versions"] = p.beyond_versions;
     stats["orphans"] = p.run.orphans;
     stats["bytes"] = p.run.bytes;
     stats["estimated_total_bytes"] = Nullable(p.estimated_total_bytes);

@@ -40,7 +40,7 @@ void PrintSummary(const std::vector<TableStats>& stats, std::FILE* out) {
   total.table = "total";
   for (const auto& t : stats) {
     total.source_rows += t.source_rows;
-    total.rows += t.rows;
+    total.row_keys += t.row_keys;
     total.cells += t.cells;
     total.bytes += t.bytes;
     total.seconds += t.seconds;
@@ -49,9 +49,50 @@ void PrintSummary(const std::vector<TableStats>& stats, std::FILE* out) {
   std::vector<TableStats> lines = stats;
   if (stats.size() > 1) lines.push_back(total);
   for (const auto& t : lines) {
-    double rate = t.seconds > 0 ? t.rows / t.seconds : 0;
+    double rate = t.seconds > 0 ? t.row_keys / t.seconds : 0;
     s += fmt::format("{:<32} {:>12} {:>10} {:>11} {:>11} {:>8.2f} {:>10.0f} {:>8}\n", t.table,
-                     t.source_rows, t.rows, t.cells, Bytes(t.bytes), t.seconds, rate, t.rejected);
+                     t.source_rows, t.row_keys, t.cells, Bytes(t.bytes), t.seconds, rate,
+                     t.rejected);
+  }
+  std::fputs(s.c_str(), out);
+}
+
+void PrintTableNotes(const std::vector<TableStats>& stats, std::FILE* out) {
+  std::string s;
+  for (const auto& t : stats) {
+    if (t.empty_rows > 0) {
+      s += fmt::format(
+          "{}: {} source row(s) had every mapped value NULL and no nested row, so gave no row "
+          "(the first: {})\n",
+          t.table, t.empty_rows, t.first_empty_row);
+    }
+    if (t.empty_children > 0) {
+      s += fmt::format(
+          "{}: {} nested row(s) had every value column NULL: a cell of nulls with layout json, no "
+          "cell with layouts cells and value (the first: {})\n",
+          t.table, t.empty_children, t.first_empty_child);
+    }
+    if (t.rows > t.row_keys && t.overwritten == 0) {
+      s += fmt::format(
+          "{}: {} source rows gave {} row keys: rows sharing a key were merged into one row\n",
+          t.table, t.rows, t.row_keys);
+    }
+    if (t.beyond_versions > 0) {
+      s += fmt::format(
+          "{}: {} cell(s) are older versions beyond their family's VERSIONS: stored, but reads "
+          "return only the newest VERSIONS (raise the family's versions to keep them)\n",
+          t.table, t.beyond_versions);
+    }
+    if (t.orphans > 0) {
+      s += fmt::format("{}: {} nested row(s) had no parent row and were left out\n", t.table,
+                       t.orphans);
+    }
+    if (t.sort_runs > 0) {
+      s += fmt::format(
+          "{}: the row keys do not follow the order rows are read in: sorted through {} "
+          "temporary run(s), {} (under $TMPDIR)\n",
+          t.table, t.sort_runs, Bytes(t.sort_bytes));
+    }
   }
   std::fputs(s.c_str(), out);
 }

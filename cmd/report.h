@@ -22,8 +22,14 @@ class ProgressLine {
   bool shown_ = false;
 };
 
-/// Prints one line per target table — source rows, rows, cells, bytes,
-/// seconds, rows/s — and a total line.
+/// Prints one line per target table — source rows, rows (row keys
+/// written), cells, bytes, seconds, rows/s, rejected — and a total line.
 void PrintSummary(const std::vector<TableStats>& stats, std::FILE* out);
+
+/// Prints, per table, what the summary's figures do not show: source rows
+/// that gave no row (every mapped value NULL), nested rows without any
+/// value, source rows that share a row key, versions beyond VERSIONS,
+/// orphans, and the external sort when the keys did not follow the read order.
+void PrintTableNotes(const std::vector<TableStats>& stats, std::FILE* out);
 
 }  // namespace widen

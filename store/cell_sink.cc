@@ -4,48 +4,166 @@ namespace widen {
 
 namespace {
 
-// Sources often deliver cells already in key order; one pass tells whether
-// the batch is sorted and, if so, counts cells with equal coordinates.
-bool IsSorted(const CellBatch& batch, uint64_t* equal) {
-  uint64_t eq = 0;
+bool IsSorted(const CellBatch& batch) {
   for (size_t i = 1; i < batch.size(); ++i) {
-    const int c = CompareCells(batch.Get(i - 1), batch.Get(i));
-    if (c > 0) return false;
-    eq += c == 0;
+    if (CompareCells(batch.Get(i - 1), batch.Get(i)) > 0) return false;
   }
-  *equal = eq;
   return true;
+}
+
+CellCoordinates Copy(const CellView& c) {
+  return CellCoordinates{std::string(c.row), std::string(c.family), std::string(c.qualifier),
+                         c.timestamp_ms, c.type};
+}
+
+CellView View(const CellCoordinates& c) {
+  return CellView{c.row, c.family, c.qualifier, c.timestamp_ms, c.type, std::string_view()};
 }
 
 }  // namespace
 
 BufferedCellSink::~BufferedCellSink() { StopWriter(); }
 
+Result<bool> BufferedCellSink::HoldsDifferentValue(const CellView&) { return false; }
+
 Status BufferedCellSink::Put(const CellView& cell) {
   batch_.Add(cell);
-  if (batch_.bytes() >= batch_bytes_) return background_ ? Ship() : WriteBatch(&batch_);
+  if (batch_.bytes() >= threshold_.load(std::memory_order_relaxed)) {
+    return background_ ? Ship() : WriteBatch(&batch_);
+  }
   return Status::OK();
 }
 
 Status BufferedCellSink::WriteBatch(CellBatch* batch) {
   if (batch->empty()) return Status::OK();
-  uint64_t equal = 0;
-  if (!IsSorted(*batch, &equal)) {
-    batch->Sort();  // stable: cells with equal coordinates keep their order
-    for (size_t i = 1; i < batch->size(); ++i) {
-      equal += CompareCells(batch->Get(i - 1), batch->Get(i)) == 0;
+  if (!IsSorted(*batch)) batch->Sort();  // stable: cells with equal coordinates keep their order
+  Status s;
+  const CellView first = batch->Get(0);
+  if (spilling_) {
+    s = Spill(*batch);
+  } else if (held_.empty()) {
+    if (wrote_any_ && CompareCells(first, View(last_)) < 0) {
+      // Out of order against cells already written (after a Flush).
+      check_written_ = true;
+      written_high_ = last_;
+      s = Spill(*batch);
+    } else {
+      std::swap(held_, *batch);
     }
-  }
-  stats_.overwritten += equal;
-  Status s = WriteSorted(*batch);
-  if (s.ok()) {
-    stats_.cells += batch->size();
-    stats_.bytes += batch->bytes();
-    stats_.batches += 1;
+  } else if (CompareCells(first, held_.Get(held_.size() - 1)) >= 0) {
+    s = WriteOrdered(held_);
+    held_.Clear();
+    if (s.ok()) std::swap(held_, *batch);
+  } else {
+    if (wrote_any_) {
+      check_written_ = true;
+      written_high_ = last_;
+    }
+    s = Spill(held_);
+    held_.Clear();
+    if (s.ok()) s = Spill(*batch);
   }
   // Cleared either way: a batch the target refused is reported once, in `s`,
   // and not written again with the next one.
   batch->Clear();
+  return s;
+}
+
+Status BufferedCellSink::Spill(const CellBatch& batch) {
+  if (!spilling_) {
+    spilling_ = true;
+    threshold_.store(4 * batch_bytes_, std::memory_order_relaxed);
+  }
+  Status s = runs_.Add(batch);
+  stats_.spilled_runs = runs_.runs_written();
+  stats_.spilled_bytes = runs_.bytes_written();
+  return s;
+}
+
+int BufferedCellSink::VersionsOf(std::string_view family) {
+  if (family != version_family_) {
+    version_family_.assign(family);
+    version_limit_ = 0;
+    for (const auto& [name, versions] : versions_) {
+      if (name == family) version_limit_ = versions;
+    }
+  }
+  return version_limit_;
+}
+
+void BufferedCellSink::Track(const CellView* prev, const CellView& c) {
+  const auto start_column = [&] { column_puts_ = c.type == CellType::kPut ? 1 : 0; };
+  if (prev == nullptr || c.row != prev->row) {
+    ++stats_.rows;
+    start_column();
+    return;
+  }
+  if (c.family != prev->family || c.qualifier != prev->qualifier) {
+    start_column();
+    return;
+  }
+  if (c.timestamp_ms == prev->timestamp_ms && c.type == prev->type) {
+    ++stats_.overwritten;
+    if (!stats_.first_overwritten) stats_.first_overwritten = Copy(c);
+    return;
+  }
+  if (c.type != CellType::kPut) return;
+  const int limit = VersionsOf(c.family);
+  if (++column_puts_ > static_cast<uint64_t>(limit) && limit > 0) ++stats_.beyond_versions;
+}
+
+Status BufferedCellSink::WriteOrdered(const CellBatch& batch) {
+  const CellView last_written = wrote_any_ ? View(last_) : CellView{};
+  const CellView* prev = wrote_any_ && !check_written_ ? &last_written : nullptr;
+  CellView prev_cell;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const CellView cell = batch.Get(i);
+    if (check_written_) {
+      // Merged cells that fall among those written before the spill may
+      // replace one of them: ask the target, before this batch is written.
+      if (CompareCells(cell, View(written_high_)) > 0) {
+        check_written_ = false;
+      } else if (CompareCells(cell, View(lowest_)) >= 0) {
+        WIDEN_ASSIGN_OR_RETURN(bool replaces, HoldsDifferentValue(cell));
+        if (replaces) {
+          ++stats_.overwritten;
+          if (!stats_.first_overwritten) stats_.first_overwritten = Copy(cell);
+        }
+      }
+    }
+    Track(prev, cell);
+    prev_cell = cell;
+    prev = &prev_cell;
+  }
+  WIDEN_RETURN_IF_ERROR(WriteSorted(batch));
+  stats_.cells += batch.size();
+  stats_.bytes += batch.bytes();
+  stats_.batches += 1;
+  if (!wrote_any_) lowest_ = Copy(batch.Get(0));
+  wrote_any_ = true;
+  last_ = Copy(batch.Get(batch.size() - 1));
+  return Status::OK();
+}
+
+Status BufferedCellSink::Drain() {
+  if (!spilling_) {
+    if (held_.empty()) return Status::OK();
+    Status s = WriteOrdered(held_);
+    held_.Clear();
+    return s;
+  }
+  CellBatch chunk;
+  Status s = runs_.Merge([&](const CellView& c) {
+    chunk.Add(c);
+    if (chunk.bytes() < batch_bytes_) return Status::OK();
+    Status w = WriteOrdered(chunk);
+    chunk.Clear();
+    return w;
+  });
+  if (s.ok() && !chunk.empty()) s = WriteOrdered(chunk);
+  spilling_ = false;
+  check_written_ = false;
+  threshold_.store(batch_bytes_, std::memory_order_relaxed);
   return s;
 }
 
@@ -90,9 +208,32 @@ void BufferedCellSink::StopWriter() {
 }
 
 Status BufferedCellSink::Flush() {
-  if (!background_) return WriteBatch(&batch_);
-  WIDEN_RETURN_IF_ERROR(Ship());
-  return WaitIdle();
+  if (background_) {
+    WIDEN_RETURN_IF_ERROR(Ship());
+    WIDEN_RETURN_IF_ERROR(WaitIdle());  // the writer is idle: its state is ours now
+  } else {
+    WIDEN_RETURN_IF_ERROR(WriteBatch(&batch_));
+  }
+  return Drain();
+}
+
+Status RunsSink::Put(const CellView& cell) {
+  batch_.Add(cell);
+  ++stats_.cells;
+  stats_.bytes += cell.row.size() + cell.family.size() + cell.qualifier.size() + cell.value.size();
+  return batch_.bytes() >= batch_bytes_ ? Flush() : Status::OK();
+}
+
+Status RunsSink::Flush() {
+  if (batch_.empty()) return Status::OK();
+  batch_.Sort();
+  Status s = runs_->Add(batch_);
+  batch_.Clear();
+  if (s.ok()) {
+    ++stats_.spilled_runs;
+    ++stats_.batches;
+  }
+  return s;
 }
 
 }  // namespace widen

@@ -4,33 +4,74 @@
 // Flush makes everything put so far durable in the target, Close flushes and
 // releases the target. BufferedCellSink writes the buffering once (DuckDB's
 // BaseAppender): cells are copied into a CellBatch, and when the batch reaches
-// `batch_bytes` it is sorted in HBase's cell order and handed to the one hook,
-// WriteSorted.
+// `batch_bytes` it is sorted in HBase's cell order and handed on.
+//
+// BufferedCellSink also makes sure the target receives the cells in key
+// order, as one long sorted stream, whatever order they are put in: batches
+// that follow each other in key order are written as they come (one batch
+// is held back until the next shows the order holds); as soon as a batch
+// does not, it and every later one is spilled to temporary files as a
+// sorted run (store/cell_runs.h), and Flush merges the runs into the target.
+// (A store fed interleaved batches rewrites the data in compactions.)
+// Because every cell reaches the target through one ordered stream, the sink
+// sees exactly which cells replace another put into it (same row, family,
+// qualifier, timestamp and type), how many distinct rows were written, and
+// which versions of a column lie beyond its family's VERSIONS.
 //
 // Thread safety: a sink is used by one thread at a time (a background sink
 // also runs its own writer thread internally).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "common/cell.h"
 #include "common/status.h"
+#include "store/cell_runs.h"
 
 namespace widen {
 
-/// Counters a sink keeps; cells and bytes count what reached WriteSorted.
+/// The coordinates of one cell, owned: to name a cell in messages.
+struct CellCoordinates {
+  std::string row;
+  std::string family;
+  std::string qualifier;
+  int64_t timestamp_ms = 0;
+  CellType type = CellType::kPut;
+};
+
+/// Counters a sink keeps about the cells it wrote to its target.
 struct SinkStats {
-  uint64_t cells = 0;
-  uint64_t bytes = 0;  // row + family + qualifier + value bytes of every cell
+  uint64_t cells = 0;  // cells written, including those that replaced another
+  uint64_t bytes = 0;  // row + family + qualifier + value bytes of every cell written
   uint64_t batches = 0;
-  /// Cells with the same row, family, qualifier, timestamp and type as
-  /// another cell of the same batch: the later one replaces it in the store.
-  /// (Counted within a batch only; `widen plan --full` checks a whole run.)
+  /// Distinct row keys among the cells written.
+  uint64_t rows = 0;
+  /// Cells with the same row, family, qualifier, timestamp and type as a
+  /// cell put into this sink before them: the target keeps the later one,
+  /// so the earlier one is lost. Exact over everything put into the sink
+  /// (see BufferedCellSink for the one case where the target is asked).
   uint64_t overwritten = 0;
+  /// The first such cell (in key order), when overwritten > 0.
+  std::optional<CellCoordinates> first_overwritten;
+  /// Put cells of a column that come after its family's VERSIONS newer
+  /// versions (by timestamp, among the cells of this sink): the target holds
+  /// them but reads never return them. 0 when the sink was not told the
+  /// families' VERSIONS (BufferedCellSink::SetVersions).
+  uint64_t beyond_versions = 0;
+  /// External sort: runs spilled to temporary files and their bytes
+  /// (0 when every batch arrived in key order).
+  uint64_t spilled_runs = 0;
+  uint64_t spilled_bytes = 0;
 };
 
 class CellSink {
@@ -48,26 +89,48 @@ class CellSink {
 class BufferedCellSink : public CellSink {
  public:
   /// `batch_bytes`: arena size (keys + values, bytes) at which a batch is
-  /// sorted and written. Default 4 MiB. With `background` the batch is sorted
-  /// and written by a writer thread while the caller fills the next one
-  /// (double buffering: at most two batches in memory), so producing cells
-  /// and writing them overlap. A write error then surfaces on a later Put,
-  /// Flush or Close.
-  explicit BufferedCellSink(size_t batch_bytes = 4 << 20, bool background = false)
-      : batch_bytes_(batch_bytes), background_(background) {}
+  /// sorted and handed on. Default 4 MiB. With `background` the batch is
+  /// sorted and written by a writer thread while the caller fills the next one
+  /// (double buffering), so producing cells and writing them overlap. A write
+  /// error then surfaces on a later Put, Flush or Close.
+  /// Memory: in key order, at most three batches (the one filling, the one
+  /// in flight, the one held back); once spilling, batches grow to
+  /// 4 x batch_bytes (fewer, longer runs) and none is held back.
+  /// `spill_dir`: where spilled runs go ("" = $TMPDIR, else /tmp).
+  explicit BufferedCellSink(size_t batch_bytes = 4 << 20, bool background = false,
+                            std::string spill_dir = "")
+      : batch_bytes_(batch_bytes), threshold_(batch_bytes), background_(background),
+        runs_(std::move(spill_dir)) {}
   ~BufferedCellSink() override;
 
   Status Put(const CellView& cell) final;
-  /// Writes everything put so far and waits for it.
+  /// Writes everything put so far (merging spilled runs) and waits for it.
   Status Flush() final;
   Status Close() override { return Flush(); }
   const SinkStats& stats() const final { return stats_; }
 
+  /// Tells the sink each family's VERSIONS, for stats().beyond_versions.
+  /// REQUIRES: called before the first Put.
+  void SetVersions(std::vector<std::pair<std::string, int>> family_versions) {
+    versions_ = std::move(family_versions);
+  }
+
  protected:
-  /// The one hook: write `batch`, already sorted in HBase cell order. Called
-  /// only with a non-empty batch, from one thread at a time (the writer
-  /// thread when `background`); the batch is cleared after it returns.
+  /// The one hook: write `batch`, sorted in HBase cell order and after every
+  /// batch written before it. Called only with a non-empty batch, from one
+  /// thread at a time (the writer thread when `background`); the batch is
+  /// cleared after it returns.
   virtual Status WriteSorted(const CellBatch& batch) = 0;
+
+  /// Only when cells stop arriving in key order after some were already
+  /// written (a rare pattern: ordered batches, then one that is not), the
+  /// sink asks the target about merged cells that fall among those written:
+  /// true when the target already holds a cell with the same coordinates
+  /// and a different value (it is then counted as overwritten; a cell left
+  /// at the same coordinates with the same value by an earlier run, or put
+  /// twice, cannot be told apart and loses nothing). The default answers
+  /// false (the target cannot tell).
+  virtual Result<bool> HoldsDifferentValue(const CellView& cell);
 
   /// Stops the writer thread after writing what it holds. REQUIRES: a
   /// derived class whose WriteSorted uses its own members calls this in its
@@ -75,18 +138,45 @@ class BufferedCellSink : public CellSink {
   void StopWriter();
 
  private:
-  // Sorts and writes `batch`, updating stats_ on success.
+  // Sorts `batch` and hands it on (written in order, held back, or
+  // spilled); clears it.
   Status WriteBatch(CellBatch* batch);
+  // Writes a batch that follows every cell written so far, counting rows,
+  // replaced cells and versions as it goes.
+  Status WriteOrdered(const CellBatch& batch);
+  // Counts one cell of the ordered stream against the one before it.
+  void Track(const CellView* prev, const CellView& cell);
+  // Writes the held batch, or merges the spilled runs into the target.
+  Status Drain();
+  Status Spill(const CellBatch& batch);
   // Hands the current batch to the writer thread (waits for the previous one).
   Status Ship();
   // Waits until the writer is idle; returns its sticky status.
   Status WaitIdle();
   void WriterLoop();
+  int VersionsOf(std::string_view family);
 
-  size_t batch_bytes_;
+  const size_t batch_bytes_;
+  std::atomic<size_t> threshold_;  // batch_bytes_, or 4x that while spilling
   bool background_;
   CellBatch batch_;
   SinkStats stats_;
+
+  // Order state, touched by whichever thread writes (one at a time).
+  CellBatch held_;          // sorted, not yet written: waits for the next batch
+  bool spilling_ = false;   // batches go to runs_ until the next Drain
+  CellRuns runs_;
+  bool wrote_any_ = false;  // some cell reached WriteSorted
+  CellCoordinates last_;    // the last cell written (valid when wrote_any_)
+  CellCoordinates lowest_;  // the first cell ever written (valid when wrote_any_)
+  // While merging runs that overlap cells written before the spill: the
+  // range [lowest_, written_high_] to ask HoldsDifferentValue about.
+  bool check_written_ = false;
+  CellCoordinates written_high_;
+  std::vector<std::pair<std::string, int>> versions_;  // family -> VERSIONS
+  std::string version_family_;                          // cache of VersionsOf
+  int version_limit_ = 0;
+  uint64_t column_puts_ = 0;  // put versions of the current column so far
 
   // Writer thread state (background only), guarded by mu_.
   std::mutex mu_;
@@ -96,6 +186,28 @@ class BufferedCellSink : public CellSink {
   bool has_work_ = false;
   bool stop_ = false;
   Status writer_status_;
+};
+
+/// A sink that only sorts: cells are buffered into batches of `batch_bytes`,
+/// each sorted and added to `runs` as one run, so several producers (the
+/// parallel jobs of one table) can feed one external sort whose merge then
+/// reaches the store as one ordered stream. Flush and Close add what is
+/// buffered. stats() counts cells and bytes put (spilled_runs/bytes: the
+/// runs this sink added).
+class RunsSink : public CellSink {
+ public:
+  RunsSink(std::shared_ptr<CellRuns> runs, size_t batch_bytes = 16 << 20)
+      : runs_(std::move(runs)), batch_bytes_(batch_bytes) {}
+  Status Put(const CellView& cell) override;
+  Status Flush() override;
+  Status Close() override { return Flush(); }
+  const SinkStats& stats() const override { return stats_; }
+
+ private:
+  std::shared_ptr<CellRuns> runs_;
+  size_t batch_bytes_;
+  CellBatch batch_;
+  SinkStats stats_;
 };
 
 }  // namespace widen

@@ -164,6 +164,9 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
         descriptor_(std::move(descriptor)) {
     lf::AppendCellKeyPrefix(&key_, full_name_);
     prefix_bytes_ = key_.size();
+    std::vector<std::pair<std::string, int>> versions;
+    for (const FamilyDescriptor& f : descriptor_.families) versions.emplace_back(f.name, f.versions);
+    SetVersions(std::move(versions));
   }
 
   ~LevelDbSink() override { StopWriter(); }
@@ -196,6 +199,18 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
           s, "writing " + std::to_string(batch.size()) + " cells to table " + Quoted(full_name_));
     }
     return Status::OK();
+  }
+
+  Result<bool> HoldsDifferentValue(const CellView& cell) override {
+    std::string key;
+    lf::AppendCellKeyPrefix(&key, full_name_);
+    lf::AppendEscapedTerminated(&key, cell.row);
+    lf::AppendCellKeyAfterRow(&key, cell);
+    std::string value;
+    leveldb::Status s = db_->db->Get(leveldb::ReadOptions(), key, &value);
+    if (s.IsNotFound()) return false;
+    if (!s.ok()) return FromLevelDb(s, "reading table " + Quoted(full_name_));
+    return value != cell.value;
   }
 
  private:

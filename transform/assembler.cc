@@ -8,12 +8,21 @@
 
 #include <fmt/format.h>
 
+#include "common/bytes.h"
+#include "store/cell_runs.h"
+
 namespace widen {
 
 namespace {
 
 // HBase's limit on a row key (Short.MAX_VALUE bytes).
 constexpr size_t kMaxRowKeyBytes = 32767;
+
+// A row whose cells take more than this (bytes, an estimate including the
+// bookkeeping per cell) is sorted in runs spilled to temporary files rather
+// than in memory: memory stays bounded however many children one parent has.
+constexpr size_t kRowSpillBytes = 8 << 20;
+constexpr size_t kPendingCellOverhead = 128;  // three strings and a timestamp
 
 int CompareKeys(const Row& a, const std::vector<size_t>& ai, const Row& b,
                 const std::vector<size_t>& bi) {
@@ -197,8 +206,15 @@ class TableAssembler {
   }
 
   // Buffers one cell of the current row; the strings keep their capacity
-  // from row to row, so steady state does not allocate.
+  // from row to row, so steady state does not allocate. A row grown past
+  // kRowSpillBytes is spilled first (see SpillPending).
   std::string* Put(std::string_view family, int64_t timestamp_ms) {
+    if (pending_n_ > 0) {
+      const PendingCell& last = pending_[pending_n_ - 1];
+      pending_bytes_ += last.family.size() + last.qualifier.size() + last.value.size() +
+                        kPendingCellOverhead;
+      if (pending_bytes_ > kRowSpillBytes && spill_status_.ok()) spill_status_ = SpillPending();
+    }
     if (pending_n_ == pending_.size()) pending_.emplace_back();
     PendingCell& p = pending_[pending_n_++];
     p.family.assign(family);
@@ -209,23 +225,9 @@ class TableAssembler {
   }
   std::string* value() { return &pending_[pending_n_ - 1].value; }
 
-  Status EmitRow(const Row& row) {
-    key_.clear();
-    pending_n_ = 0;
-    std::string reason;
-    Status s = BuildRow(row, &reason);
-    if (!s.ok()) return s;
-    if (!reason.empty()) {
-      WIDEN_RETURN_IF_ERROR(Reject(row, reason));
-      return SkipChildren(row);
-    }
-    if (pending_n_ == 0) {
-      ++stats_->empty_rows;  // no cell: HBase has no such row
-      return Status::OK();
-    }
-    if (options_.on_row) WIDEN_RETURN_IF_ERROR(options_.on_row(key_, row_ts_, row));
-    // Cells of one row go out in HBase order, so that a sink fed rows in key
-    // order receives sorted batches and need not sort them.
+  // Sorts pending_ in HBase cell order into order_ (equal cells keep the
+  // order they were built in).
+  void SortPending() {
     order_.resize(pending_n_);
     for (size_t i = 0; i < pending_n_; ++i) order_[i] = i;
     std::sort(order_.begin(), order_.end(), [this](size_t a, size_t b) {
@@ -236,13 +238,117 @@ class TableAssembler {
       if (x.timestamp_ms != y.timestamp_ms) return x.timestamp_ms > y.timestamp_ms;
       return a < b;
     });
-    for (size_t i : order_) {
-      const PendingCell& p = pending_[i];
-      CellView cell{key_, p.family, p.qualifier, p.timestamp_ms, CellType::kPut, p.value};
-      WIDEN_RETURN_IF_ERROR(sink_->Put(cell));
-      ++stats_->cells;
-      stats_->bytes += key_.size() + p.family.size() + p.qualifier.size() + p.value.size();
+  }
+
+  // Two cells of the current source row with the same coordinates: the
+  // later replaces the earlier, as in the store; counted and named.
+  void Replaced(std::string_view family, std::string_view qualifier, int64_t timestamp_ms) {
+    ++stats_->overwritten;
+    if (options_.on_replaced) options_.on_replaced(key_, family, qualifier, timestamp_ms);
+    if (!stats_->first_overwritten.empty()) return;
+    stats_->first_overwritten = fmt::format(
+        "row '{}', column {}:{}, timestamp {}: source row {} of '{}' gives this cell more than "
+        "once (the last one is kept)",
+        ToStringBinary(key_), family, ToStringBinary(qualifier), timestamp_ms, RowId(*row_),
+        plan_.scan.alias);
+  }
+
+  // Moves the row's pending cells, sorted, into a run of row_runs_.
+  Status SpillPending() {
+    if (pending_n_ == 0) return Status::OK();
+    if (!row_runs_) row_runs_ = std::make_unique<CellRuns>();
+    SortPending();
+    CellBatch batch;
+    for (size_t n = 0; n < order_.size(); ++n) {
+      const PendingCell& p = pending_[order_[n]];
+      batch.Add(key_, p.family, p.qualifier, p.timestamp_ms, p.value);
     }
+    pending_n_ = 0;
+    pending_bytes_ = 0;
+    return row_runs_->Add(batch);
+  }
+
+  // Puts one cell of the current row into the sink.
+  Status PutCell(std::string_view family, std::string_view qualifier, int64_t timestamp_ms,
+                 std::string_view value) {
+    CellView cell{key_, family, qualifier, timestamp_ms, CellType::kPut, value};
+    WIDEN_RETURN_IF_ERROR(sink_->Put(cell));
+    ++stats_->cells;
+    stats_->bytes += key_.size() + family.size() + qualifier.size() + value.size();
+    return Status::OK();
+  }
+
+  // Puts the row's cells into the sink in HBase order, the later of equal
+  // cells only: from pending_, or merged from the spilled runs.
+  Status PutRow() {
+    if (!row_runs_) {
+      SortPending();
+      for (size_t n = 0; n < order_.size(); ++n) {
+        const PendingCell& p = pending_[order_[n]];
+        if (n + 1 < order_.size()) {
+          const PendingCell& q = pending_[order_[n + 1]];
+          if (p.timestamp_ms == q.timestamp_ms && p.qualifier == q.qualifier &&
+              p.family == q.family) {
+            Replaced(p.family, p.qualifier, p.timestamp_ms);
+            continue;
+          }
+        }
+        WIDEN_RETURN_IF_ERROR(PutCell(p.family, p.qualifier, p.timestamp_ms, p.value));
+      }
+      return Status::OK();
+    }
+    WIDEN_RETURN_IF_ERROR(SpillPending());
+    std::unique_ptr<CellRuns> runs = std::move(row_runs_);
+    bool held = false;
+    PendingCell prev;
+    Status s = runs->Merge(
+        [&](const CellView& c) {
+          if (held) {
+            if (c.timestamp_ms == prev.timestamp_ms && c.qualifier == prev.qualifier &&
+                c.family == prev.family) {
+              Replaced(c.family, c.qualifier, c.timestamp_ms);
+            } else {
+              WIDEN_RETURN_IF_ERROR(
+                  PutCell(prev.family, prev.qualifier, prev.timestamp_ms, prev.value));
+            }
+          }
+          prev.family.assign(c.family);
+          prev.qualifier.assign(c.qualifier);
+          prev.value.assign(c.value);
+          prev.timestamp_ms = c.timestamp_ms;
+          held = true;
+          return Status::OK();
+        },
+        options_.cancel);
+    if (s.ok() && held) s = PutCell(prev.family, prev.qualifier, prev.timestamp_ms, prev.value);
+    return s;
+  }
+
+  Status EmitRow(const Row& row) {
+    key_.clear();
+    pending_n_ = 0;
+    pending_bytes_ = 0;
+    row_runs_.reset();
+    spill_status_ = Status::OK();
+    row_ = &row;
+    std::string reason;
+    Status s = BuildRow(row, &reason);
+    if (s.ok()) s = spill_status_;
+    if (!s.ok()) return s;
+    if (!reason.empty()) {
+      row_runs_.reset();  // the row's spilled cells go with it
+      WIDEN_RETURN_IF_ERROR(Reject(row, reason));
+      return SkipChildren(row);
+    }
+    if (pending_n_ == 0 && !row_runs_) {
+      ++stats_->empty_rows;  // no cell: HBase has no such row
+      if (stats_->first_empty_row.empty()) stats_->first_empty_row = RowId(row);
+      return Status::OK();
+    }
+    if (options_.on_row) WIDEN_RETURN_IF_ERROR(options_.on_row(key_, row_ts_, row));
+    // Cells of one row go out in HBase order, so that a sink fed rows in key
+    // order receives sorted batches and need not sort them.
+    WIDEN_RETURN_IF_ERROR(PutRow());
     ++stats_->rows;
     return Status::OK();
   }
@@ -354,6 +460,16 @@ class TableAssembler {
                               child[n.version_index].DebugString());
         return Status::OK();
       }
+      bool all_null = true;
+      for (const auto& vc : n.value_columns) all_null = all_null && child[vc.second].is_null();
+      if (all_null) {
+        ++stats_->empty_children;
+        if (stats_->first_empty_child.empty()) {
+          stats_->first_empty_child =
+              fmt::format("a row of '{}' in source row {} of '{}'", n.scan.table, RowId(*row_),
+                          plan_.scan.alias);
+        }
+      }
       if (n.value_layout) {
         const Value& v = child[n.value_columns.front().second];
         if (!v.is_null()) {
@@ -407,10 +523,29 @@ class TableAssembler {
   int64_t row_ts_ = 0;  // the current row's default cell timestamp
   std::vector<PendingCell> pending_;
   size_t pending_n_ = 0;
+  size_t pending_bytes_ = 0;  // estimate of pending_[0, pending_n_ - 1)'s memory
   std::vector<size_t> order_;  // put order of pending_ (HBase cell order)
+  std::unique_ptr<CellRuns> row_runs_;  // the current row's spilled cells, if any
+  Status spill_status_;                 // first error of a spill during BuildRow
+  const Row* row_ = nullptr;            // the driving row being built
 };
 
 }  // namespace
+
+void AddSinkStats(const SinkStats& sink, TableStats* stats) {
+  stats->overwritten += sink.overwritten;
+  if (stats->first_overwritten.empty() && sink.first_overwritten) {
+    const CellCoordinates& c = *sink.first_overwritten;
+    stats->first_overwritten = fmt::format(
+        "row '{}', column {}:{}, timestamp {}: two source rows give this row key and column (the "
+        "row key does not identify the source rows)",
+        ToStringBinary(c.row), c.family, ToStringBinary(c.qualifier), c.timestamp_ms);
+  }
+  stats->row_keys += sink.rows;
+  stats->beyond_versions += sink.beyond_versions;
+  stats->sort_runs += sink.spilled_runs;
+  stats->sort_bytes += sink.spilled_bytes;
+}
 
 std::optional<ColumnExpr> SplitColumn(const TablePlan& plan) {
   if (!plan.nests.empty() && !plan.scan.order_by.empty()) return plan.scan.order_by.front();

@@ -34,15 +34,38 @@ namespace widen {
 struct TableStats {
   std::string table;         // "ns:table"
   uint64_t source_rows = 0;  // rows read: driving rows plus child rows
-  uint64_t rows = 0;         // target rows written
+  uint64_t rows = 0;         // driving rows that gave cells (a target row each, unless keys repeat)
   uint64_t cells = 0;        // cells written
   uint64_t bytes = 0;        // row + family + qualifier + value bytes written
   uint64_t rejected = 0;     // source rows handed to the RejectHandler
   uint64_t orphans = 0;      // child rows whose parent was not among the written rows
-  uint64_t empty_rows = 0;   // source rows that gave no cell (every mapped value NULL)
-  uint64_t overwritten = 0;  // cells that replaced an identical-coordinate cell (sink's count)
-  double seconds = 0;        // wall time
+  uint64_t empty_rows = 0;   // driving rows that gave no cell (every mapped value NULL, no child)
+  std::string first_empty_row;  // the first of them (SourceRowId), when empty_rows > 0
+  /// Nested rows whose every value column is NULL: with layout json a cell
+  /// of nulls, with layouts cells and value no cell at all.
+  uint64_t empty_children = 0;
+  std::string first_empty_child;  // "<child table> of <parent row id>", when empty_children > 0
+  /// Cells that replaced a cell of the same run with the same row, family,
+  /// qualifier and timestamp (the earlier one is lost): within one source
+  /// row (counted here), or between rows (counted by the sink, see
+  /// SinkStats::overwritten).
+  uint64_t overwritten = 0;
+  std::string first_overwritten;  // what the first such cell was, when overwritten > 0
+  /// After the sink is closed: distinct row keys the store received (less
+  /// than `rows` when several source rows gave one row key); 0 before.
+  uint64_t row_keys = 0;
+  /// Cells beyond their family's VERSIONS (stored, never returned by reads).
+  uint64_t beyond_versions = 0;
+  /// External sort (cells not in key order): temporary runs and their bytes.
+  uint64_t sort_runs = 0;
+  uint64_t sort_bytes = 0;
+  double seconds = 0;  // wall time
 };
+
+/// Adds the counters of a closed sink to `stats` (overwritten cells, row
+/// keys, versions beyond VERSIONS, external sort), naming the first
+/// overwritten cell when the assembler named none.
+void AddSinkStats(const SinkStats& sink, TableStats* stats);
 
 /// Receives rows that cannot be written.
 class RejectHandler {
@@ -79,6 +102,13 @@ struct AssembleOptions {
   /// collisions); a non-OK Status stops the run. Empty = none.
   std::function<Status(std::string_view row_key, int64_t timestamp_ms, const Row& source_row)>
       on_row;
+  /// Sees each cell that one source row gives more than once (same family,
+  /// qualifier and timestamp; the row keeps the last one): the row key, the
+  /// column and the timestamp (ms). Called after on_row for that row; the
+  /// views are valid during the call only. Empty = none.
+  std::function<void(std::string_view row_key, std::string_view family,
+                     std::string_view qualifier, int64_t timestamp_ms)>
+      on_replaced;
   /// Reads at most this many driving rows, then stops: later rows, their
   /// children and trailing orphans are not read (0 = all rows).
   uint64_t max_driving_rows = 0;

@@ -147,7 +147,15 @@ void Add(const TableStats& s, TableStats* sum) {
   sum->rejected += s.rejected;
   sum->orphans += s.orphans;
   sum->empty_rows += s.empty_rows;
+  if (sum->first_empty_row.empty()) sum->first_empty_row = s.first_empty_row;
+  sum->empty_children += s.empty_children;
+  if (sum->first_empty_child.empty()) sum->first_empty_child = s.first_empty_child;
   sum->overwritten += s.overwritten;
+  if (sum->first_overwritten.empty()) sum->first_overwritten = s.first_overwritten;
+  sum->row_keys += s.row_keys;
+  sum->beyond_versions += s.beyond_versions;
+  sum->sort_runs += s.sort_runs;
+  sum->sort_bytes += s.sort_bytes;
 }
 
 }  // namespace
@@ -244,19 +252,28 @@ Status RunJobs(const TablePlan& plan, const std::vector<RowRange>& ranges,
   struct Job {
     std::unique_ptr<CellSink> sink;
     std::unique_ptr<SpoolSink> spool;  // ordered writes: where jobs after the first put cells
+    std::unique_ptr<RunsSink> sorter;  // other keys: where every job puts cells
     TableStats stats;
     Status status;
   };
   std::vector<Job> jobs(n);
-  for (auto& j : jobs) {
-    WIDEN_ASSIGN_OR_RETURN(j.sink, new_sink());
+  // When row keys do not follow the ranges, all jobs feed one external sort
+  // whose merge is written through one sink after the jobs: the store gets
+  // one stream in key order, and replaced cells between jobs are seen.
+  const bool ordered = n > 1 && KeyFollowsSplit(plan);
+  std::shared_ptr<CellRuns> shared_runs;
+  if (n > 1 && !ordered) shared_runs = std::make_shared<CellRuns>();
+  for (size_t i = 0; i < n; ++i) {
+    if (shared_runs == nullptr || i == 0) {
+      WIDEN_ASSIGN_OR_RETURN(jobs[i].sink, new_sink());
+    }
+    if (shared_runs != nullptr) jobs[i].sorter = std::make_unique<RunsSink>(shared_runs);
   }
   // When row keys sort like the ranges, the store gets the cells in key
   // order, as from one job: the first job writes, the others spool, and the
   // spools are written after it in range order. (Interleaved writers would
   // turn LevelDB's cheap moves of key-ordered files into compactions that
   // rewrite the data.)
-  const bool ordered = n > 1 && KeyFollowsSplit(plan);
   if (ordered) {
     for (size_t i = 1; i < n; ++i) {
       jobs[i].spool = std::make_unique<SpoolSink>();
@@ -265,14 +282,15 @@ Status RunJobs(const TablePlan& plan, const std::vector<RowRange>& ranges,
   }
 
   auto finish = [&](Job* j) {
-    if (j->spool != nullptr) {
-      Status closed = j->spool->Close();
+    if (j->spool != nullptr || j->sorter != nullptr) {
+      Status closed = j->spool != nullptr ? j->spool->Close() : j->sorter->Close();
       if (j->status.ok()) j->status = closed;
       return;  // the sink is written and closed after the jobs
     }
+    if (j->status.code() == StatusCode::kCancelled) return;  // left incomplete anyway
     Status closed = j->sink->Close();
     if (j->status.ok()) j->status = closed;
-    j->stats.overwritten = j->sink->stats().overwritten;
+    AddSinkStats(j->sink->stats(), &j->stats);
   };
 
   if (n == 1) {
@@ -311,7 +329,9 @@ Status RunJobs(const TablePlan& plan, const std::vector<RowRange>& ranges,
         };
       }
       Job& j = jobs[i];
-      CellSink* out = j.spool != nullptr ? static_cast<CellSink*>(j.spool.get()) : j.sink.get();
+      CellSink* out = j.spool != nullptr     ? static_cast<CellSink*>(j.spool.get())
+                      : j.sorter != nullptr ? static_cast<CellSink*>(j.sorter.get())
+                                            : j.sink.get();
       j.status = Assemble(plan, sources[i], out, o, &j.stats);
       finish(&j);
       std::lock_guard<std::mutex> lock(mu);
@@ -336,9 +356,8 @@ Status RunJobs(const TablePlan& plan, const std::vector<RowRange>& ranges,
     for (size_t i = 1; i < n && first_error.ok(); ++i) {
       Job& j = jobs[i];
       Status s = j.spool->Replay(j.sink.get(), options.cancel);
-      Status closed = j.sink->Close();
-      if (s.ok()) s = closed;
-      j.stats.overwritten = j.sink->stats().overwritten;
+      if (s.ok()) s = j.sink->Close();
+      AddSinkStats(j.sink->stats(), &j.stats);
       j.spool.reset();
       if (!s.ok()) {
         if (s.code() == StatusCode::kCancelled) {
@@ -348,6 +367,22 @@ Status RunJobs(const TablePlan& plan, const std::vector<RowRange>& ranges,
           first_error = s;
         }
       }
+    }
+  }
+
+  if (shared_runs != nullptr && first_error.ok() && !stop) {
+    // One merge of every job's runs, through the first job's sink.
+    CellSink* sink = jobs[0].sink.get();
+    Status s = shared_runs->Merge([sink](const CellView& c) { return sink->Put(c); },
+                                  options.cancel);
+    if (s.ok()) s = sink->Close();
+    AddSinkStats(sink->stats(), &jobs[0].stats);
+    jobs[0].stats.sort_runs += shared_runs->runs_written();
+    jobs[0].stats.sort_bytes += shared_runs->bytes_written();
+    if (s.code() == StatusCode::kCancelled) {
+      jobs[0].status = s;
+    } else if (!s.ok()) {
+      first_error = s;
     }
   }
 

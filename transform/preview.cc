@@ -275,6 +275,8 @@ class PreviewSink : public CellSink {
       }
     }
     source_id_.clear();
+    version_family_.clear();
+    version_qualifier_.clear();
     shown_ = mode_ != Mode::kRecheck && rows_ < o_.show_rows;
     if (shown_) out_->shown_rows.push_back(PreviewRow{key_, SourceId(), 0, 0});
     ++rows_;
@@ -297,6 +299,18 @@ class PreviewSink : public CellSink {
     timestamps_.resize(columns_n_);
     timestamps_[columns_n_ - 1] = cell.timestamp_ms;
     if (mode_ == Mode::kRecheck) return Status::OK();
+    // A row's cells arrive in HBase order: versions of one column together,
+    // newest first.
+    if (cell.family != version_family_ || cell.qualifier != version_qualifier_) {
+      version_family_.assign(cell.family);
+      version_qualifier_.assign(cell.qualifier);
+      column_versions_ = 0;
+      version_limit_ = 0;
+      for (const auto& f : plan_.descriptor.families) {
+        if (f.name == cell.family) version_limit_ = f.versions;
+      }
+    }
+    if (++column_versions_ > version_limit_ && version_limit_ > 0) ++out_->beyond_versions;
     out_->qualifier_bytes.Add(cell.qualifier.size());
     out_->value_bytes.Add(cell.value.size());
     for (auto& f : out_->families) {
@@ -307,6 +321,16 @@ class PreviewSink : public CellSink {
     }
     if (shown_) out_->shown.Add(cell);
     return Status::OK();
+  }
+
+  // A cell the current source row gives twice (the assembler keeps the last).
+  void OnReplaced(std::string_view family, std::string_view qualifier, int64_t ts) {
+    if (mode_ == Mode::kRecheck) return;
+    ++out_->collisions;
+    std::string column(family);
+    column.push_back(':');
+    column.append(qualifier);
+    index_.Example(key_, column, ts, SourceId(), SourceId(), true);
   }
 
   Status Flush() override { return EndRow(); }
@@ -413,6 +437,9 @@ class PreviewSink : public CellSink {
   std::vector<int64_t> timestamps_;
   std::vector<size_t> sorted_;
   std::vector<std::pair<uint64_t, std::string>> row_columns_;
+  std::string version_family_, version_qualifier_;  // the column being counted
+  int column_versions_ = 0;
+  int version_limit_ = 0;  // its family's VERSIONS
 };
 
 }  // namespace
@@ -435,6 +462,8 @@ Result<TablePreview> PreviewTable(const TablePlan& plan, Source* source, const P
   ao.on_row = [&sink](std::string_view key, int64_t ts, const Row& row) {
     return sink.OnRow(key, ts, row);
   };
+  ao.on_replaced = [&sink](std::string_view, std::string_view family, std::string_view qualifier,
+                           int64_t ts) { sink.OnReplaced(family, qualifier, ts); };
   WIDEN_RETURN_IF_ERROR(Assemble(plan, source, &sink, ao, &out.run));
   WIDEN_RETURN_IF_ERROR(sink.Close());
   out.driving_rows = out.run.rows + out.run.rejected + out.run.empty_rows;
@@ -463,6 +492,7 @@ Result<TablePreview> PreviewTable(const TablePlan& plan, Source* source, const P
       again.on_row = [&recheck](std::string_view key, int64_t ts, const Row& row) {
         return recheck.OnRow(key, ts, row);
       };
+      again.on_replaced = nullptr;
       TableStats ignored;
       WIDEN_RETURN_IF_ERROR(Assemble(plan, source, &recheck, again, &ignored));
       WIDEN_RETURN_IF_ERROR(recheck.Close());

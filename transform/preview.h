@@ -113,6 +113,9 @@ struct TablePreview {
   uint64_t collisions = 0;       // cells that would replace another cell
   bool collisions_exact = true;  // false: more suspects than max_suspects (a lower bound)
   uint64_t merged_rows = 0;      // rows sharing a key with an earlier row, no common column
+  /// Cells of a row's column beyond its family's VERSIONS (older versions
+  /// that reads will not return), within each row.
+  uint64_t beyond_versions = 0;
   std::vector<KeyCollision> collision_examples;
   std::vector<PreviewReject> reject_examples;  // run.rejected counts them all
 };

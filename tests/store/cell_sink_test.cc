@@ -1,6 +1,7 @@
 #include "store/cell_sink.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -55,16 +56,24 @@ TEST(BufferedCellSinkTest, FlushSortsAndCounts) {
   EXPECT_EQ(sink.batches.size(), 1u);
 }
 
+// A full batch is held back until the next one shows that the order holds,
+// then written; Close writes the last one.
 TEST(BufferedCellSinkTest, ThresholdFlushesFromPut) {
   RecordingSink sink(10);
-  ASSERT_TRUE(sink.Put(CellView{"row", "d", "q", 1, CellType::kPut, "v"}).ok());  // 6 bytes
+  ASSERT_TRUE(sink.Put(CellView{"row", "d", "q", 2, CellType::kPut, "v"}).ok());  // 6 bytes
   EXPECT_TRUE(sink.batches.empty());
-  ASSERT_TRUE(sink.Put(CellView{"row", "d", "q", 2, CellType::kPut, "v"}).ok());  // 12 bytes
+  ASSERT_TRUE(sink.Put(CellView{"row", "d", "q", 1, CellType::kPut, "v"}).ok());  // 12 bytes
+  EXPECT_TRUE(sink.batches.empty());  // held back
+  ASSERT_TRUE(sink.Put(CellView{"row2", "d", "q", 1, CellType::kPut, "v"}).ok());
+  ASSERT_TRUE(sink.Put(CellView{"row2", "d", "q", 0, CellType::kPut, "v"}).ok());
   ASSERT_EQ(sink.batches.size(), 1u);
-  EXPECT_EQ(sink.batches[0].size(), 2u);
+  EXPECT_EQ(sink.batches[0], (std::vector<std::string>{"row/d/q/2", "row/d/q/1"}));
   EXPECT_EQ(sink.stats().bytes, 12u);
   ASSERT_TRUE(sink.Close().ok());
-  EXPECT_EQ(sink.batches.size(), 1u);
+  ASSERT_EQ(sink.batches.size(), 2u);
+  EXPECT_EQ(sink.stats().bytes, 26u);
+  EXPECT_EQ(sink.stats().rows, 2u);
+  EXPECT_EQ(sink.stats().spilled_runs, 0u);
 }
 
 TEST(BufferedCellSinkTest, CloseFlushes) {
@@ -114,6 +123,137 @@ TEST(BufferedCellSinkTest, BackgroundWriterReportsErrors) {
   if (first.ok()) first = sink.Flush();
   EXPECT_EQ(first.code(), StatusCode::kUnavailable);
   EXPECT_EQ(first.message(), "disk gone");
+}
+
+std::vector<std::string> Concat(const std::vector<std::vector<std::string>>& batches) {
+  std::vector<std::string> all;
+  for (const auto& b : batches) all.insert(all.end(), b.begin(), b.end());
+  return all;
+}
+
+std::string RowName(int n) {
+  std::string s = std::to_string(n);
+  return "r" + std::string(6 - s.size(), '0') + s;
+}
+
+// Batches out of key order are spilled as sorted runs and merged: the
+// target still receives one stream in key order, every cell once.
+TEST(BufferedCellSinkTest, OutOfOrderBatchesAreMergedIntoOneSortedStream) {
+  for (bool background : {false, true}) {
+    RecordingSink sink(200, background);
+    std::vector<int> order;
+    for (int i = 0; i < 5000; ++i) order.push_back((i * 7919) % 5000);  // a permutation
+    for (int n : order) {
+      ASSERT_TRUE(sink.Put(CellView{RowName(n), "d", "q", 1, CellType::kPut, "v"}).ok());
+    }
+    ASSERT_TRUE(sink.Close().ok());
+    std::vector<std::string> all = Concat(sink.batches);
+    ASSERT_EQ(all.size(), 5000u);
+    for (int n = 0; n < 5000; ++n) EXPECT_EQ(all[n], RowName(n) + "/d/q/1");
+    EXPECT_EQ(sink.stats().cells, 5000u);
+    EXPECT_EQ(sink.stats().rows, 5000u);
+    EXPECT_EQ(sink.stats().overwritten, 0u);
+    EXPECT_GT(sink.stats().spilled_runs, 10u);
+    EXPECT_GT(sink.stats().spilled_bytes, 5000u * 8);
+  }
+}
+
+// A cell with the coordinates of a cell put before it is counted, whether
+// the two meet in one batch, across batches in key order, or across spilled
+// runs; the first one is named.
+TEST(BufferedCellSinkTest, CountsEveryReplacedCellExactly) {
+  struct Case {
+    const char* name;
+    std::vector<std::string> rows;  // one cell each, in put order
+  };
+  const std::vector<Case> cases = {
+      {"one batch", {"a", "b", "b", "c"}},
+      {"across ordered batches", {"a", "b", "c", "d", "e", "f", "g", "h", "h", "i", "j"}},
+      {"across runs", {"j", "i", "h", "g", "f", "e", "d", "c", "b", "a", "e", "x", "a"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    RecordingSink sink(30);  // about three cells a batch
+    std::map<std::string, int> seen;
+    uint64_t expected = 0;
+    for (const auto& r : c.rows) {
+      if (seen[r]++ > 0) ++expected;
+      ASSERT_TRUE(sink.Put(CellView{r, "d", "q", 7, CellType::kPut, "v" + r}).ok());
+    }
+    ASSERT_TRUE(sink.Close().ok());
+    EXPECT_EQ(sink.stats().overwritten, expected);
+    EXPECT_EQ(sink.stats().rows, seen.size());
+    ASSERT_TRUE(sink.stats().first_overwritten.has_value());
+    std::string first;
+    for (const auto& [r, n] : seen) {
+      if (n > 1 && first.empty()) first = r;
+    }
+    EXPECT_EQ(sink.stats().first_overwritten->row, first);
+    EXPECT_EQ(sink.stats().first_overwritten->family, "d");
+    EXPECT_EQ(sink.stats().first_overwritten->qualifier, "q");
+    EXPECT_EQ(sink.stats().first_overwritten->timestamp_ms, 7);
+  }
+}
+
+// Versions of one column beyond the family's VERSIONS are counted; other
+// families and other timestamps are not confused with them.
+TEST(BufferedCellSinkTest, CountsVersionsBeyondTheFamilysVersions) {
+  RecordingSink sink(40);
+  sink.SetVersions({{"a", 2}, {"b", 1}});
+  // Row x: a:q has 5 versions (3 beyond 2), b:q has 2 (1 beyond 1), a:r 1.
+  for (int ts : {5, 1, 4, 2, 3}) {
+    ASSERT_TRUE(sink.Put(CellView{"x", "a", "q", ts, CellType::kPut, "v"}).ok());
+  }
+  ASSERT_TRUE(sink.Put(CellView{"x", "b", "q", 1, CellType::kPut, "v"}).ok());
+  ASSERT_TRUE(sink.Put(CellView{"x", "b", "q", 2, CellType::kPut, "v"}).ok());
+  ASSERT_TRUE(sink.Put(CellView{"x", "a", "r", 1, CellType::kPut, "v"}).ok());
+  // Row w (before x in key order, put after it): a:q with 3 versions.
+  for (int ts : {1, 2, 3}) {
+    ASSERT_TRUE(sink.Put(CellView{"w", "a", "q", ts, CellType::kPut, "v"}).ok());
+  }
+  ASSERT_TRUE(sink.Close().ok());
+  EXPECT_EQ(sink.stats().beyond_versions, 3u + 1u + 1u);
+  EXPECT_EQ(sink.stats().rows, 2u);
+  EXPECT_EQ(sink.stats().overwritten, 0u);
+}
+
+// Ordered batches are written, then one arrives that is not in order: the
+// merged cells that fall among those already written are checked against
+// the target.
+class AskingSink : public RecordingSink {
+ public:
+  explicit AskingSink(size_t batch_bytes) : RecordingSink(batch_bytes) {}
+  std::vector<std::string> asked;
+  std::map<std::string, std::string> written;  // row -> value
+
+ protected:
+  Status WriteSorted(const CellBatch& batch) override {
+    for (size_t i = 0; i < batch.size(); ++i) {
+      written[std::string(batch.Get(i).row)] = std::string(batch.Get(i).value);
+    }
+    return RecordingSink::WriteSorted(batch);
+  }
+  Result<bool> HoldsDifferentValue(const CellView& cell) override {
+    asked.emplace_back(cell.row);
+    auto it = written.find(std::string(cell.row));
+    return it != written.end() && it->second != cell.value;
+  }
+};
+
+TEST(BufferedCellSinkTest, AsksTheTargetOnlyAboutMergedCellsAmongWrittenOnes) {
+  AskingSink sink(12);  // two cells a batch
+  for (const char* r : {"b", "c", "d", "e", "f", "g"}) {
+    ASSERT_TRUE(sink.Put(CellView{r, "d", "q", 1, CellType::kPut, "old"}).ok());
+  }
+  // b..e are written by now (f, g held back or filling); then out of order:
+  for (const char* r : {"c", "a", "h", "z"}) {
+    ASSERT_TRUE(sink.Put(CellView{r, "d", "q", 1, CellType::kPut, "new"}).ok());
+  }
+  ASSERT_TRUE(sink.Close().ok());
+  // Only "c" falls among the written rows [b, e] and holds another value.
+  EXPECT_EQ(sink.asked, (std::vector<std::string>{"c"}));
+  EXPECT_EQ(sink.stats().overwritten, 1u);
+  EXPECT_EQ(sink.stats().first_overwritten->row, "c");
 }
 
 }  // namespace

@@ -1,0 +1,256 @@
+#include "store/cell_runs.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <algorithm>
+#include <queue>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace widen {
+
+namespace {
+
+constexpr size_t kHeadBytes = 4 * 4 + 8 + 1;  // four lengths, timestamp, type
+constexpr size_t kWriteBufferBytes = 1 << 20;
+constexpr size_t kReadBufferBytes = 256 << 10;
+
+std::string TempDir(const std::string& dir) {
+  if (!dir.empty()) return dir;
+  const char* env = std::getenv("TMPDIR");
+  return env != nullptr && *env != '\0' ? env : "/tmp";
+}
+
+Status IoError(const char* what, const std::string& path, int err) {
+  return Status::Unavailable(
+      fmt::format("{} the temporary sort file {}: {}", what, path, std::strerror(err)));
+}
+
+void AppendRecord(const CellView& c, std::string* out) {
+  char head[kHeadBytes];
+  const uint32_t lens[4] = {static_cast<uint32_t>(c.row.size()),
+                            static_cast<uint32_t>(c.family.size()),
+                            static_cast<uint32_t>(c.qualifier.size()),
+                            static_cast<uint32_t>(c.value.size())};
+  std::memcpy(head, lens, sizeof lens);
+  std::memcpy(head + 16, &c.timestamp_ms, 8);
+  head[24] = static_cast<char>(c.type);
+  out->append(head, sizeof head);
+  out->append(c.row).append(c.family).append(c.qualifier).append(c.value);
+}
+
+}  // namespace
+
+// One run: an unlinked file written once, then read once from the start.
+struct CellRuns::Run {
+  int fd = -1;
+  std::string path;      // for messages (the name is unlinked at once)
+  uint64_t size = 0;     // bytes written
+  std::string buffer;    // write buffer, then read buffer
+  size_t pos = 0;        // read: next record's offset in buffer
+  uint64_t file_pos = 0; // read: file offset of buffer's end
+  CellView cell;         // read: the current record, a view into buffer
+  bool valid = false;
+
+  ~Run() {
+    if (fd >= 0) close(fd);
+  }
+
+  Status Write(const CellView& c) {
+    AppendRecord(c, &buffer);
+    return buffer.size() >= kWriteBufferBytes ? FlushWrites() : Status::OK();
+  }
+
+  Status FlushWrites() {
+    const char* p = buffer.data();
+    size_t left = buffer.size();
+    while (left > 0) {
+      const ssize_t n = ::write(fd, p, left);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return IoError("writing", path, errno);
+      }
+      p += n;
+      left -= static_cast<size_t>(n);
+    }
+    size += buffer.size();
+    buffer.clear();
+    return Status::OK();
+  }
+
+  // Ensures buffer[pos, pos + bytes) holds file bytes; false at the end.
+  Result<bool> Fill(size_t bytes) {
+    if (buffer.size() - pos >= bytes) return true;
+    buffer.erase(0, pos);
+    pos = 0;
+    const size_t want = std::max(bytes, kReadBufferBytes);
+    while (buffer.size() < want && file_pos < size) {
+      const size_t old = buffer.size();
+      const size_t chunk = static_cast<size_t>(std::min<uint64_t>(want - old, size - file_pos));
+      buffer.resize(old + chunk);
+      const ssize_t n = ::pread(fd, buffer.data() + old, chunk, static_cast<off_t>(file_pos));
+      if (n < 0) {
+        buffer.resize(old);
+        if (errno == EINTR) continue;
+        return IoError("reading", path, errno);
+      }
+      if (n == 0) {
+        buffer.resize(old);
+        return Status::Unavailable(fmt::format("the temporary sort file {} is shorter than written",
+                                               path));
+      }
+      buffer.resize(old + static_cast<size_t>(n));
+      file_pos += static_cast<uint64_t>(n);
+    }
+    return buffer.size() - pos >= bytes;
+  }
+
+  // Reads the next record into `cell`; valid = false at the end.
+  Status Advance() {
+    WIDEN_ASSIGN_OR_RETURN(bool have, Fill(kHeadBytes));
+    if (!have) {
+      if (buffer.size() != pos) {
+        return Status::Unavailable(fmt::format("the temporary sort file {} ends mid-record", path));
+      }
+      valid = false;
+      return Status::OK();
+    }
+    uint32_t lens[4];
+    std::memcpy(lens, buffer.data() + pos, sizeof lens);
+    const size_t body = size_t{lens[0]} + lens[1] + lens[2] + lens[3];
+    WIDEN_ASSIGN_OR_RETURN(have, Fill(kHeadBytes + body));
+    if (!have) {
+      return Status::Unavailable(fmt::format("the temporary sort file {} ends mid-record", path));
+    }
+    const char* head = buffer.data() + pos;
+    std::memcpy(&cell.timestamp_ms, head + 16, 8);
+    cell.type = static_cast<CellType>(static_cast<unsigned char>(head[24]));
+    const char* p = head + kHeadBytes;
+    cell.row = std::string_view(p, lens[0]);
+    p += lens[0];
+    cell.family = std::string_view(p, lens[1]);
+    p += lens[1];
+    cell.qualifier = std::string_view(p, lens[2]);
+    p += lens[2];
+    cell.value = std::string_view(p, lens[3]);
+    pos += kHeadBytes + body;
+    valid = true;
+    return Status::OK();
+  }
+
+  Status StartReading() {
+    buffer.clear();
+    buffer.shrink_to_fit();
+    pos = 0;
+    file_pos = 0;
+    return Advance();
+  }
+};
+
+CellRuns::CellRuns(std::string dir) : dir_(std::move(dir)) {}
+
+CellRuns::~CellRuns() = default;
+
+Result<std::unique_ptr<CellRuns::Run>> CellRuns::NewRun() {
+  auto run = std::make_unique<Run>();
+  run->path = TempDir(dir_) + "/widen-sort-XXXXXX";
+  run->fd = mkstemp(run->path.data());
+  if (run->fd < 0) return IoError("creating", run->path, errno);
+  unlink(run->path.c_str());  // gone when closed, whatever happens
+  return run;
+}
+
+Status CellRuns::Add(const CellBatch& batch) {
+  if (batch.empty()) return Status::OK();
+  WIDEN_ASSIGN_OR_RETURN(auto run, NewRun());
+  run->buffer.reserve(kWriteBufferBytes + 4096);
+  for (size_t i = 0; i < batch.size(); ++i) WIDEN_RETURN_IF_ERROR(run->Write(batch.Get(i)));
+  WIDEN_RETURN_IF_ERROR(run->FlushWrites());
+  run->buffer.shrink_to_fit();
+  std::lock_guard<std::mutex> lock(mu_);
+  ++runs_written_;
+  bytes_written_ += run->size;
+  runs_.push_back(std::move(run));
+  if (runs_.size() > kMaxRuns) return MergeOldest(kMergeWidth);
+  return Status::OK();
+}
+
+Status CellRuns::MergeOldest(size_t count) {
+  std::vector<std::unique_ptr<Run>> oldest;
+  for (size_t i = 0; i < count && i < runs_.size(); ++i) oldest.push_back(std::move(runs_[i]));
+  runs_.erase(runs_.begin(), runs_.begin() + static_cast<std::ptrdiff_t>(oldest.size()));
+  WIDEN_ASSIGN_OR_RETURN(auto merged, NewRun());
+  Run* out = merged.get();
+  WIDEN_RETURN_IF_ERROR(MergeRuns(
+      std::move(oldest), [out](const CellView& c) { return out->Write(c); }, nullptr));
+  WIDEN_RETURN_IF_ERROR(out->FlushWrites());
+  out->buffer.shrink_to_fit();
+  ++runs_written_;
+  bytes_written_ += out->size;
+  runs_.insert(runs_.begin(), std::move(merged));  // it holds the oldest cells
+  return Status::OK();
+}
+
+Status CellRuns::MergeRuns(std::vector<std::unique_ptr<Run>> runs,
+                           const std::function<Status(const CellView&)>& fn,
+                           const std::atomic<bool>* cancel) {
+  for (auto& r : runs) WIDEN_RETURN_IF_ERROR(r->StartReading());
+  // Smallest cell first; for equal cells, the earlier run.
+  auto later = [&runs](size_t a, size_t b) {
+    const int c = CompareCells(runs[a]->cell, runs[b]->cell);
+    return c != 0 ? c > 0 : a > b;
+  };
+  std::priority_queue<size_t, std::vector<size_t>, decltype(later)> heap(later);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (runs[i]->valid) heap.push(i);
+  }
+  uint64_t n = 0;
+  while (!heap.empty()) {
+    if ((++n & 0x3fff) == 0 && cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
+      return Status::Cancelled("interrupted");
+    }
+    const size_t i = heap.top();
+    heap.pop();
+    WIDEN_RETURN_IF_ERROR(fn(runs[i]->cell));
+    WIDEN_RETURN_IF_ERROR(runs[i]->Advance());
+    if (runs[i]->valid) {
+      heap.push(i);
+    } else {
+      runs[i].reset();  // closes the file as soon as it is read
+    }
+  }
+  return Status::OK();
+}
+
+Status CellRuns::Merge(const std::function<Status(const CellView&)>& fn,
+                       const std::atomic<bool>* cancel) {
+  std::vector<std::unique_ptr<Run>> runs;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    runs = std::move(runs_);
+    runs_.clear();
+  }
+  return MergeRuns(std::move(runs), fn, cancel);
+}
+
+size_t CellRuns::runs() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return runs_.size();
+}
+
+uint64_t CellRuns::runs_written() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return runs_written_;
+}
+
+uint64_t CellRuns::bytes_written() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return bytes_written_;
+}
+
+}  // namespace widen

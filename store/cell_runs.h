@@ -1,0 +1,94 @@
+// CellRuns: cells kept in temporary files as sorted runs, and their k-way
+// merge in HBase's cell order — the external sort behind BufferedCellSink
+// when cells do not reach it in key order, behind parallel jobs whose row
+// keys do not follow their ranges, and behind the assembler for a row too
+// big to sort in memory.
+//
+// Each run is one unlinked temporary file under the directory given, else
+// $TMPDIR, else /tmp (gone when the process ends, whatever happens). A run
+// holds records written back to back; the layout is private to one process
+// and never persisted (host byte order):
+//
+//   +---------+---------+---------+---------+--------------+------+-----+--------+-----------+-------+
+//   | row len | fam len | qual len| val len | timestamp_ms | type | row | family | qualifier | value |
+//   | u32     | u32     | u32     | u32     | i64          | u8   |     |        |           |       |
+//   +---------+---------+---------+---------+--------------+------+-----+--------+-----------+-------+
+//
+// Memory: writing buffers 1 MiB; merging reads each run through a 256 KiB
+// buffer (larger only for a record that does not fit). At most kMaxRuns runs
+// are kept: when Add would go beyond, the oldest kMergeWidth runs are first
+// merged into one, so merging needs at most kMaxRuns buffers (32 MiB)
+// whatever the amount of data.
+//
+// Equal cells (same row, family, qualifier, timestamp and type) leave Merge
+// in the order they were added — a cell of an earlier run first — so the last
+// of them is the one a store keeps, as if the cells had been written
+// directly.
+//
+// Thread safety: Add may be called from several threads at once (runs are
+// appended under a lock); Merge REQUIRES that no Add runs concurrently.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common/cell.h"
+#include "common/status.h"
+
+namespace widen {
+
+class CellRuns {
+ public:
+  /// Runs at most kept before the oldest kMergeWidth are merged into one.
+  static constexpr size_t kMaxRuns = 128;
+  static constexpr size_t kMergeWidth = 64;
+
+  /// Files go to `dir`, else $TMPDIR, else /tmp. Does no I/O.
+  explicit CellRuns(std::string dir = "");
+  ~CellRuns();
+  CellRuns(const CellRuns&) = delete;
+  CellRuns& operator=(const CellRuns&) = delete;
+
+  /// Writes the cells of `batch` as one run. REQUIRES: `batch` is sorted in
+  /// HBase cell order (CellBatch::Sort). An empty batch adds nothing.
+  /// Unavailable naming the file and the system's reason on an I/O error
+  /// (a full disk, a missing directory).
+  Status Add(const CellBatch& batch);
+
+  /// Calls `fn` with every cell of every run in HBase cell order (equal
+  /// cells in the order they were added); the view is valid during the call
+  /// only. Stops at the first non-OK Status of `fn` and returns it;
+  /// Cancelled when *cancel turns true; Unavailable on an I/O error.
+  /// The runs are consumed either way: afterwards runs() is 0.
+  Status Merge(const std::function<Status(const CellView&)>& fn,
+               const std::atomic<bool>* cancel = nullptr);
+
+  /// Runs held now.
+  size_t runs() const;
+  /// Runs written in all (merges of runs into one count once each), and
+  /// the bytes of their records: what the sort cost in temporary files.
+  uint64_t runs_written() const;
+  uint64_t bytes_written() const;
+
+ private:
+  struct Run;
+  // Merges the `count` oldest runs into one new run. REQUIRES: mu_ held.
+  Status MergeOldest(size_t count);
+  Status MergeRuns(std::vector<std::unique_ptr<Run>> runs,
+                   const std::function<Status(const CellView&)>& fn,
+                   const std::atomic<bool>* cancel);
+  Result<std::unique_ptr<Run>> NewRun();
+
+  const std::string dir_;
+  mutable std::mutex mu_;
+  std::vector<std::unique_ptr<Run>> runs_;  // oldest first
+  uint64_t runs_written_ = 0;
+  uint64_t bytes_written_ = 0;
+};
+
+}  // namespace widen

@@ -1,0 +1,112 @@
+#include "store/cell_runs.h"
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace widen {
+namespace {
+
+struct Owned {
+  std::string row, family, qualifier, value;
+  int64_t ts;
+  CellView view() const { return CellView{row, family, qualifier, ts, CellType::kPut, value}; }
+};
+
+// Random cells (bytes 0x00 and 0xff included, rows that are prefixes of
+// others), added in sorted runs of random sizes, come out of Merge in HBase
+// order; equal cells in the order they were added.
+TEST(CellRunsTest, MergesManyRunsInCellOrderKeepingAddOrderForEqualCells) {
+  std::mt19937 rng(7);
+  const std::string alphabet("\x00\x01\x7f\x80\xff" "ab", 7);
+  auto random_bytes = [&](size_t max) {
+    std::string s(rng() % (max + 1), '\0');
+    for (char& c : s) c = alphabet[rng() % alphabet.size()];
+    return s;
+  };
+  CellRuns runs;
+  std::vector<std::pair<Owned, int>> all;  // cell, sequence number
+  int seq = 0;
+  // More runs than kMaxRuns, so some are merged into one before the end.
+  for (size_t r = 0; r < CellRuns::kMaxRuns + 40; ++r) {
+    CellBatch batch;
+    const size_t n = 1 + rng() % 20;
+    std::vector<Owned> cells;
+    for (size_t i = 0; i < n; ++i) {
+      cells.push_back(Owned{random_bytes(3), rng() % 2 ? "a" : "b", random_bytes(2),
+                            "v" + std::to_string(seq + i), static_cast<int64_t>(rng() % 3) - 1});
+    }
+    for (const auto& c : cells) batch.Add(c.view());
+    batch.Sort();
+    for (size_t i = 0; i < batch.size(); ++i) {
+      CellView v = batch.Get(i);
+      all.push_back({Owned{std::string(v.row), std::string(v.family), std::string(v.qualifier),
+                           std::string(v.value), v.timestamp_ms},
+                     seq++});
+    }
+    ASSERT_TRUE(runs.Add(batch).ok());
+  }
+  EXPECT_LE(runs.runs(), CellRuns::kMaxRuns);
+  EXPECT_GT(runs.runs_written(), CellRuns::kMaxRuns + 40);  // a merged run was written too
+  std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
+    return CompareCells(a.first.view(), b.first.view()) < 0;
+  });
+  std::vector<std::string> got;
+  ASSERT_TRUE(runs.Merge([&](const CellView& c) {
+                    got.emplace_back(c.value);
+                    return Status::OK();
+                  })
+                  .ok());
+  ASSERT_EQ(got.size(), all.size());
+  for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(got[i], all[i].first.value) << i;
+  EXPECT_EQ(runs.runs(), 0u);
+}
+
+// A record bigger than the read buffer is read whole.
+TEST(CellRunsTest, ReadsRecordsLargerThanTheReadBuffer) {
+  CellRuns runs;
+  CellBatch batch;
+  const std::string big(1 << 20, 'x');
+  batch.Add("a", "d", "q", 1, big);
+  batch.Add("b", "d", "q", 1, "small");
+  ASSERT_TRUE(runs.Add(batch).ok());
+  std::vector<size_t> sizes;
+  ASSERT_TRUE(runs.Merge([&](const CellView& c) {
+                    sizes.push_back(c.value.size());
+                    return Status::OK();
+                  })
+                  .ok());
+  EXPECT_EQ(sizes, (std::vector<size_t>{big.size(), 5}));
+}
+
+TEST(CellRunsTest, AMissingDirectoryIsUnavailableNamingTheFile) {
+  CellRuns runs("/nonexistent-widen-dir");
+  CellBatch batch;
+  batch.Add("a", "d", "q", 1, "v");
+  Status s = runs.Add(batch);
+  EXPECT_EQ(s.code(), StatusCode::kUnavailable);
+  EXPECT_NE(s.message().find("/nonexistent-widen-dir/widen-sort-"), std::string::npos)
+      << s.message();
+}
+
+TEST(CellRunsTest, MergeStopsAtTheCallersError) {
+  CellRuns runs;
+  CellBatch batch;
+  batch.Add("a", "d", "q", 1, "v");
+  batch.Add("b", "d", "q", 1, "v");
+  ASSERT_TRUE(runs.Add(batch).ok());
+  int calls = 0;
+  Status s = runs.Merge([&](const CellView&) {
+    ++calls;
+    return Status::InvalidArgument("stop");
+  });
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(calls, 1);
+}
+
+}  // namespace
+}  // namespace widen
