@@ -68,6 +68,9 @@ struct KeyPartPlan {
   bool desc = false;         // binary: invert the part's bytes
   bool reverse = false;      // timestamps: Long.MAX_VALUE - ms (newest first)
   bool null_marker = false;  // binary: NULL allowed, encoded as a marker that sorts first
+  /// The source column's type (what a text part's value looks like); not
+  /// part of the stored layout (ToJson).
+  ValueType value_type = ValueType::kText;
 };
 
 /// A salt byte or hash prefix over some of the parts (indexes into parts).

@@ -26,7 +26,7 @@ const std::vector<LintRule> kRules = {
     {"I104", Severity::kInfo, "a row key part without a length bound"},
     {"W105", Severity::kWarning, "a monotonically increasing leading key part (write hotspot)"},
     {"W106", Severity::kWarning, "a large table that is not pre-split"},
-    {"W107", Severity::kWarning, "a version column on a family that keeps one version"},
+    {"W107", Severity::kWarning, "a version column with more versions than the family keeps"},
     {"W108", Severity::kWarning, "a TTL shorter than the age of the data"},
     {"W109", Severity::kWarning, "nesting that makes rows too wide"},
     {"E110", Severity::kError, "a key part that can be NULL without an on_null rule"},
@@ -154,6 +154,7 @@ class Linter {
     const TablePlan& tp = plan->tables.front();
     LintKey(t, tp);
     LintUniqueness(t, tp);
+    WIDEN_RETURN_IF_ERROR(LintVersionDepth(t, tp));
     WIDEN_RETURN_IF_ERROR(LintTtl(t, tp));
     WIDEN_RETURN_IF_ERROR(LintWideRows(t, tp));
     return Status::OK();
@@ -484,23 +485,101 @@ class Linter {
       const NestPlan* n = nests[i];
       for (const auto& g : n->children) nests.push_back(&g);
       const SourceTable* child = schema_.FindTable(n->spec->table);
-      if (child == nullptr || child->primary_key.empty() || !n->spec->version.empty()) continue;
+      if (child == nullptr || !n->spec->version.empty()) continue;
+      // The id is unique among one parent's children when the link
+      // columns and the id parts cover the primary key or a unique key.
+      auto covered = [&](const std::vector<std::string>& key, std::vector<std::string>* missing) {
+        for (const auto& k : key) {
+          bool found = false;
+          for (const auto& kp : n->spec->id) found = found || (!kp.is_literal && kp.column.column == k);
+          for (const auto& on : n->spec->on) found = found || on.second == k;
+          if (!found) missing->push_back(k);
+        }
+        return !key.empty() && missing->empty();
+      };
       std::vector<std::string> missing;
-      for (const auto& pk : child->primary_key) {
-        bool found = false;
-        for (const auto& kp : n->spec->id) found = found || kp.column.column == pk;
-        for (const auto& on : n->spec->on) found = found || on.second == pk;
-        if (!found) missing.push_back(pk);
+      bool unique = covered(child->primary_key, &missing);
+      for (const auto& u : child->unique_keys) {
+        std::vector<std::string> ignored;
+        unique = unique || covered(u, &ignored);
       }
-      if (!missing.empty()) {
-        Add("W111", n->spec->loc, t.name,
-            fmt::format("the nested id of {} (prefix '{}') does not contain {} of its primary "
-                        "key: two children of one parent can get the same qualifier, and one "
-                        "replaces the other",
-                        child->name, n->prefix, fmt::join(missing, ", ")),
-            "add the missing primary key column(s) to 'id'");
+      if (unique) continue;
+      if (child->primary_key.empty() && child->unique_keys.empty()) {
+        Note(fmt::format("{}: W111 skipped for the nest of {}: it has no primary or unique key",
+                         t.name, child->name));
+        continue;
+      }
+      Add("W111", n->spec->loc, t.name,
+          fmt::format("the nested id of {} (prefix '{}') does not contain {} of its primary key "
+                      "(nor a whole unique key): two children of one parent can get the same "
+                      "qualifier, and one replaces the other (migrate then exits with code 8)",
+                      child->name, n->prefix, fmt::join(missing, ", ")),
+          "add the missing primary key column(s) to 'id'");
+    }
+  }
+
+  // W107 from the data: a family that keeps N > 1 versions, and a version
+  // column that gives one cell more versions than that (the most versions
+  // of one cell, by one GROUP BY on the server).
+  Status LintVersionDepth(const TableMapping& t, const TablePlan& tp) {
+    struct Check {
+      const ScanSpec* scan;
+      std::vector<ColumnExpr> cell;  // the columns that name one cell
+      std::string family;
+      std::string what;
+      SourceLocation loc;
+    };
+    std::vector<Check> checks;
+    for (const NestPlan& n : tp.nests) {
+      if (n.spec->version.empty()) continue;
+      Check c{&n.scan, {}, n.family, fmt::format("the nest of {}", n.spec->table), n.spec->loc};
+      for (size_t i = 0; i < n.spec->on.size(); ++i) c.cell.push_back(n.scan.order_by[i]);
+      bool ok = true;
+      for (const auto& kp : n.qualifier.parts()) {
+        if (kp.is_literal) continue;
+        if (kp.index >= n.scan.columns.size()) ok = false;
+        if (ok) c.cell.push_back(n.scan.columns[kp.index]);
+      }
+      if (ok) checks.push_back(std::move(c));
+    }
+    if (tp.version_index >= 0 && !tp.scan.table.empty()) {
+      // Driving rows that share a row key give one cell several versions.
+      for (const FamilySpec& f : t.families) {
+        Check c{&tp.scan, {}, f.name, fmt::format("the rows of {}", tp.scan.table), t.loc};
+        bool ok = true;
+        for (const auto& kp : tp.key.parts()) {
+          if (kp.is_literal) continue;
+          const ColumnExpr& e = tp.scan.columns[kp.index];
+          if (e.alias != tp.scan.alias) ok = false;
+          c.cell.push_back(e);
+        }
+        if (ok) checks.push_back(std::move(c));
       }
     }
+    for (const Check& c : checks) {
+      const FamilySpec* f = Family(t, c.family);
+      if (f == nullptr || f->versions <= 1) continue;  // versions 1: W107 above
+      auto groups = source_->LargestGroups(*c.scan, c.cell, 1);
+      if (!groups.ok()) {
+        if (groups.status().code() != StatusCode::kInvalidArgument) return groups.status();
+        Note(fmt::format("{}: W107 skipped for {}: {}", t.name, c.what, groups.status().message()));
+        continue;
+      }
+      if (groups->empty() || groups->front().rows <= f->versions) continue;
+      const GroupCount& g = groups->front();
+      std::vector<std::string> key;
+      for (size_t i = 0; i < g.key.size() && i < c.cell.size(); ++i) {
+        key.push_back(c.cell[i].column + "=" + g.key[i].DebugString());
+      }
+      Add("W107", c.loc, t.name,
+          fmt::format("{} give one cell up to {} versions ({}), but family '{}' keeps VERSIONS "
+                      "=> {}: the older ones are stored but never read (migrate and plan count "
+                      "them)",
+                      c.what, g.rows, fmt::join(key, ", "), f->name, f->versions),
+          fmt::format("set versions: {} (or more) on family '{}' ({}) to keep the whole history",
+                      g.rows, f->name, f->loc.ToString()));
+    }
+    return Status::OK();
   }
 
   // W108: a version column's oldest value is older than the family's TTL.

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "common/suggest.h"
+#include "transform/qualifier_check.h"
 
 namespace widen {
 
@@ -146,6 +147,7 @@ class Planner {
     const std::string where = fmt::format("{}: table '{}': key part '{}'", kp.loc.ToString(),
                                           target, kp.column.ToString());
     p.name = kp.column.column;
+    p.value_type = c->type;
     p.type = DefaultKeyType(*c);
     if (!kp.type.empty() && !ParseKeyType(kp.type, &p.type)) {
       return Status::InvalidArgument(fmt::format(
@@ -347,7 +349,7 @@ class Planner {
     WIDEN_RETURN_IF_ERROR(
         PlanNests(t.nests, t, *driving, t.from, &cols, &tp->scan.order_by, &tp->nests));
     tp->scan.columns = cols.Take();
-    return Status::OK();
+    return CheckQualifierCollisions(*tp);
   }
 
   // Plans `nests` under a parent table (`parent`, selected through

@@ -1,5 +1,7 @@
 #include "transform/lint.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -303,8 +305,9 @@ TEST(LintTest, W108TtlShorterThanTheDataAge) {
   src->unsupported_aggregates = true;
   LintReport skipped = LintOf(day, src.get());
   EXPECT_FALSE(Has(skipped, "W108"));
-  ASSERT_FALSE(skipped.notes.empty());
-  EXPECT_NE(skipped.notes[0].find("W108 skipped"), std::string::npos);
+  EXPECT_TRUE(std::any_of(skipped.notes.begin(), skipped.notes.end(), [](const std::string& n) {
+    return n.find("W108 skipped") != std::string::npos;
+  })) << ::testing::PrintToString(skipped.notes);
 }
 
 TEST(LintTest, W109NestingMakesRowsTooWide) {
