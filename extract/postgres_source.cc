@@ -2,6 +2,7 @@
 
 #include <pqxx/pqxx>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -402,10 +403,54 @@ Status PostgresSource::CheckScan(const ScanSpec& spec) {
 
 std::string PostgresSource::SelectSql(const ScanSpec& spec) const {
   auto col = [](const ColumnExpr& c) { return QuoteIdent(c.alias) + "." + QuoteIdent(c.column); };
+  // Merge keys. A child row is matched to its parent rows by the database:
+  // it is read joined to the parent table on the nest's `=` (whatever the
+  // collation: nondeterministic ICU collations, char(n) padding, citext...)
+  // and carries the parent's values, NULL when no parent row matches. The
+  // parent rows carry their own values. Both sides are then the same
+  // column's values, ordered as CompareValues orders them: text-like values
+  // by their text as unsigned bytes (COLLATE "C"), others natively. Links
+  // whose values compare alike in widen and in the database (by_value) use
+  // the child's own values, which an index on them can order.
+  std::vector<std::string> keys, order, merge_joins;
+  for (size_t l = 0; l < spec.merge.size(); ++l) {
+    const MergeLink& m = spec.merge[l];
+    const bool carry = m.child && !m.by_value;
+    const std::string alias = QuoteIdent(fmt::format("widen_m{}", l));
+    // The peer's columns are renamed in a derived table, so that they
+    // cannot make a name in the `where` text ambiguous.
+    auto carried = [&](size_t i) { return QuoteIdent(fmt::format("widen_k{}_{}", l, i)); };
+    if (carry) {
+      std::string peer = "SELECT ";
+      for (size_t i = 0; i < m.on.size(); ++i) {
+        peer += (i ? ", " : "") + QuoteIdent(m.on[i].second) + " AS " + carried(i);
+      }
+      peer += m.peer_query.empty() ? " FROM " + QuoteIdent(m.peer_table)
+                                   : " FROM (" + m.peer_query + ") AS widen_q";
+      std::string j = " LEFT JOIN (" + peer + ") AS " + alias + " ON ";
+      for (size_t i = 0; i < m.on.size(); ++i) {
+        if (i) j += " AND ";
+        j += alias + "." + carried(i) + " = " + col(m.on[i].first);
+      }
+      merge_joins.push_back(std::move(j));
+    }
+    for (size_t i = 0; i < m.on.size(); ++i) {
+      const ColumnExpr& c = m.on[i].first;
+      const std::string value = carry ? alias + "." + carried(i) : col(c);
+      const bool text = c.is_text && !m.by_value;
+      keys.push_back(text ? "(" + value + ")::text" : value);
+      std::string o = text ? keys.back() + " COLLATE \"C\"" : value;
+      if (carry) o += " NULLS FIRST";
+      if (std::find(order.begin(), order.end(), o) == order.end()) order.push_back(std::move(o));
+    }
+  }
   std::string sql = "SELECT ";
   for (size_t i = 0; i < spec.columns.size(); ++i) {
     if (i) sql += ", ";
     sql += col(spec.columns[i]);
+  }
+  for (size_t i = 0; i < keys.size(); ++i) {
+    sql += (i || !spec.columns.empty() ? ", " : "") + keys[i];
   }
   if (spec.query.empty()) {
     sql += " FROM " + QuoteIdent(spec.table) + " AS " + QuoteIdent(spec.alias);
@@ -419,16 +464,18 @@ std::string PostgresSource::SelectSql(const ScanSpec& spec) const {
       sql += QuoteIdent(j.alias) + "." + QuoteIdent(j.on[i].second) + " = " + col(j.on[i].first);
     }
   }
+  for (const auto& j : merge_joins) sql += j;
   std::vector<std::string> preds;
   if (!spec.where.empty()) preds.push_back("(" + spec.where + ")");
   for (const auto& c : spec.not_null) preds.push_back(col(c) + " IS NOT NULL");
   if (spec.range) preds.push_back(source_internal::RangePredicate(spec, col));
   for (size_t i = 0; i < preds.size(); ++i) sql += (i ? " AND " : " WHERE ") + preds[i];
-  for (size_t i = 0; i < spec.order_by.size(); ++i) {
-    sql += i ? ", " : " ORDER BY ";
-    sql += col(spec.order_by[i]);
-    if (spec.order_by[i].is_text) sql += " COLLATE \"C\"";
+  for (const auto& c : spec.order_by) {
+    std::string o = col(c);
+    if (c.is_text) o += " COLLATE \"C\"";
+    if (std::find(order.begin(), order.end(), o) == order.end()) order.push_back(std::move(o));
   }
+  for (size_t i = 0; i < order.size(); ++i) sql += (i ? ", " : " ORDER BY ") + order[i];
   return sql;
 }
 

@@ -579,7 +579,7 @@ class Linter {
     if (tp.nests.empty()) return Status::OK();
     struct Level {
       const NestPlan* nest;
-      size_t group_columns;  // leading order_by columns that name the top-level parent
+      size_t group_columns;  // leading columns of scan.merge[0] that name the top-level parent
     };
     std::vector<Level> levels;
     for (const auto& n : tp.nests) {
@@ -611,8 +611,13 @@ class Linter {
     for (const auto& c : tp.cells) bytes += cell_bytes(c.family);
     std::vector<std::string> parts;
     for (const Level& l : levels) {
-      std::vector<ColumnExpr> group(l.nest->scan.order_by.begin(),
-                                    l.nest->scan.order_by.begin() + l.group_columns);
+      // The children of one parent, as the database matches them: grouped
+      // by the link columns in their own collation (not bytewise).
+      std::vector<ColumnExpr> group;
+      for (size_t i = 0; i < l.group_columns; ++i) {
+        group.push_back(l.nest->scan.merge.front().on[i].first);
+        group.back().is_text = false;
+      }
       auto groups = source_->LargestGroups(l.nest->scan, group, 1);
       if (!groups.ok()) {
         if (groups.status().code() != StatusCode::kInvalidArgument) return groups.status();
