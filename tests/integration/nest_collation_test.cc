@@ -379,6 +379,71 @@ TEST_F(PgNestCollationTest, EveryCollationAndPaddingRule) {
   CheckNest("char(5)", "char(9)");
 }
 
+// Beyond text: a decimal linked to a float compares as a float in both
+// engines; PostgreSQL's interval `=` is not equality of the text
+// ('1 day' = '24:00:00'); a MariaDB ENUM is ordered by its members' numbers,
+// not their text. A nest `where` names a column the parent table also has.
+TEST(NestCompareTest, OtherTypesAndFiltersAsTheDatabaseMatchesThem) {
+  auto mapping = [](const std::string& on) {
+    return Mapping(on) + "        where: status = 'ok'\n";
+  };
+  const std::string join_ok = " AND c.status = 'ok'";
+  {
+    const std::string my = MySqlUrl();
+    if (my.empty() && InCi()) FAIL() << "WIDEN_TEST_MYSQL_URL is not set under CI";
+    if (!my.empty()) {
+      SCOPED_TRACE("MariaDB");
+      const std::string db = FreshMySqlDatabase(my, "widen_it_nestcmp");
+      MySqlQuery(db,
+                 std::vector<std::string>{
+                     "CREATE TABLE p (code ENUM('zz', 'x', 'abc', 'é') NOT NULL PRIMARY KEY, "
+                     "d DECIMAL(40,34) NOT NULL UNIQUE, status VARCHAR(5))",
+                     "CREATE TABLE c (id INT PRIMARY KEY, f DOUBLE, code VARCHAR(10), status "
+                     "VARCHAR(5))",
+                     "INSERT INTO p VALUES ('abc', 0.1000000000000000055511151231257827, 'no'), "
+                     "('x', 0.5, 'no'), ('é', 2, 'no'), ('zz', 3, 'no')",
+                     "INSERT INTO c VALUES (1, 0.1, 'ABC', 'ok'), (2, 0.5, 'x ', 'ok'), (3, 2, "
+                     "'E', 'no'), (4, 3.0000001, 'ZZ', 'ok'), (5, 0.1, 'é', 'ok'), (6, 0.5, "
+                     "'zz', 'ok')",
+                     "SELECT 1"});
+      for (const auto& [on, sql] : std::vector<std::pair<std::string, std::string>>{
+               {"{d: f}", "c.f = p.d"}, {"{code: code}", "c.code = p.code"}}) {
+        SCOPED_TRACE(on);
+        const auto expected =
+            Pairs(MySqlQuery(db, "SELECT p.code, c.id FROM p JOIN c ON " + sql + join_ok));
+        NestRun r = RunNest(db, mapping(on), 2);
+        ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+        EXPECT_EQ(r.pairs, expected) << "widen: " << Show(r.pairs) << "\nSQL: " << Show(expected);
+      }
+    }
+  }
+  const std::string pg = PgUrl();
+  if (pg.empty() && InCi()) FAIL() << "WIDEN_TEST_PG_URL is not set under CI";
+  if (!pg.empty()) {
+    SCOPED_TRACE("PostgreSQL");
+    const std::string db = FreshPgDatabase(pg, "widen_it_nestcmp");
+    PgQuery(db,
+            "CREATE TABLE p (code text PRIMARY KEY, d numeric(40,34) NOT NULL UNIQUE, iv interval "
+            "UNIQUE, status text)");
+    PgQuery(db, "CREATE TABLE c (id int PRIMARY KEY, f float8, iv interval, status varchar(5))");
+    PgQuery(db,
+            "INSERT INTO p VALUES ('abc', 0.1000000000000000055511151231257827, '1 day', 'no'), "
+            "('x', 0.5, '2 hours', 'no'), ('é', 2, '1 mon', 'no')");
+    PgQuery(db,
+            "INSERT INTO c VALUES (1, 0.1, '24:00:00', 'ok'), (2, 0.5, '120 minutes', 'ok'), (3, "
+            "2, '30 days', 'no'), (4, 3.0000001, '1 day', 'ok'), (5, 0.1, '1 day', 'ok')");
+    for (const auto& [on, sql] : std::vector<std::pair<std::string, std::string>>{
+             {"{d: f}", "c.f = p.d"}, {"{iv: iv}", "c.iv = p.iv"}}) {
+      SCOPED_TRACE(on);
+      const auto expected =
+          Pairs(PgQuery(db, "SELECT p.code, c.id FROM p JOIN c ON " + sql + join_ok));
+      NestRun r = RunNest(db, mapping(on), 2);
+      ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+      EXPECT_EQ(r.pairs, expected) << "widen: " << Show(r.pairs) << "\nSQL: " << Show(expected);
+    }
+  }
+}
+
 // Two levels: both links case-insensitive; the grandchildren belong to every
 // child row their link equals, under its parent.
 TEST(NestCollationTwoLevelTest, BothEnginesMatchBothLinksAsSql) {
