@@ -152,11 +152,37 @@ class Linter {
     }
     mappings_.push_back(std::move(single));
     const TablePlan& tp = plan->tables.front();
+    WIDEN_ASSIGN_OR_RETURN(const bool queries_ok, LintQueries(t, tp));
+    if (!queries_ok) return Status::OK();
     LintKey(t, tp);
     LintUniqueness(t, tp);
     WIDEN_RETURN_IF_ERROR(LintTtl(t, tp));
     WIDEN_RETURN_IF_ERROR(LintWideRows(t, tp));
     return Status::OK();
+  }
+
+  // E100 too: a query of the plan that the source refuses without reading
+  // rows (the driving rows, each nest's): a `where` that does not run, nest
+  // columns the database cannot compare. False when one is refused (the
+  // rules that read through the plan are then skipped).
+  Result<bool> LintQueries(const TableMapping& t, const TablePlan& tp) {
+    std::vector<std::pair<const ScanSpec*, SourceLocation>> scans = {{&tp.scan, t.loc}};
+    std::vector<const NestPlan*> nests;
+    for (const auto& n : tp.nests) nests.push_back(&n);
+    for (size_t i = 0; i < nests.size(); ++i) {
+      scans.emplace_back(&nests[i]->scan, nests[i]->spec->loc);
+      for (const auto& g : nests[i]->children) nests.push_back(&g);
+    }
+    for (const auto& [scan, loc] : scans) {
+      Status s = source_->CheckScan(*scan);
+      if (s.ok()) continue;
+      if (s.code() != StatusCode::kInvalidArgument && s.code() != StatusCode::kNotFound) return s;
+      Add("E100", loc, t.name, s.message(),
+          "fix the mapping or the source: the message says what the source refused (widen plan "
+          "and migrate stop on it)");
+      return false;
+    }
+    return true;
   }
 
   // E101: HBase's naming rules (TableDescriptor::Validate) and its reserved namespace.

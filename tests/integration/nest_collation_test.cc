@@ -8,6 +8,8 @@
 // rows, so that page edges fall between equal keys) and compares with SQL.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
@@ -304,6 +306,25 @@ TEST_F(MySqlNestCollationTest, ColumnsTheServerCannotCompareAreRefusedBeforeRead
   EXPECT_NE(r.status.message().find("Illegal mix of collations"), std::string::npos)
       << r.status.ToString();
   EXPECT_TRUE(r.pairs.empty());
+  // The commands: lint reports it (E100), plan and migrate stop on it before
+  // the target is created (exit 2, a mapping error).
+  const std::string dir = MakeTempDir();
+  {
+    std::ofstream f(dir + "/m.yaml");
+    f << "source: " << db_ << "\n" << Mapping("{code: code}");
+  }
+  for (const std::string cmd : {"lint", "plan", "migrate"}) {
+    SCOPED_TRACE(cmd);
+    CommandResult c = RunCommand(
+        fmt::format("{} {} -m {}{}", WidenBinary(), cmd, ShellQuote(dir + "/m.yaml"),
+                    cmd == "migrate" ? " --target leveldb:" + dir + "/s" : std::string()));
+    EXPECT_EQ(c.exit_code, 2) << c.output;
+    EXPECT_NE(c.output.find("Illegal mix of collations"), std::string::npos) << c.output;
+    if (cmd == "lint") {
+      EXPECT_NE(c.output.find("E100"), std::string::npos) << c.output;
+    }
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/s"));
 }
 
 TEST_F(MySqlNestCollationTest, ParentsEqualUnderTheCollationAreOneKey) {
