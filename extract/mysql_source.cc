@@ -193,6 +193,23 @@ struct LinkSide {
   }
 };
 
+// The side of column `c` of a scan: its table (the driving one or a joined
+// one, by alias) or the scan's free-form query.
+LinkSide SideOf(const ScanSpec& spec, const ColumnExpr& c) {
+  LinkSide side;
+  side.column = c.column;
+  if (c.alias == spec.alias) {
+    side.table = spec.table;
+    side.query = spec.query;
+    return side;
+  }
+  side.table = c.alias;
+  for (const auto& j : spec.joins) {
+    if (j.alias == c.alias) side.table = j.table;
+  }
+  return side;
+}
+
 }  // namespace
 
 struct MySqlSource::Session {
@@ -365,13 +382,12 @@ QueryPlan BuildQuery(const MySqlSource::Session& s, const ScanSpec& spec) {
 
   // Merge keys (MergeLink), one per `on` pair: for text, the column's weight
   // string in the collation the server's `=` uses for the pair, padded with
-  // the collation's pad weights (PAD SPACE: spaces; NO PAD: none) to the
-  // longest value of either side, so that byte order and equality are the
-  // collation's; the rows are ordered by the column in that collation (an
-  // index on it serves the order when it is the column's own). A decimal
-  // compared with a float compares as a double, as the server does. Other
-  // types compare by value (the column itself), or by their text (types
-  // read as text, such as UUID). Each key is paged on its column's value.
+  // the collation's pad weights (PAD SPACE: a space's; NO PAD: zeros, below
+  // every character) to the longest value of either side, so that byte
+  // order and equality are the collation's; the rows are ordered by the column in that collation
+  // (an index on it serves the order when it is the column's own). A decimal compared with a float
+  // compares as a double, as the server does. Other types compare by value (the column itself), or
+  // by their text (types read as text, such as UUID). Each key is paged on its column's value.
   struct PageKey {
     ColumnExpr column;
     std::string expr, rhs;
@@ -382,13 +398,7 @@ QueryPlan BuildQuery(const MySqlSource::Session& s, const ScanSpec& spec) {
       bool known = false;
       const ColumnMeta m = meta_of(c, &known);
       if (!known) q.unknown.push_back(c.alias + "." + c.column);
-      LinkSide self;
-      if (!spec.query.empty() && c.alias == spec.alias) {
-        self.query = spec.query;
-      } else {
-        self.table = table_of(c.alias);
-      }
-      self.column = c.column;
+      const LinkSide self = SideOf(spec, c);
       const LinkSide peer{link.peer_table, link.peer_query, peer_column};
       const LinkSide& parent = link.child ? peer : self;
       const LinkSide& child = link.child ? self : peer;
@@ -1018,16 +1028,7 @@ Status MySqlSource::Session::Prepare(const ScanSpec& spec) {
         WIDEN_RETURN_IF_ERROR(DescribeQuery(link.peer_query, &t));
       }
       for (const auto& [c, peer_column] : link.on) {
-        LinkSide self;
-        if (!spec.query.empty() && c.alias == spec.alias) {
-          self.query = spec.query;
-        } else {
-          self.table = c.alias == spec.alias ? spec.table : c.alias;
-          for (const auto& j : spec.joins) {
-            if (j.alias == c.alias) self.table = j.table;
-          }
-        }
-        self.column = c.column;
+        const LinkSide self = SideOf(spec, c);
         const LinkSide peer{link.peer_table, link.peer_query, peer_column};
         const ColumnMeta* m = Meta(self);
         if (m == nullptr || m->kind != ColumnKind::kText) continue;
