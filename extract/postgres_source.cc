@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -176,6 +177,49 @@ class PostgresRowStream : public RowStream {
 struct PostgresSource::Session {
   std::unique_ptr<pqxx::connection> conn;
   std::unique_ptr<pqxx::dbtransaction> txn;
+  // "table\x1fcolumn" -> whether the column is text or varchar in a
+  // deterministic collation (see BytesEqual).
+  std::map<std::string, bool> plain_text;
+
+  // True when `=` on the column is equality of its bytes: text or varchar
+  // (not char(n), whose `=` ignores trailing blanks, a domain, citext or
+  // another type) in a deterministic collation, for which PostgreSQL
+  // compares the bytes whatever the collation. False when unsure.
+  bool PlainText(const std::string& table, const std::string& column) {
+    const std::string id = table + '\x1f' + column;
+    auto it = plain_text.find(id);
+    if (it != plain_text.end()) return it->second;
+    bool plain = false;
+    try {
+      pqxx::result r = txn->exec_params(
+          "SELECT a.atttypid IN ('text'::regtype, 'varchar'::regtype) AND "
+          "COALESCE(c.collisdeterministic, TRUE) FROM pg_attribute a LEFT JOIN pg_collation c "
+          "ON c.oid = a.attcollation WHERE a.attrelid = $1::regclass AND a.attname = $2 AND "
+          "NOT a.attisdropped",
+          PostgresSource::QuoteIdent(table), column);
+      plain = !r.empty() && std::string(r[0][0].c_str()) == "t";
+    } catch (const std::exception&) {
+      plain = false;  // the join is right in every case
+    }
+    plain_text[id] = plain;
+    return plain;
+  }
+
+  // True when every `=` of `link` compares the bytes of two plain text
+  // columns (PlainText), so that the child's own values are exact keys.
+  bool BytesEqual(const ScanSpec& spec, const MergeLink& link) {
+    if (!link.peer_query.empty()) return false;
+    for (const auto& [c, peer] : link.on) {
+      std::string table = c.alias == spec.alias ? spec.table : c.alias;
+      for (const auto& j : spec.joins) {
+        if (j.alias == c.alias) table = j.table;
+      }
+      if (table.empty() || !PlainText(table, c.column) || !PlainText(link.peer_table, peer)) {
+        return false;
+      }
+    }
+    return true;
+  }
 };
 
 PostgresSource::PostgresSource(std::string url, SourceOptions options)
@@ -410,12 +454,13 @@ std::string PostgresSource::SelectSql(const ScanSpec& spec) const {
   // parent rows carry their own values. Both sides are then the same
   // column's values, ordered as CompareValues orders them: text-like values
   // by their text as unsigned bytes (COLLATE "C"), others natively. Links
-  // whose values compare alike in widen and in the database (by_value) use
-  // the child's own values, which an index on them can order.
+  // whose values compare alike in widen and in the database (by_value, or
+  // text whose `=` compares bytes) use the child's own values, without the
+  // join.
   std::vector<std::string> keys, order, merge_joins;
   for (size_t l = 0; l < spec.merge.size(); ++l) {
     const MergeLink& m = spec.merge[l];
-    const bool carry = m.child && !m.by_value;
+    const bool carry = m.child && !m.by_value && !session_->BytesEqual(spec, m);
     const std::string alias = QuoteIdent(fmt::format("widen_m{}", l));
     // The peer's columns are renamed in a derived table, so that they
     // cannot make a name in the `where` text ambiguous.
