@@ -22,11 +22,16 @@ declare -A cols=(
   [product]="product_id, sku, name, category, price"
   [orders]="order_id, customer_id, ordered_at, status, channel, total, shipped_at, gift, note"
   [order_line]="order_id, line_no, product_id, quantity, unit_price, discount, note"
+  [voucher]="code, order_id, amount, issued_at"
+  [voucher_use]="use_id, code, used_at, amount"
 )
+# Voucher codes are ordered by their primary key's number, not their text
+# (the two engines collate text differently).
 declare -A keys=([customer]=customer_id [product]=product_id [orders]=order_id
-  [order_line]="order_id, line_no")
+  [order_line]="order_id, line_no" [voucher]="order_id, amount, issued_at, code"
+  [voucher_use]=use_id)
 status=0
-for t in customer product orders order_line; do
+for t in customer product orders order_line voucher voucher_use; do
   vip="IF(vip, 't', 'f')" gift="IF(gift, 't', 'f')"
   my_cols=${cols[$t]//vip/$vip}
   my_cols=${my_cols//gift/$gift}

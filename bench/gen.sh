@@ -5,7 +5,7 @@
 #
 # Expands bench/gen.sql.in for one engine: customers S/10, products 10,000,
 # orders S (inserted in chunks of CHUNK order ids, default 250,000) with about
-# 5·S order lines. Run it after schema.<engine>.sql and dict.sql, and before
+# 5·S order lines, S text-keyed vouchers and S voucher uses. Run it after schema.<engine>.sql and dict.sql, and before
 # keys.<engine>.sql (bench/run.sh does all of that). Both engines get the
 # same rows: every value is computed by the same expressions.
 set -euo pipefail
@@ -34,7 +34,7 @@ esac
 # "-- @" line, with the placeholders filled and the macros expanded.
 section() {
   awk -v want="-- @$1" '/^-- @/ { on = ($0 == want); next } on' "$here/gen.sql.in" |
-    sed -e "s/{{C}}/$C/g; s/{{K}}/$K/g; s/{{A}}/$2/g; s/{{B}}/$3/g" |
+    sed -e "s/{{S}}/$S/g; s/{{C}}/$C/g; s/{{K}}/$K/g; s/{{A}}/$2/g; s/{{B}}/$3/g" |
     sed -E -e 's/H\{([^{}]*)\}/(((\1) * 2654435761) % 4294967296 >> 8)/g' \
       -e 's/H\{([^{}]*)\}/(((\1) * 2654435761) % 4294967296 >> 8)/g' \
       -e "s/TS\{([^{}]*)\}/$ts/g" \
@@ -51,3 +51,4 @@ for ((a = 1; a <= S; a += chunk)); do
   ((b > S)) && b=$S
   section orders "$a" "$b"
 done
+section vouchers 0 0

@@ -76,6 +76,14 @@ END {
     } else if ((id, "c2") in secs) {
       printf "| %s | %s | (c) widen migrate --jobs 2 | failed: %s | | | | | | |\n", e, grp(S), substr(c2, 7)
     }
+    t = rest[id, "t"]; tt = secs[id, "t"]
+    if (tt != "-" && tt != "") {
+      printf "| %s | %s | (t) text-keyed table, widen migrate | %.2f | %s | %s | | %s | %s | %s |\n",
+        e, grp(S), tt, rate(kv(t, "src_rows"), tt), rate(kv(t, "cells"), tt), mb(kv(t, "rss_kb")),
+        cpu(kv(t, "user") + kv(t, "sys"), tt), kv(t, "loadavg")
+    } else if ((id, "t") in secs) {
+      printf "| %s | %s | (t) text-keyed table, widen migrate | failed: %s | | | | | | |\n", e, grp(S), substr(t, 7)
+    }
   }
 
   print ""

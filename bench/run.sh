@@ -19,6 +19,9 @@
 #       `psql -c "COPY (...) TO STDOUT" > /dev/null`, or
 #       `mysql --quick ... > /dev/null`; a first pass (counting bytes and
 #       rows) warms the caches, the second is timed;
+#   (t) widen migrate -m bench/text_key.yaml: S vouchers keyed by a text
+#       code (VARCHAR primary key; MariaDB utf8mb4_general_ci) with S uses
+#       nested on the code, read in pages by the key's index;
 #   (b) the store limit: bench/store_bench.cc writes the cells of (c)'s
 #       store, pre-made in memory, into a new store through widen's
 #       LevelDbStore sink (b), and the encoded keys through a bare LevelDB
@@ -143,12 +146,38 @@ if [[ ${1:-} == --inner ]]; then
     ((jobs > 1)) && rm -rf "$out"
   done
 
+  # ---- (t) the text-keyed table: bench/text_key.yaml (S vouchers keyed by a
+  # text code, S uses nested on it), best of $repeat.
+  out_t=$work/t.$engine.$S
+  log "$engine S=$S: (t) widen migrate bench/text_key.yaml, best of $repeat"
+  note_cmd "/usr/bin/time -v $widen migrate -m bench/text_key.yaml --source $url --target leveldb:$out_t"
+  best="" t_rec="t	-	error=failed"
+  for ((r = 1; r <= repeat; r++)); do
+    rm -rf "$out_t"
+    la=$(loadavg)
+    if ! /usr/bin/time -v -o "$work/t.time" "$widen" migrate -m "$BENCH_DIR/text_key.yaml" \
+      --source "$url" --target "leveldb:$out_t" >"$work/t.out" 2>"$work/t.err"; then
+      log "$engine S=$S: (t) failed: $(tail -n 3 "$work/t.err")"
+      t_rec="t	-	error=$(tail -n 1 "$work/t.err" | tr '\t' ' ')"
+      break
+    fi
+    read -r el us sy rss < <(time_v "$work/t.time")
+    log "$engine S=$S: (t) run $r: ${el}s, peak RSS ${rss} kB, load average $la"
+    if [[ -z $best ]] || awk -v a="$el" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+      best=$el
+      read -r src_rows rows cells < <(awk '$1 == "shop:vouchers" { print $2, $3, $4 }' "$work/t.out")
+      t_rec="t	$el	src_rows=$src_rows rows=$rows cells=$cells user=$us sys=$sy rss_kb=$rss loadavg=$la runs=$repeat"
+    fi
+  done
+  record "$t_rec"
+  rm -rf "$out_t"
+
   # ---- (a) the extraction limit
   # The SELECTs: PostgreSQL's from the server log (the DECLARE ... CURSOR FOR
   # of widen's session); otherwise these, which are what widen's planner
   # issues for bench/shop.yaml.
-  q_orders='SELECT "orders"."order_id", "orders"."customer_id", "orders"."ordered_at", "orders"."status", "orders"."channel", "orders"."total", "orders"."shipped_at", "orders"."gift", "orders"."note", "customer"."name", "customer"."email", "customer"."phone", "customer"."city", "customer"."country", "customer"."vip" FROM "orders" AS "orders" LEFT JOIN "customer" AS "customer" ON "customer"."customer_id" = "orders"."customer_id" ORDER BY "orders"."order_id"'
-  q_lines='SELECT "order_line"."order_id", "order_line"."line_no", "order_line"."product_id", "order_line"."quantity", "order_line"."unit_price", "order_line"."discount", "order_line"."note" FROM "order_line" AS "order_line" WHERE "order_line"."order_id" IS NOT NULL ORDER BY "order_line"."order_id"'
+  q_orders='SELECT "orders"."order_id", "orders"."customer_id", "orders"."ordered_at", "orders"."status", "orders"."channel", "orders"."total", "orders"."shipped_at", "orders"."gift", "orders"."note", "customer"."name", "customer"."email", "customer"."phone", "customer"."city", "customer"."country", "customer"."vip", "orders"."order_id" FROM "orders" AS "orders" LEFT JOIN "customer" AS "customer" ON "customer"."customer_id" = "orders"."customer_id" ORDER BY "orders"."order_id"'
+  q_lines='SELECT "order_line"."order_id", "order_line"."line_no", "order_line"."product_id", "order_line"."quantity", "order_line"."unit_price", "order_line"."discount", "order_line"."note", "order_line"."order_id" FROM "order_line" AS "order_line" WHERE "order_line"."order_id" IS NOT NULL ORDER BY "order_line"."order_id"'
   queries=("$q_orders" "$q_lines")
   qsrc="reproduced"
   if [[ $engine == pg && $c_ok == 1 ]]; then
@@ -337,6 +366,9 @@ the whole run took ${t_total} s (build included).
 - **load**: bench/gen.sh generates the shop server-side (not timed against anything).
 - **(c) widen**: \`widen migrate -m bench/shop.yaml\` end to end, one process, wall clock;
   with \`--jobs 1\`, then again with \`--jobs 2\` (two connections on one snapshot, two writers).
+- **(t) text key**: \`widen migrate -m bench/text_key.yaml\`: S vouchers keyed by a text code
+  (a VARCHAR primary key; MariaDB's utf8mb4_general_ci) with S voucher uses nested on the code;
+  rows/s counts vouchers + uses.
 - **(a) extract**: the SELECTs widen issues, into /dev/null (\`psql -c "COPY (...) TO STDOUT"\`,
   \`mysql --quick\`), one after the other, timed on the second of two passes; seconds are the sum.
 - **(b) store**: the cells of (c)'s store, pre-made in memory, written to a new store through

@@ -4,7 +4,7 @@
 -- checked off during the load.
 SET NAMES utf8mb4;
 SET foreign_key_checks = 0;
-DROP TABLE IF EXISTS order_line, orders, product, customer,
+DROP TABLE IF EXISTS order_line, orders, product, customer, voucher_use, voucher,
   bench_first, bench_last, bench_city, bench_word, bench_n;
 
 CREATE TABLE customer (
@@ -56,6 +56,26 @@ CREATE TABLE order_line (
     CONSTRAINT order_line_order_fk   FOREIGN KEY (order_id)   REFERENCES orders (order_id),
     CONSTRAINT order_line_product_fk FOREIGN KEY (product_id) REFERENCES product (product_id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+-- The text-keyed tables (bench/text_key.yaml): vouchers keyed by a code,
+-- and their uses, linked by the code; in MariaDB's default utf8mb4
+-- collation (case-insensitive, PAD SPACE), as a new database has it.
+CREATE TABLE voucher (
+    code         VARCHAR(24)   NOT NULL,
+    order_id     INT           NOT NULL,
+    amount       NUMERIC(10,2) NOT NULL,
+    issued_at    DATETIME      NOT NULL,
+    PRIMARY KEY (code)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci;
+
+CREATE TABLE voucher_use (
+    use_id       INT           NOT NULL,
+    code         VARCHAR(24)   NOT NULL,
+    used_at      DATETIME      NOT NULL,
+    amount       NUMERIC(10,2) NOT NULL,
+    PRIMARY KEY (use_id),
+    KEY voucher_use_code_idx (code)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci;
 
 -- Lookup lists for the generator (bench/dict.sql fills them).
 CREATE TABLE bench_first (i INT PRIMARY KEY, name VARCHAR(40) NOT NULL) DEFAULT CHARSET=utf8mb4;

@@ -3,7 +3,7 @@
 -- into heaps without indexes). Keep in step with schema.mysql.sql: the same
 -- tables, columns, types and keys.
 SET client_min_messages = warning;
-DROP TABLE IF EXISTS order_line, orders, product, customer,
+DROP TABLE IF EXISTS order_line, orders, product, customer, voucher_use, voucher,
   bench_first, bench_last, bench_city, bench_word, bench_n CASCADE;
 
 CREATE TABLE customer (
@@ -45,6 +45,22 @@ CREATE TABLE order_line (
     unit_price   NUMERIC(10,2) NOT NULL,
     discount     NUMERIC(10,2) NULL,
     note         VARCHAR(200)  NULL
+);
+
+-- The text-keyed tables (bench/text_key.yaml): vouchers keyed by a code,
+-- and their uses, linked by the code.
+CREATE TABLE voucher (
+    code         VARCHAR(24)   NOT NULL,
+    order_id     INT           NOT NULL,
+    amount       NUMERIC(10,2) NOT NULL,
+    issued_at    TIMESTAMP     NOT NULL
+);
+
+CREATE TABLE voucher_use (
+    use_id       INT           NOT NULL,
+    code         VARCHAR(24)   NOT NULL,
+    used_at      TIMESTAMP     NOT NULL,
+    amount       NUMERIC(10,2) NOT NULL
 );
 
 -- Lookup lists for the generator (bench/dict.sql fills them).

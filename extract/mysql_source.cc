@@ -102,6 +102,13 @@ struct ColumnMeta {
   int scale = 0;
   std::string source_type;
   bool nullable = true;
+  // Text columns: character set and collation ("" when unknown), the
+  // declared length in characters (-1 when unknown), and whether it is an
+  // ENUM or SET (which ORDER BY sorts by the members' numbers, not as text).
+  std::string charset;
+  std::string collation;
+  int64_t max_chars = -1;
+  bool enum_or_set = false;
 };
 
 // The kind of a result column from Connector/C++'s metadata (free-form
@@ -161,6 +168,48 @@ bool IsTextKind(ColumnKind k) { return k == ColumnKind::kText || k == ColumnKind
 // True when a keyset predicate on this kind compares exactly what ORDER BY sorts.
 bool CanPageOn(ColumnKind k) { return k != ColumnKind::kOther && k != ColumnKind::kGeometry; }
 
+// Text as unsigned UTF-8 bytes: the order of CompareValues.
+std::string Bytewise(const std::string& expr) {
+  return "CAST(CONVERT(" + expr + " USING utf8mb4) AS BINARY)";
+}
+
+// Declared lengths up to this many characters pad merge keys; longer (TEXT)
+// or unknown lengths are measured (the longest value).
+constexpr int64_t kMaxDeclaredPadChars = 512;
+
+// One side of a nest's `=`: a column of a table or of a free-form query.
+struct LinkSide {
+  std::string table;
+  std::string query;
+  std::string column;
+  std::string Id() const { return (query.empty() ? "t:" + table : "q:" + query) + '\x1f' + column; }
+  // A FROM item with the side's columns and no rows, for probes.
+  std::string EmptyFrom() const {
+    return query.empty() ? MySqlSource::QuoteIdent(table)
+                         : "(SELECT * FROM (" + query + ") AS widen_q LIMIT 0)";
+  }
+  std::string Rows() const {
+    return query.empty() ? MySqlSource::QuoteIdent(table) : "(" + query + ") AS widen_q";
+  }
+};
+
+// The side of column `c` of a scan: its table (the driving one or a joined
+// one, by alias) or the scan's free-form query.
+LinkSide SideOf(const ScanSpec& spec, const ColumnExpr& c) {
+  LinkSide side;
+  side.column = c.column;
+  if (c.alias == spec.alias) {
+    side.table = spec.table;
+    side.query = spec.query;
+    return side;
+  }
+  side.table = c.alias;
+  for (const auto& j : spec.joins) {
+    if (j.alias == c.alias) side.table = j.table;
+  }
+  return side;
+}
+
 }  // namespace
 
 struct MySqlSource::Session {
@@ -195,7 +244,32 @@ struct MySqlSource::Session {
   // Free-form queries (ScanSpec::query) described so far: query -> column -> meta.
   std::map<std::string, std::map<std::string, ColumnMeta>> query_meta;
 
+  // How the server's `=` compares two text columns of a nest: in the
+  // collation it derives for them (which the merge keys use), padded to
+  // `pad_chars` characters; `error` when it cannot compare them.
+  struct TextCompare {
+    std::string collation;
+    std::string charset;
+    int64_t pad_chars = 1;
+    std::string error;
+  };
+  // LinkSide::Id() of the parent + '\x1e' + of the child -> how they compare.
+  std::map<std::string, TextCompare> text_compare;
+  // LinkSide::Id() -> the longest value, in characters (measured once).
+  std::map<std::string, int64_t> longest;
+
+  const ColumnMeta* Meta(const LinkSide& side) const {
+    if (side.query.empty()) return Find(side.table, side.column);
+    auto q = query_meta.find(side.query);
+    if (q == query_meta.end()) return nullptr;
+    auto c = q->second.find(side.column);
+    return c == q->second.end() ? nullptr : &c->second;
+  }
+
   Status LoadSchema();
+  /// Finds out how `=` compares the text columns `parent` and `child` (the
+  /// collation, the padding), once; throws the connector's exceptions.
+  void PrepareTextCompare(const LinkSide& parent, const LinkSide& child);
   /// Runs `sql` with LIMIT 0 and records its columns in query_meta (and *t).
   Status DescribeQuery(const std::string& sql, SourceTable* t);
   /// Loads the schema and describes spec.query, as far as not done yet.
@@ -214,17 +288,49 @@ struct QueryPlan {
   std::vector<std::string> names;
   std::vector<std::string> source_types;
   std::vector<bool> nullable;
-  size_t visible = 0;
+  size_t visible = 0;  // the spec's columns, then its merge keys
   struct Key {
-    size_t index;  // into the selected columns
+    size_t index;  // into the selected columns: the value bound for the next page
     ColumnMeta meta;
     std::string expr;  // as ordered and compared
+    std::string rhs;   // the right-hand side of a comparison with `expr`, "{}" for the variable
   };
-  std::vector<Key> keys;  // order_by, then unique_key columns not already in it
+  std::vector<Key> keys;  // merge keys, order_by, then unique_key columns not already in it
   bool paged = false;
   std::string order;                 // " ORDER BY ..." (may be empty)
   std::vector<std::string> unknown;  // columns missing from the schema
+  std::string error;                 // a link the server cannot compare
 };
+
+// The right-hand side comparing a key column (as itself) with a variable,
+// typed so that the comparison is exact; "{}" stands for the variable.
+std::string KeyRhs(const ColumnMeta& m) {
+  switch (m.kind) {
+    case ColumnKind::kText:
+    case ColumnKind::kJson:
+    case ColumnKind::kBytes:
+      return "CAST({} AS BINARY)";
+    case ColumnKind::kDecimal:
+      return fmt::format("CAST({{}} AS DECIMAL({}, {}))", std::max(m.precision, 1), m.scale);
+    case ColumnKind::kDate:
+      return "CAST({} AS DATE)";
+    case ColumnKind::kDateTime:
+    case ColumnKind::kTimestamp:
+      return "CAST({} AS DATETIME(6))";
+    case ColumnKind::kTime:
+      return "CAST({} AS TIME(6))";
+    default:
+      return "{}";
+  }
+}
+
+// A text column in a collation: itself when it has that collation (an index
+// on it can order it), else converted.
+std::string InCollation(const std::string& col, const ColumnMeta& m, const std::string& charset,
+                        const std::string& collation) {
+  if (m.collation == collation && m.charset == charset && !m.enum_or_set) return col;
+  return "CONVERT(" + col + " USING " + charset + ") COLLATE " + collation;
+}
 
 QueryPlan BuildQuery(const MySqlSource::Session& s, const ScanSpec& spec) {
   QueryPlan q;
@@ -253,27 +359,89 @@ QueryPlan BuildQuery(const MySqlSource::Session& s, const ScanSpec& spec) {
   };
   std::vector<std::string> items;
   std::vector<ColumnExpr> selected;
+  auto add_item = [&](std::string item, ColumnKind kind, std::string name, std::string source_type,
+                      bool nullable) {
+    items.push_back(std::move(item));
+    q.kinds.push_back(kind);
+    q.names.push_back(std::move(name));
+    q.source_types.push_back(std::move(source_type));
+    q.nullable.push_back(nullable);
+  };
   auto add = [&](const ColumnExpr& c) {
     bool known = false;
     ColumnMeta m = meta_of(c, &known);
     if (!known) q.unknown.push_back(c.alias + "." + c.column);
     // FLOAT: the text protocol prints 6 significant digits; the float widened
     // to a double prints exactly (shortest round-trip form).
-    items.push_back(m.kind == ColumnKind::kFloat ? "CAST(" + Col(c) + " AS DOUBLE)" : Col(c));
-    q.kinds.push_back(m.kind);
-    q.names.push_back(c.column);
-    q.source_types.push_back(m.source_type);
-    q.nullable.push_back(m.nullable);
+    add_item(m.kind == ColumnKind::kFloat ? "CAST(" + Col(c) + " AS DOUBLE)" : Col(c), m.kind,
+             c.column, m.source_type, m.nullable);
     selected.push_back(c);
     return selected.size() - 1;
   };
   for (const auto& c : spec.columns) add(c);
-  q.visible = selected.size();
 
-  // Keyset: order_by, then the unique key's columns not already in it. Without
-  // a unique key (or with a key type that cannot be compared exactly) the scan
-  // is one unbuffered result ordered by order_by alone. A table without a
-  // primary key pages by a UNIQUE index of NOT NULL columns when it has one.
+  // Merge keys (MergeLink), one per `on` pair: for text, the column's weight
+  // string in the collation the server's `=` uses for the pair, padded with
+  // the collation's pad weights (PAD SPACE: a space's; NO PAD: zeros, below
+  // every character) to the longest value of either side, so that byte
+  // order and equality are the collation's; the rows are ordered by the column in that collation
+  // (an index on it serves the order when it is the column's own). A decimal compared with a float
+  // compares as a double, as the server does. Other types compare by value (the column itself), or
+  // by their text (types read as text, such as UUID). Each key is paged on its column's value.
+  struct PageKey {
+    ColumnExpr column;
+    std::string expr, rhs;
+  };
+  std::vector<PageKey> merge_keys;
+  for (const MergeLink& link : spec.merge) {
+    for (const auto& [c, peer_column] : link.on) {
+      bool known = false;
+      const ColumnMeta m = meta_of(c, &known);
+      if (!known) q.unknown.push_back(c.alias + "." + c.column);
+      const LinkSide self = SideOf(spec, c);
+      const LinkSide peer{link.peer_table, link.peer_query, peer_column};
+      const LinkSide& parent = link.child ? peer : self;
+      const LinkSide& child = link.child ? self : peer;
+      const ColumnMeta* pm = s.Meta(peer);
+      std::string key = Col(c), expr = Col(c), rhs = KeyRhs(m);
+      ColumnKind kind = m.kind;
+      if (m.kind == ColumnKind::kText) {
+        auto it = s.text_compare.find(parent.Id() + '\x1e' + child.Id());
+        if (it == s.text_compare.end()) {
+          q.error = fmt::format("no collation found for {} = {}", parent.Id(), child.Id());
+        } else if (!it->second.error.empty()) {
+          q.error = it->second.error;
+        } else {
+          const auto& tc = it->second;
+          expr = InCollation(Col(c), m, tc.charset, tc.collation);
+          key = fmt::format("WEIGHT_STRING({} AS CHAR({}))", expr, tc.pad_chars);
+          rhs = "CONVERT({} USING " + tc.charset + ") COLLATE " + tc.collation;
+          kind = ColumnKind::kBytes;
+        }
+      } else if (m.kind == ColumnKind::kDecimal && pm != nullptr &&
+                 (pm->kind == ColumnKind::kFloat || pm->kind == ColumnKind::kDouble)) {
+        key = "CAST(" + Col(c) + " AS DOUBLE)";
+        kind = ColumnKind::kDouble;
+      } else if (m.kind == ColumnKind::kFloat) {
+        key = "CAST(" + Col(c) + " AS DOUBLE)";
+      } else if (m.kind == ColumnKind::kOther) {
+        key = expr = Bytewise(Col(c));
+        rhs = "CAST({} AS BINARY)";
+        kind = ColumnKind::kBytes;
+      }
+      add_item(key, kind, "widen_merge_" + c.column, m.source_type, m.nullable);
+      selected.push_back(ColumnExpr{});  // not a column: never a paging value
+      merge_keys.push_back(PageKey{c, std::move(expr), std::move(rhs)});
+    }
+  }
+  q.visible = items.size();
+
+  // Keyset: merge keys, order_by, then the unique key's columns in the
+  // column's own order (not already ordered so). Without a unique key (or
+  // with a key type that cannot be compared exactly) the scan is one
+  // unbuffered result ordered by the merge keys and order_by alone. A table
+  // without a primary key pages by a UNIQUE index of NOT NULL columns when
+  // it has one.
   std::vector<ColumnExpr> unique_key = spec.unique_key;
   if (unique_key.empty() && spec.query.empty()) {
     auto u = s.unique_not_null.find(spec.table);
@@ -281,29 +449,51 @@ QueryPlan BuildQuery(const MySqlSource::Session& s, const ScanSpec& spec) {
       for (const auto& c : u->second) unique_key.push_back(ColumnExpr{spec.alias, c, false});
     }
   }
-  std::vector<ColumnExpr> key_cols = spec.order_by;
-  for (const auto& u : unique_key) {
-    bool dup = false;
-    for (const auto& k : key_cols) dup = dup || (k.alias == u.alias && k.column == u.column);
-    if (!dup) key_cols.push_back(u);
-  }
+  std::vector<PageKey> key_cols = merge_keys;
+  auto add_key = [&](const ColumnExpr& c, bool bytewise) {
+    bool known = false;
+    const ColumnMeta m = meta_of(c, &known);
+    PageKey k{c, Col(c), KeyRhs(m)};
+    if (IsTextKind(m.kind)) {
+      if (bytewise || m.collation.empty()) {
+        k.expr = Bytewise(Col(c));
+      } else {
+        // The column's own collation, as its index orders it.
+        k.expr = InCollation(Col(c), m, m.charset, m.collation);
+        k.rhs = "CONVERT({} USING " + m.charset + ") COLLATE " + m.collation;
+      }
+    }
+    for (const auto& e : key_cols) {
+      if (e.expr == k.expr) return;
+    }
+    key_cols.push_back(std::move(k));
+  };
+  for (const auto& c : spec.order_by) add_key(c, true);
+  const size_t ordered = key_cols.size();
+  for (const auto& u : unique_key) add_key(u, false);
   q.paged = !unique_key.empty();
   for (const auto& k : key_cols) {
     bool known = false;
-    if (!CanPageOn(meta_of(k, &known).kind)) q.paged = false;
+    if (!CanPageOn(meta_of(k.column, &known).kind)) q.paged = false;
   }
-  if (!q.paged) key_cols = spec.order_by;
+  if (!q.paged) key_cols.resize(ordered);
   for (const auto& k : key_cols) {
     size_t index = selected.size();
     for (size_t i = 0; i < selected.size(); ++i) {
-      if (selected[i].alias == k.alias && selected[i].column == k.column) index = i;
+      if (selected[i].alias == k.column.alias && selected[i].column == k.column.column) index = i;
     }
-    if (index == selected.size()) index = add(k);  // hidden: read for paging only
     bool known = false;
-    ColumnMeta m = meta_of(k, &known);
-    std::string expr =
-        IsTextKind(m.kind) ? "CAST(CONVERT(" + Col(k) + " USING utf8mb4) AS BINARY)" : Col(k);
-    q.keys.push_back(QueryPlan::Key{index, m, std::move(expr)});
+    ColumnMeta m = meta_of(k.column, &known);
+    if (index == selected.size()) {
+      // Hidden: read for paging only (after the merge keys).
+      if (!known) q.unknown.push_back(k.column.alias + "." + k.column.column);
+      add_item(
+          m.kind == ColumnKind::kFloat ? "CAST(" + Col(k.column) + " AS DOUBLE)" : Col(k.column),
+          m.kind, k.column.column, m.source_type, m.nullable);
+      selected.push_back(k.column);
+      index = items.size() - 1;
+    }
+    q.keys.push_back(QueryPlan::Key{index, m, k.expr, k.rhs});
   }
 
   if (spec.query.empty()) {
@@ -332,28 +522,6 @@ QueryPlan BuildQuery(const MySqlSource::Session& s, const ScanSpec& spec) {
   return q;
 }
 
-// The right-hand side comparing a key column with the session variable `var`,
-// typed so that the comparison is exact.
-std::string KeyRhs(const ColumnMeta& m, const std::string& var) {
-  switch (m.kind) {
-    case ColumnKind::kText:
-    case ColumnKind::kJson:
-    case ColumnKind::kBytes:
-      return "CAST(" + var + " AS BINARY)";
-    case ColumnKind::kDecimal:
-      return fmt::format("CAST({} AS DECIMAL({}, {}))", var, std::max(m.precision, 1), m.scale);
-    case ColumnKind::kDate:
-      return "CAST(" + var + " AS DATE)";
-    case ColumnKind::kDateTime:
-    case ColumnKind::kTimestamp:
-      return "CAST(" + var + " AS DATETIME(6))";
-    case ColumnKind::kTime:
-      return "CAST(" + var + " AS TIME(6))";
-    default:
-      return var;
-  }
-}
-
 class MySqlRowStream : public RowStream {
  public:
   MySqlRowStream(MySqlSource::Session* s, int id, std::string table, int fetch_rows)
@@ -375,6 +543,10 @@ class MySqlRowStream : public RowStream {
     if (!q_.unknown.empty()) {
       return Status::NotFound(fmt::format("source {}: table '{}': no column {} in the schema",
                                           s_->masked_url, table_, q_.unknown.front()));
+    }
+    if (!q_.error.empty()) {
+      return Status::InvalidArgument(
+          fmt::format("source {}: table '{}': {}", s_->masked_url, table_, q_.error));
     }
     schema_.resize(q_.visible);
     for (size_t i = 0; i < q_.visible; ++i) {
@@ -408,7 +580,7 @@ class MySqlRowStream : public RowStream {
         std::string term;
         for (size_t j = 0; j <= i; ++j) {
           const auto& k = q_.keys[j];
-          const std::string rhs = KeyRhs(k.meta, Var(j));
+          const std::string rhs = fmt::format(fmt::runtime(k.rhs), Var(j));
           std::string cmp;
           const bool last = i + 1 == q_.keys.size();
           if (j < i) {
@@ -428,7 +600,8 @@ class MySqlRowStream : public RowStream {
       std::string pred = "(" + ors + ")";
       if (!last_key_[0].is_null()) {
         // Lets the server use an index range on the first key column.
-        pred = q_.keys[0].expr + " >= " + KeyRhs(q_.keys[0].meta, Var(0)) + " AND " + pred;
+        pred = q_.keys[0].expr + " >= " + fmt::format(fmt::runtime(q_.keys[0].rhs), Var(0)) +
+               " AND " + pred;
       }
       preds.push_back(pred);
     }
@@ -663,7 +836,8 @@ Status MySqlSource::Session::LoadSchema() {
   }
   rs.reset(st->executeQuery(
       "SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE, NUMERIC_PRECISION, "
-      "NUMERIC_SCALE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() "
+      "NUMERIC_SCALE, CHARACTER_SET_NAME, COLLATION_NAME, CHARACTER_MAXIMUM_LENGTH FROM "
+      "information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() "
       "ORDER BY TABLE_NAME, ORDINAL_POSITION"));
   while (rs->next()) {
     auto it = tables.find(std::string(rs->getString(1)));
@@ -676,6 +850,11 @@ Status MySqlSource::Session::LoadSchema() {
     m.kind = mysql_internal::KindForColumn(data_type, std::string(rs->getString(4)), is_json);
     m.precision = rs->isNull(6) ? 0 : rs->getInt(6);
     m.scale = rs->isNull(7) ? 0 : rs->getInt(7);
+    m.charset = rs->isNull(8) ? "" : std::string(rs->getString(8));
+    m.collation = rs->isNull(9) ? "" : std::string(rs->getString(9));
+    m.max_chars = rs->isNull(10) ? -1 : static_cast<int64_t>(rs->getUInt64(10));
+    m.enum_or_set =
+        data_type == "enum" || data_type == "set" || data_type == "ENUM" || data_type == "SET";
     c.type = mysql_internal::TypeForKind(m.kind);
     c.source_type = is_json ? "json" : std::string(rs->getString(4));
     c.nullable = std::string(rs->getString(5)) == "YES";
@@ -767,6 +946,11 @@ Status MySqlSource::Session::DescribeQuery(const std::string& sql, SourceTable* 
     for (char& ch : type_name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     m.source_type = type_name;
     m.nullable = true;
+    if (m.kind == ColumnKind::kText) {
+      m.charset = md->getColumnCharset(i);
+      m.collation = md->getColumnCollation(i);
+      m.enum_or_set = type_name == "enum" || type_name == "set";
+    }
     SourceColumn c;
     c.name = md->getColumnLabel(i);
     c.type = mysql_internal::TypeForKind(m.kind);
@@ -779,12 +963,81 @@ Status MySqlSource::Session::DescribeQuery(const std::string& sql, SourceTable* 
   return Status::OK();
 }
 
+void MySqlSource::Session::PrepareTextCompare(const LinkSide& parent, const LinkSide& child) {
+  const std::string id = parent.Id() + '\x1e' + child.Id();
+  if (text_compare.count(id) > 0) return;
+  TextCompare tc;
+  const std::string a = "widen_a." + QuoteIdent(parent.column);
+  const std::string b = "widen_b." + QuoteIdent(child.column);
+  const std::string both = "IF(TRUE, " + a + ", " + b + ")";
+  auto name = [](const LinkSide& side) {
+    return (side.query.empty() ? side.table : "query") + "." + side.column;
+  };
+  // The collation IF() derives for the two columns is the one `=` compares
+  // them in; the WHERE makes the server check that `=` can compare them at
+  // all (it refuses two different collations of one character set, say).
+  std::unique_ptr<sql::Statement> st(conn->createStatement());
+  try {
+    std::unique_ptr<sql::ResultSet> rs(st->executeQuery(
+        "SELECT COLLATION(" + both + "), CHARSET(" + both + ") FROM (SELECT 1) AS widen_one " +
+        "LEFT JOIN " + parent.EmptyFrom() + " AS widen_a ON FALSE LEFT JOIN " + child.EmptyFrom() +
+        " AS widen_b ON FALSE WHERE (" + a + " = " + b + ") IS NULL"));
+    if (rs->next()) {
+      tc.collation = rs->getString(1);
+      tc.charset = rs->getString(2);
+    }
+  } catch (const sql::SQLException& e) {
+    if (IsConnectionLost(e.getErrorCode())) throw;
+    tc.error = fmt::format(
+        "nest on {} = {}: the server cannot compare the two columns ({}); give them one "
+        "character set and collation",
+        name(parent), name(child), OneLine(e.what()));
+    text_compare[id] = tc;
+    return;
+  }
+  // Pad to the longest value either side can hold (declared), or holds.
+  for (const LinkSide* side : {&parent, &child}) {
+    const ColumnMeta* m = Meta(*side);
+    int64_t n = m != nullptr ? m->max_chars : -1;
+    if (n < 0 || n > kMaxDeclaredPadChars) {
+      auto it = longest.find(side->Id());
+      if (it == longest.end()) {
+        std::unique_ptr<sql::ResultSet> rs(st->executeQuery(
+            "SELECT MAX(CHAR_LENGTH(" + QuoteIdent(side->column) + ")) FROM " + side->Rows()));
+        n = rs->next() && !rs->isNull(1) ? static_cast<int64_t>(rs->getUInt64(1)) : 0;
+        longest[side->Id()] = n;
+      } else {
+        n = it->second;
+      }
+    }
+    tc.pad_chars = std::max(tc.pad_chars, n);
+  }
+  text_compare[id] = tc;
+}
+
 Status MySqlSource::Session::Prepare(const ScanSpec& spec) {
   try {
     if (!schema_loaded) WIDEN_RETURN_IF_ERROR(LoadSchema());
     if (!spec.query.empty() && query_meta.count(spec.query) == 0) {
       SourceTable t;
       WIDEN_RETURN_IF_ERROR(DescribeQuery(spec.query, &t));
+    }
+    for (const MergeLink& link : spec.merge) {
+      if (!link.peer_query.empty() && query_meta.count(link.peer_query) == 0) {
+        SourceTable t;
+        WIDEN_RETURN_IF_ERROR(DescribeQuery(link.peer_query, &t));
+      }
+      for (const auto& [c, peer_column] : link.on) {
+        const LinkSide self = SideOf(spec, c);
+        const LinkSide peer{link.peer_table, link.peer_query, peer_column};
+        const ColumnMeta* m = Meta(self);
+        if (m == nullptr || m->kind != ColumnKind::kText) continue;
+        if (link.child) {
+          PrepareTextCompare(peer, self);
+        } else {
+          PrepareTextCompare(self, peer);
+        }
+      }
     }
   } catch (const std::exception& e) {
     return QueryError(fmt::format("source {}: reading the schema", masked_url), e);
@@ -969,6 +1222,8 @@ Result<SourceSchema> MySqlSource::Introspect() {
 }
 
 std::string MySqlSource::SelectSql(const ScanSpec& spec) const {
+  // The merge keys' collations come from the server (errors show in CheckScan).
+  if (session_->unbuffered_owner == nullptr) (void)session_->Prepare(spec);
   QueryPlan q = BuildQuery(*session_, spec);
   std::string sql = q.select;
   for (size_t i = 0; i < q.preds.size(); ++i) sql += (i ? " AND " : " WHERE ") + q.preds[i];
@@ -997,6 +1252,10 @@ Status MySqlSource::CheckScan(const ScanSpec& spec) {
     return Status::NotFound(fmt::format("source {}: table '{}': no column {} in the schema",
                                         session_->masked_url, name, q.unknown.front()));
   }
+  if (!q.error.empty()) {
+    return Status::InvalidArgument(
+        fmt::format("source {}: table '{}': {}", session_->masked_url, name, q.error));
+  }
   // EXPLAIN checks names and the `where` text without reading rows.
   const std::string sql = SelectSql(spec);
   try {
@@ -1016,11 +1275,6 @@ std::string Where(const QueryPlan& q) {
   return w;
 }
 
-// Text as unsigned UTF-8 bytes, as ORDER BY and the keyset compare it.
-std::string Bytewise(const std::string& expr) {
-  return "CAST(CONVERT(" + expr + " USING utf8mb4) AS BINARY)";
-}
-
 }  // namespace
 
 Result<std::vector<GroupCount>> MySqlSource::LargestGroups(const ScanSpec& spec,
@@ -1035,13 +1289,13 @@ Result<std::vector<GroupCount>> MySqlSource::LargestGroups(const ScanSpec& spec,
     return Status::NotFound(fmt::format("source {}: no column {} in the schema",
                                         session_->masked_url, q.unknown.front()));
   }
-  // Text groups by its bytes (as widen compares it), not by the column's
-  // collation, which would merge 'a' and 'A'.
+  // Text marked is_text groups by its bytes, not by the column's collation,
+  // which merges 'a' and 'A'; other text as the server compares it.
   std::string inner = "SELECT ", outer = "SELECT ", group;
   std::vector<std::string> names;
   for (size_t i = 0; i < group_by.size(); ++i) {
     const std::string g = fmt::format("widen_g{}", i), b = fmt::format("widen_b{}", i);
-    const bool text = IsTextKind(q.kinds[i]);
+    const bool text = IsTextKind(q.kinds[i]) && group_by[i].is_text;
     inner += (i ? ", " : "") + q.items[i] + " AS " + g;
     if (text) inner += ", " + Bytewise(q.items[i]) + " AS " + b;
     outer += (i ? ", " : "") + (text ? "MIN(" + g + ") AS " + g : g);

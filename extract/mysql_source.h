@@ -28,9 +28,13 @@
 // prints it (DECIMAL digits, zero dates, TIME beyond 24 h), decoded by the
 // column's information_schema type. FLOAT columns are selected as
 // CAST(x AS DOUBLE), the float widened exactly (the text protocol would print
-// FLOAT with 6 digits). Text ORDER BY and comparisons use
-// CAST(CONVERT(x USING utf8mb4) AS BINARY): unsigned UTF-8 bytes, the order of
-// widen's CompareValues, whatever the column's charset or collation.
+// FLOAT with 6 digits). ScanSpec::order_by text sorts by
+// CAST(CONVERT(x USING utf8mb4) AS BINARY): unsigned UTF-8 bytes, the order
+// of widen's CompareValues, whatever the column's charset or collation. Nest
+// links (ScanSpec::merge) order text in the collation the server's `=` uses
+// for the two columns and carry WEIGHT_STRING(x AS CHAR(n)) in it as the
+// merge key (docs/types.md, "Reading order and paging"); unique keys are
+// ordered and compared in the column's own collation, as its index orders them.
 //
 // Streaming: several streams are open at once on the one connection (nesting
 // merges a parent stream with child streams), so a scan with a unique key

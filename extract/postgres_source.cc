@@ -2,7 +2,9 @@
 
 #include <pqxx/pqxx>
 
+#include <algorithm>
 #include <cstdlib>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -175,6 +177,49 @@ class PostgresRowStream : public RowStream {
 struct PostgresSource::Session {
   std::unique_ptr<pqxx::connection> conn;
   std::unique_ptr<pqxx::dbtransaction> txn;
+  // "table\x1fcolumn" -> whether the column is text or varchar in a
+  // deterministic collation (see BytesEqual).
+  std::map<std::string, bool> plain_text;
+
+  // True when `=` on the column is equality of its bytes: text or varchar
+  // (not char(n), whose `=` ignores trailing blanks, a domain, citext or
+  // another type) in a deterministic collation, for which PostgreSQL
+  // compares the bytes whatever the collation. False when unsure.
+  bool PlainText(const std::string& table, const std::string& column) {
+    const std::string id = table + '\x1f' + column;
+    auto it = plain_text.find(id);
+    if (it != plain_text.end()) return it->second;
+    bool plain = false;
+    try {
+      pqxx::result r = txn->exec_params(
+          "SELECT a.atttypid IN ('text'::regtype, 'varchar'::regtype) AND "
+          "COALESCE(c.collisdeterministic, TRUE) FROM pg_attribute a LEFT JOIN pg_collation c "
+          "ON c.oid = a.attcollation WHERE a.attrelid = $1::regclass AND a.attname = $2 AND "
+          "NOT a.attisdropped",
+          PostgresSource::QuoteIdent(table), column);
+      plain = !r.empty() && std::string(r[0][0].c_str()) == "t";
+    } catch (const std::exception&) {
+      plain = false;  // the join is right in every case
+    }
+    plain_text[id] = plain;
+    return plain;
+  }
+
+  // True when every `=` of `link` compares the bytes of two plain text
+  // columns (PlainText), so that the child's own values are exact keys.
+  bool BytesEqual(const ScanSpec& spec, const MergeLink& link) {
+    if (!link.peer_query.empty()) return false;
+    for (const auto& [c, peer] : link.on) {
+      std::string table = c.alias == spec.alias ? spec.table : c.alias;
+      for (const auto& j : spec.joins) {
+        if (j.alias == c.alias) table = j.table;
+      }
+      if (table.empty() || !PlainText(table, c.column) || !PlainText(link.peer_table, peer)) {
+        return false;
+      }
+    }
+    return true;
+  }
 };
 
 PostgresSource::PostgresSource(std::string url, SourceOptions options)
@@ -402,10 +447,55 @@ Status PostgresSource::CheckScan(const ScanSpec& spec) {
 
 std::string PostgresSource::SelectSql(const ScanSpec& spec) const {
   auto col = [](const ColumnExpr& c) { return QuoteIdent(c.alias) + "." + QuoteIdent(c.column); };
+  // Merge keys. A child row is matched to its parent rows by the database:
+  // it is read joined to the parent table on the nest's `=` (whatever the
+  // collation: nondeterministic ICU collations, char(n) padding, citext...)
+  // and carries the parent's values, NULL when no parent row matches. The
+  // parent rows carry their own values. Both sides are then the same
+  // column's values, ordered as CompareValues orders them: text-like values
+  // by their text as unsigned bytes (COLLATE "C"), others natively. Links
+  // whose values compare alike in widen and in the database (by_value, or
+  // text whose `=` compares bytes) use the child's own values, without the
+  // join.
+  std::vector<std::string> keys, order, merge_joins;
+  for (size_t l = 0; l < spec.merge.size(); ++l) {
+    const MergeLink& m = spec.merge[l];
+    const bool carry = m.child && !m.by_value && !session_->BytesEqual(spec, m);
+    const std::string alias = QuoteIdent(fmt::format("widen_m{}", l));
+    // The peer's columns are renamed in a derived table, so that they
+    // cannot make a name in the `where` text ambiguous.
+    auto carried = [&](size_t i) { return QuoteIdent(fmt::format("widen_k{}_{}", l, i)); };
+    if (carry) {
+      std::string peer = "SELECT ";
+      for (size_t i = 0; i < m.on.size(); ++i) {
+        peer += (i ? ", " : "") + QuoteIdent(m.on[i].second) + " AS " + carried(i);
+      }
+      peer += m.peer_query.empty() ? " FROM " + QuoteIdent(m.peer_table)
+                                   : " FROM (" + m.peer_query + ") AS widen_q";
+      std::string j = " LEFT JOIN (" + peer + ") AS " + alias + " ON ";
+      for (size_t i = 0; i < m.on.size(); ++i) {
+        if (i) j += " AND ";
+        j += alias + "." + carried(i) + " = " + col(m.on[i].first);
+      }
+      merge_joins.push_back(std::move(j));
+    }
+    for (size_t i = 0; i < m.on.size(); ++i) {
+      const ColumnExpr& c = m.on[i].first;
+      const std::string value = carry ? alias + "." + carried(i) : col(c);
+      const bool text = c.is_text && !m.by_value;
+      keys.push_back(text ? "(" + value + ")::text" : value);
+      std::string o = text ? keys.back() + " COLLATE \"C\"" : value;
+      if (carry) o += " NULLS FIRST";
+      if (std::find(order.begin(), order.end(), o) == order.end()) order.push_back(std::move(o));
+    }
+  }
   std::string sql = "SELECT ";
   for (size_t i = 0; i < spec.columns.size(); ++i) {
     if (i) sql += ", ";
     sql += col(spec.columns[i]);
+  }
+  for (size_t i = 0; i < keys.size(); ++i) {
+    sql += (i || !spec.columns.empty() ? ", " : "") + keys[i];
   }
   if (spec.query.empty()) {
     sql += " FROM " + QuoteIdent(spec.table) + " AS " + QuoteIdent(spec.alias);
@@ -419,16 +509,18 @@ std::string PostgresSource::SelectSql(const ScanSpec& spec) const {
       sql += QuoteIdent(j.alias) + "." + QuoteIdent(j.on[i].second) + " = " + col(j.on[i].first);
     }
   }
+  for (const auto& j : merge_joins) sql += j;
   std::vector<std::string> preds;
   if (!spec.where.empty()) preds.push_back("(" + spec.where + ")");
   for (const auto& c : spec.not_null) preds.push_back(col(c) + " IS NOT NULL");
   if (spec.range) preds.push_back(source_internal::RangePredicate(spec, col));
   for (size_t i = 0; i < preds.size(); ++i) sql += (i ? " AND " : " WHERE ") + preds[i];
-  for (size_t i = 0; i < spec.order_by.size(); ++i) {
-    sql += i ? ", " : " ORDER BY ";
-    sql += col(spec.order_by[i]);
-    if (spec.order_by[i].is_text) sql += " COLLATE \"C\"";
+  for (const auto& c : spec.order_by) {
+    std::string o = col(c);
+    if (c.is_text) o += " COLLATE \"C\"";
+    if (std::find(order.begin(), order.end(), o) == order.end()) order.push_back(std::move(o));
   }
+  for (size_t i = 0; i < order.size(); ++i) sql += (i ? ", " : " ORDER BY ") + order[i];
   return sql;
 }
 

@@ -10,7 +10,9 @@
 // type, enum types as text (their labels). All reads happen in one `REPEATABLE READ READ ONLY`
 // transaction (one snapshot for the whole run); rows stream through server-side cursors,
 // `fetch_rows` at a time, so memory does not grow with table size. Text ORDER BY uses COLLATE "C"
-// (bytewise).
+// (bytewise). A nest's child rows (ScanSpec::merge) are read LEFT JOINed to the parent table on
+// the nest's `=` and carry the parent's values as merge keys, so that the database matches them
+// whatever the collation (docs/types.md, "Reading order and paging").
 //
 // Thread safety: not thread safe; one thread uses the source and its streams.
 #pragma once

@@ -27,6 +27,14 @@ const SourceTable* SourceSchema::FindTable(const std::string& n) const {
   return nullptr;
 }
 
+std::vector<size_t> MergeKeyIndexes(const ScanSpec& spec, size_t link) {
+  size_t first = spec.columns.size();
+  for (size_t i = 0; i < link; ++i) first += spec.merge[i].on.size();
+  std::vector<size_t> out;
+  for (size_t i = 0; i < spec.merge[link].on.size(); ++i) out.push_back(first + i);
+  return out;
+}
+
 Result<SourceTable> Source::DescribeQuery(const std::string&) {
   return Status::InvalidArgument("free-form queries are not supported by the " + dialect() +
                                  " source yet");
@@ -129,6 +137,7 @@ ScanSpec Unordered(const ScanSpec& spec, std::vector<ColumnExpr> columns) {
   s.columns = std::move(columns);
   s.order_by.clear();
   s.unique_key.clear();
+  s.merge.clear();
   return s;
 }
 

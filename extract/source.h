@@ -32,7 +32,8 @@ namespace widen {
 struct ColumnExpr {
   std::string alias;
   std::string column;
-  /// In order_by only: the column holds text, to be sorted as unsigned bytes.
+  /// In order_by: the column holds text, to be sorted as unsigned bytes. In
+  /// a MergeLink: the column is compared through its text (see there).
   bool is_text = false;
 };
 
@@ -57,6 +58,34 @@ struct ScanRange {
   bool with_null = false;
 };
 
+/// One side of a nest's `on` (parent columns = child columns) as seen from
+/// one of the two scans the transformer merges: the parent rows' scan
+/// (`child` false; the peer is the child table) or the child rows' scan
+/// (`child` true; the peer holds the parent rows).
+///
+/// The database's `=` decides which child rows belong to which parent row,
+/// whatever the collation, padding or type of the columns. For each `on`
+/// pair the source appends to every row a merge key, such that
+///   - CompareValues orders the rows' keys as the rows come (see
+///     ScanSpec::merge), and
+///   - the keys of a child row equal the keys of a parent row exactly when
+///     the database's `=` holds between them on every pair.
+/// A child row that matches no row of the peer may get NULL keys instead;
+/// NULL keys sort first.
+struct MergeLink {
+  std::string peer_table;  // the other side's table, or
+  std::string peer_query;  // the other side's free-form SELECT (a driving `query:`)
+  /// (column of this scan, column of the peer), one per `=` of the `on`.
+  /// `is_text` marks text-like columns (text, enum, and types read as their
+  /// text form), which sources compare through their text.
+  std::vector<std::pair<ColumnExpr, std::string>> on;
+  bool child = false;
+  /// Every pair compares in the database as CompareValues compares the two
+  /// columns' values (integers and decimals, one date/time type, booleans,
+  /// bytes): a source may use the values themselves as the keys.
+  bool by_value = false;
+};
+
 /// A query: what to select, from where, in which order.
 struct ScanSpec {
   std::string table;  // driving table (empty when `query` is set)
@@ -66,16 +95,26 @@ struct ScanSpec {
   std::vector<ColumnExpr> columns;   // selected, in this order (the stream's schema)
   std::string where;                 // SQL filter from the mapping (trusted text), may be empty
   std::vector<ColumnExpr> not_null;  // rows with NULL in any of these are left out
-  /// Ascending order; text sorts as unsigned bytes ("C" collation) so that the
-  /// transformer can merge streams with CompareValues.
+  /// Nest links (see MergeLink). The rows come ordered by the merge keys of
+  /// merge[0], then of merge[1], ..., then by order_by. Each row holds the
+  /// keys after `columns`, link by link (MergeKeyIndexes).
+  std::vector<MergeLink> merge;
+  /// Ascending order after the merge keys; text sorts as unsigned bytes ("C"
+  /// collation) so that the rows can be compared with CompareValues.
   std::vector<ColumnExpr> order_by;
-  /// The driving table's primary key (may be empty). order_by followed by
-  /// these columns is a total order of the rows; a source may use it to read
-  /// in pages (keyset pagination) instead of one long result.
+  /// The driving table's primary key (may be empty). The merge keys and
+  /// order_by followed by these columns are a total order of the rows; a
+  /// source may use it to read in pages (keyset pagination) instead of one
+  /// long result, ordering these columns as the database does (index order).
   std::vector<ColumnExpr> unique_key;
   /// Only the rows in this range (unset: all rows).
   std::optional<ScanRange> range;
 };
+
+/// Where the merge keys of spec.merge[link] are in the rows of `spec`: after
+/// the columns and the keys of the links before it, one per `on` pair.
+/// REQUIRES: link < spec.merge.size().
+std::vector<size_t> MergeKeyIndexes(const ScanSpec& spec, size_t link);
 
 /// One column of a source table, as introspected.
 struct SourceColumn {

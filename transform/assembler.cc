@@ -120,15 +120,19 @@ class TableAssembler {
       const Row& row = rows->row();
       ++stats_->source_rows;
       if (!plan_.nests.empty()) {
-        const auto& pk = plan_.nests.front().parent_key;
+        const NestPlan& first = plan_.nests.front();
+        const auto& pk = first.parent_key;
         if (have_prev_parent && !AnyNull(row, pk) && !AnyNull(prev_parent, pk)) {
           int c = CompareKeys(prev_parent, pk, row, pk);
-          if (c > 0) return OutOfOrder("driving", plan_.scan.alias, row, pk);
+          if (c > 0) return OutOfOrder("driving", plan_.scan.alias, row, first.parent_values);
           if (c == 0) {
+            const std::string now = DescribeKey(row, first.parent_values);
+            const std::string before = DescribeKey(prev_parent, first.parent_values);
             return Status::InvalidArgument(fmt::format(
-                "table '{}': nest parent columns of '{}' repeat the value ({}); they must "
+                "table '{}': nest parent columns of '{}' repeat the value ({}{}); they must "
                 "identify one row (use the primary key)",
-                plan_.descriptor.FullName(), plan_.scan.alias, DescribeKey(row, pk)));
+                plan_.descriptor.FullName(), plan_.scan.alias, now,
+                now == before ? "" : ", equal to " + before + " as the database compares them"));
           }
         }
         prev_parent = row;
@@ -160,10 +164,12 @@ class TableAssembler {
   Status OpenChild(const NestPlan& n, Child* ch) {
     ch->plan = &n;
     if (options_.range) {
-      // Every nested scan orders first by (its link to) the top-level parent
-      // key, whose first column is the split column.
+      // Every nested scan links first to the top-level parent, whose first
+      // column is the split column: the range of the child's own (integer)
+      // column holds the children of the parents in the range, and the
+      // children without a parent, which are counted once whatever the job.
       ScanSpec scan = n.scan;
-      scan.range = Range(n.scan.order_by.front(), false);
+      scan.range = Range(n.scan.merge.front().on.front().first, false);
       WIDEN_ASSIGN_OR_RETURN(ch->stream, source_->Scan(scan));
     } else {
       WIDEN_ASSIGN_OR_RETURN(ch->stream, source_->Scan(n.scan));
@@ -436,7 +442,7 @@ class TableAssembler {
     while (s->Valid()) {
       const Row& child = s->row();
       if (ch->has_prev && CompareKeys(ch->prev, n.child_key, child, n.child_key) > 0) {
-        return OutOfOrder("child", n.scan.table, child, n.child_key);
+        return OutOfOrder("child", n.scan.table, child, n.child_values);
       }
       int c = CompareKeys(child, n.child_key, parent, n.parent_key);
       if (c > 0) break;
@@ -548,7 +554,9 @@ void AddSinkStats(const SinkStats& sink, TableStats* stats) {
 }
 
 std::optional<ColumnExpr> SplitColumn(const TablePlan& plan) {
-  if (!plan.nests.empty() && !plan.scan.order_by.empty()) return plan.scan.order_by.front();
+  if (!plan.nests.empty() && !plan.scan.merge.empty()) {
+    return plan.scan.merge.front().on.front().first;
+  }
   if (plan.nests.empty() && !plan.scan.unique_key.empty()) return plan.scan.unique_key.front();
   return std::nullopt;
 }

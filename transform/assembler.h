@@ -118,10 +118,10 @@ struct AssembleOptions {
 };
 
 /// The column whose integer ranges split `plan`'s driving rows among
-/// parallel jobs, in the driving scan: the first nest parent column (which
-/// every nested scan orders by first, so a range of it selects the children
-/// of the same parents), else the first primary key column. nullopt when the
-/// table has neither.
+/// parallel jobs, in the driving scan: the first nest parent column (every
+/// nested scan links first to it, so a range of the linked child column
+/// selects the children of the same parents), else the first primary key
+/// column. nullopt when the table has neither.
 std::optional<ColumnExpr> SplitColumn(const TablePlan& plan);
 
 /// Runs `plan` against `source`, putting cells into `sink` (not closed here).

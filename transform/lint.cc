@@ -152,12 +152,38 @@ class Linter {
     }
     mappings_.push_back(std::move(single));
     const TablePlan& tp = plan->tables.front();
+    WIDEN_ASSIGN_OR_RETURN(const bool queries_ok, LintQueries(t, tp));
+    if (!queries_ok) return Status::OK();
     LintKey(t, tp);
     LintUniqueness(t, tp);
     WIDEN_RETURN_IF_ERROR(LintVersionDepth(t, tp));
     WIDEN_RETURN_IF_ERROR(LintTtl(t, tp));
     WIDEN_RETURN_IF_ERROR(LintWideRows(t, tp));
     return Status::OK();
+  }
+
+  // E100 too: a query of the plan that the source refuses without reading
+  // rows (the driving rows, each nest's): a `where` that does not run, nest
+  // columns the database cannot compare. False when one is refused (the
+  // rules that read through the plan are then skipped).
+  Result<bool> LintQueries(const TableMapping& t, const TablePlan& tp) {
+    std::vector<std::pair<const ScanSpec*, SourceLocation>> scans = {{&tp.scan, t.loc}};
+    std::vector<const NestPlan*> nests;
+    for (const auto& n : tp.nests) nests.push_back(&n);
+    for (size_t i = 0; i < nests.size(); ++i) {
+      scans.emplace_back(&nests[i]->scan, nests[i]->spec->loc);
+      for (const auto& g : nests[i]->children) nests.push_back(&g);
+    }
+    for (const auto& [scan, loc] : scans) {
+      Status s = source_->CheckScan(*scan);
+      if (s.ok()) continue;
+      if (s.code() != StatusCode::kInvalidArgument && s.code() != StatusCode::kNotFound) return s;
+      Add("E100", loc, t.name, s.message(),
+          "fix the mapping or the source: the message says what the source refused (widen plan "
+          "and migrate stop on it)");
+      return false;
+    }
+    return true;
   }
 
   // E101: HBase's naming rules (TableDescriptor::Validate) and its reserved namespace.
@@ -658,7 +684,7 @@ class Linter {
     if (tp.nests.empty()) return Status::OK();
     struct Level {
       const NestPlan* nest;
-      size_t group_columns;  // leading order_by columns that name the top-level parent
+      size_t group_columns;  // leading columns of scan.merge[0] that name the top-level parent
     };
     std::vector<Level> levels;
     for (const auto& n : tp.nests) {
@@ -690,8 +716,13 @@ class Linter {
     for (const auto& c : tp.cells) bytes += cell_bytes(c.family);
     std::vector<std::string> parts;
     for (const Level& l : levels) {
-      std::vector<ColumnExpr> group(l.nest->scan.order_by.begin(),
-                                    l.nest->scan.order_by.begin() + l.group_columns);
+      // The children of one parent, as the database matches them: grouped
+      // by the link columns in their own collation (not bytewise).
+      std::vector<ColumnExpr> group;
+      for (size_t i = 0; i < l.group_columns; ++i) {
+        group.push_back(l.nest->scan.merge.front().on[i].first);
+        group.back().is_text = false;
+      }
       auto groups = source_->LargestGroups(l.nest->scan, group, 1);
       if (!groups.ok()) {
         if (groups.status().code() != StatusCode::kInvalidArgument) return groups.status();

@@ -21,6 +21,57 @@ bool Contains(std::string_view s, std::string_view what) {
 // that the order is unsigned bytes, as widen compares.
 bool IsTextual(ValueType t) { return t == ValueType::kText; }
 
+// Columns a nest link compares through their text (MergeLink::on).
+bool ComparedAsText(ValueType t) { return t == ValueType::kText || t == ValueType::kOther; }
+
+// True when the database's `=` between columns of these types is what
+// CompareValues says of their values: numbers (but a float with a decimal,
+// which the engines compare as floats), and booleans, bytes, dates and times
+// of one type. Text is not: collations, padding and case-insensitive types
+// make values equal that differ in bytes.
+bool ComparesByValue(ValueType a, ValueType b) {
+  auto number = [](ValueType t) {
+    return t == ValueType::kInt || t == ValueType::kUInt || t == ValueType::kDecimal ||
+           t == ValueType::kFloat;
+  };
+  if (number(a) && number(b)) {
+    return !((a == ValueType::kFloat && b == ValueType::kDecimal) ||
+             (a == ValueType::kDecimal && b == ValueType::kFloat));
+  }
+  switch (a) {
+    case ValueType::kBool:
+    case ValueType::kBytes:
+    case ValueType::kDate:
+    case ValueType::kTime:
+    case ValueType::kTimestamp:
+    case ValueType::kTimestampTz:
+      return a == b;
+    default:
+      return false;
+  }
+}
+
+// Points the nests' merge comparisons at the merge keys of their scans (see
+// MergeKeyIndexes): `parent` is the parent rows' scan, whose links from
+// `first_link` on are the nests' in order, each after the keys `prefix`. A
+// first-level child matches on its link to the parent; a second-level one
+// on (its parent's link to the top-level parent, its own link).
+void SetMergeKeys(const ScanSpec& parent, const std::vector<size_t>& prefix, size_t first_link,
+                  bool second_level, std::vector<NestPlan>* nests) {
+  for (size_t i = 0; i < nests->size(); ++i) {
+    NestPlan& n = (*nests)[i];
+    n.parent_key = prefix;
+    for (size_t k : MergeKeyIndexes(parent, first_link + i)) n.parent_key.push_back(k);
+    n.child_key = MergeKeyIndexes(n.scan, 0);
+    if (second_level) {
+      for (size_t k : MergeKeyIndexes(n.scan, 1)) n.child_key.push_back(k);
+    }
+    if (n.children.empty()) continue;
+    SetMergeKeys(n.scan, MergeKeyIndexes(n.scan, 0), 1, true, &n.children);
+    n.link_key = n.children.front().parent_key;
+  }
+}
+
 // Values the database and widen's CompareValues order alike only within one
 // class: numbers with numbers, text with text, a date with a date...
 int CompareClass(ValueType t) {
@@ -346,27 +397,24 @@ class Planner {
     }
 
     // Nests: every nest merges on the same parent columns, which order the driving rows.
-    WIDEN_RETURN_IF_ERROR(
-        PlanNests(t.nests, t, *driving, t.from, &cols, &tp->scan.order_by, &tp->nests));
+    WIDEN_RETURN_IF_ERROR(PlanNests(t.nests, t, *driving, t.from, tp->scan.query, &cols,
+                                    &tp->scan.merge, &tp->nests));
     tp->scan.columns = cols.Take();
+    SetMergeKeys(tp->scan, {}, 0, false, &tp->nests);
     return CheckQualifierCollisions(*tp);
   }
 
-  // Plans `nests` under a parent table (`parent`, selected through
-  // `parent_cols` under `parent_alias`); appends the parent's merge order to
-  // *parent_order.
+  // Plans `nests` under a parent table (`parent`, or the free-form query
+  // `parent_query`, selected through `parent_cols` under `parent_alias`);
+  // appends each nest's link, seen from the parent, to *parent_links.
   Status PlanNests(const std::vector<NestSpec>& nests, const TableMapping& t,
                    const SourceTable& parent, const std::string& parent_alias,
-                   ColumnSet* parent_cols, std::vector<ColumnExpr>* parent_order,
-                   std::vector<NestPlan>* out) {
+                   const std::string& parent_query, ColumnSet* parent_cols,
+                   std::vector<MergeLink>* parent_links, std::vector<NestPlan>* out) {
     const NestSpec* first = nullptr;
     for (const auto& n : nests) {
       if (first == nullptr) {
         first = &n;
-        for (const auto& [pcol, ccol] : n.on) {
-          WIDEN_ASSIGN_OR_RETURN(const SourceColumn* pc, FindColumn(n.loc, t.name, parent, pcol));
-          parent_order->push_back(ColumnExpr{parent_alias, pc->name, IsTextual(pc->type)});
-        }
       } else {
         bool same = first->on.size() == n.on.size();
         for (size_t i = 0; same && i < n.on.size(); ++i) same = first->on[i].first == n.on[i].first;
@@ -378,14 +426,24 @@ class Planner {
         }
       }
       NestPlan np;
-      WIDEN_RETURN_IF_ERROR(PlanNest(n, t, parent, parent_alias, parent_cols, &np));
+      WIDEN_RETURN_IF_ERROR(PlanNest(n, t, parent, parent_alias, parent_query, parent_cols, &np));
+      // The same link seen from the parent: its columns, compared with the child's.
+      MergeLink link;
+      link.peer_table = np.scan.table;
+      link.by_value = np.scan.merge.front().by_value;
+      for (const auto& [pcol, ccol] : n.on) {
+        const SourceColumn* pc = parent.FindColumn(pcol);
+        link.on.emplace_back(ColumnExpr{parent_alias, pcol, ComparedAsText(pc->type)}, ccol);
+      }
+      parent_links->push_back(std::move(link));
       out->push_back(std::move(np));
     }
     return Status::OK();
   }
 
   Status PlanNest(const NestSpec& n, const TableMapping& t, const SourceTable& parent,
-                  const std::string& parent_alias, ColumnSet* parent_cols, NestPlan* np) {
+                  const std::string& parent_alias, const std::string& parent_query,
+                  ColumnSet* parent_cols, NestPlan* np) {
     np->spec = &n;
     np->family = n.family;
     np->prefix = n.prefix;
@@ -402,6 +460,16 @@ class Planner {
     np->scan.alias = child->name;
     np->scan.where = n.where;
     std::vector<std::string> used;
+    // The link to the parent rows, seen from the child rows: the database
+    // decides which parent a child belongs to (MergeLink).
+    MergeLink up;
+    up.child = true;
+    up.by_value = true;
+    if (parent_query.empty()) {
+      up.peer_table = parent.name;
+    } else {
+      up.peer_query = parent_query;
+    }
     for (const auto& [pcol, ccol] : n.on) {
       WIDEN_ASSIGN_OR_RETURN(const SourceColumn* pc, FindColumn(n.loc, t.name, parent, pcol));
       WIDEN_ASSIGN_OR_RETURN(const SourceColumn* cc, FindColumn(n.loc, t.name, *child, ccol));
@@ -414,12 +482,14 @@ class Planner {
             n.loc.ToString(), t.name, parent.name, pc->name, pc->source_type, child->name, cc->name,
             cc->source_type));
       }
-      np->parent_key.push_back(parent_cols->Add(parent_alias, pc->name));
-      np->child_key.push_back(cols.Add(child->name, cc->name));
+      np->parent_values.push_back(parent_cols->Add(parent_alias, pc->name));
+      np->child_values.push_back(cols.Add(child->name, cc->name));
       np->scan.not_null.push_back(ColumnExpr{child->name, cc->name, false});
-      np->scan.order_by.push_back(ColumnExpr{child->name, cc->name, IsTextual(cc->type)});
+      up.on.emplace_back(ColumnExpr{child->name, cc->name, ComparedAsText(cc->type)}, pc->name);
+      up.by_value = up.by_value && ComparesByValue(pc->type, cc->type);
       used.push_back(cc->name);
     }
+    np->scan.merge.push_back(std::move(up));
     Scope scope;
     scope.driving = child->name;
     scope.aliases.emplace_back(child->name, child);
@@ -443,16 +513,11 @@ class Planner {
           ColumnExpr{child->name, pk, pc != nullptr && IsTextual(pc->type)});
     }
     if (!n.nests.empty()) {
-      std::vector<ColumnExpr> link_order;
-      WIDEN_RETURN_IF_ERROR(
-          PlanNests(n.nests, t, *child, child->name, &cols, &link_order, &np->children));
-      for (const auto& e : link_order) {
-        np->link_key.push_back(cols.Add(e.alias, e.column));
-        np->scan.order_by.push_back(e);
-      }
-      // A grandchild is read joined to this child's table so that it can be
-      // ordered like the children: by (the child's link to its parent, the
-      // grandchild's link to the child).
+      WIDEN_RETURN_IF_ERROR(PlanNests(n.nests, t, *child, child->name, std::string(), &cols,
+                                      &np->scan.merge, &np->children));
+      // A grandchild is read joined to this child's table (as the database
+      // matches them) so that it can be ordered like the children: by (the
+      // child's link to its parent, the child's link to the grandchild).
       for (NestPlan& g : np->children) {
         ScanJoin j;
         j.table = child->name;
@@ -460,27 +525,33 @@ class Planner {
         for (const auto& [ccol, gcol] : g.spec->on) {
           j.on.emplace_back(ColumnExpr{g.scan.alias, gcol, false}, ccol);
         }
-        std::vector<ColumnExpr> order;
-        std::vector<size_t> key;
-        for (size_t i = 0; i < np->child_key.size(); ++i) {
-          const std::string& col = np->spec->on[i].second;
-          const SourceColumn* c = child->FindColumn(col);
-          order.push_back(ColumnExpr{"widen_parent", col, c != nullptr && IsTextual(c->type)});
-          g.scan.not_null.push_back(ColumnExpr{"widen_parent", col, false});
-          g.scan.columns.push_back(ColumnExpr{"widen_parent", col, false});
-          key.push_back(g.scan.columns.size() - 1);
+        MergeLink top = np->scan.merge.front();
+        std::vector<size_t> values;
+        for (auto& [c, peer] : top.on) {
+          c.alias = "widen_parent";
+          g.scan.not_null.push_back(ColumnExpr{"widen_parent", c.column, false});
+          g.scan.columns.push_back(ColumnExpr{"widen_parent", c.column, false});
+          values.push_back(g.scan.columns.size() - 1);
+        }
+        // The grandchild's own link, taken from the joined child row: the
+        // child's values, as the child's scan sees them (the parent side).
+        const MergeLink& own = g.scan.merge.front();
+        MergeLink via;
+        via.peer_table = g.scan.table;
+        via.by_value = own.by_value;
+        for (size_t i = 0; i < own.on.size(); ++i) {
+          via.on.emplace_back(
+              ColumnExpr{"widen_parent", g.spec->on[i].first, own.on[i].first.is_text},
+              own.on[i].first.column);
         }
         g.scan.joins.push_back(std::move(j));
-        order.insert(order.end(), g.scan.order_by.begin(), g.scan.order_by.end());
-        g.scan.order_by = std::move(order);
-        key.insert(key.end(), g.child_key.begin(), g.child_key.end());
-        g.child_key = std::move(key);
+        g.scan.merge = {std::move(top), std::move(via)};
+        values.insert(values.end(), g.child_values.begin(), g.child_values.end());
+        g.child_values = std::move(values);
+        std::vector<size_t> parent_values = np->child_values;
+        parent_values.insert(parent_values.end(), g.parent_values.begin(), g.parent_values.end());
+        g.parent_values = std::move(parent_values);
       }
-      // This child's key for its children: (its parent link, its link columns).
-      std::vector<size_t> k = np->child_key;
-      k.insert(k.end(), np->link_key.begin(), np->link_key.end());
-      np->link_key = std::move(k);
-      for (NestPlan& g : np->children) g.parent_key = np->link_key;
     }
     if (n.value_columns.empty()) {
       for (const auto& c : child->columns) {

@@ -42,9 +42,18 @@ struct CellPlan {
 /// One nested child entity (and, recursively, its own children).
 struct NestPlan {
   const NestSpec* spec = nullptr;
-  ScanSpec scan;                   // child rows ordered by child_key, then link_key
-  std::vector<size_t> parent_key;  // indexes into the parent's row
-  std::vector<size_t> child_key;   // indexes into the child row, matched to parent_key
+  /// Child rows; scan.merge[0] links them to the top-level parent rows (a
+  /// second-level child's scan.merge[1] to its parent child rows), the
+  /// links after it (if any) to this nest's children.
+  ScanSpec scan;
+  /// Merge keys (MergeKeyIndexes) compared to match a child row to its
+  /// parent row: indexes into the parent's row and into the child row.
+  std::vector<size_t> parent_key;
+  std::vector<size_t> child_key;
+  /// The `on` columns' own values, for messages: into the parent's row, into
+  /// the child row (a second-level nest: its parent's link first).
+  std::vector<size_t> parent_values;
+  std::vector<size_t> child_values;
   std::string family;
   std::string prefix;  // qualifier = parent's qualifier + prefix + id
   KeyCodec qualifier;  // the id parts, over the child row
@@ -53,14 +62,14 @@ struct NestPlan {
   bool value_layout = false;  // one cell holding the single attribute's text
   std::string attribute_separator;
   int version_index = -1;          // child column giving the cells' timestamp
-  std::vector<NestPlan> children;  // second level; merged on link_key
-  std::vector<size_t> link_key;    // indexes into the child row the children match
+  std::vector<NestPlan> children;  // second level
+  std::vector<size_t> link_key;    // the first child's parent_key (into the child row)
 };
 
 struct TablePlan {
   const TableMapping* mapping = nullptr;
   TableDescriptor descriptor;
-  ScanSpec scan;  // driving rows (ordered by the nests' parent key, if any)
+  ScanSpec scan;  // driving rows (scan.merge: one link per nest, ordering the rows)
   KeyCodec key;   // over the driving row
   std::vector<CellPlan> cells;
   std::vector<NestPlan> nests;

@@ -104,6 +104,7 @@ Result<SplitPlan> ComputeSplitPoints(const TablePlan& plan, Source* source, cons
   ScanSpec scan = plan.scan;
   scan.columns.clear();
   scan.order_by.clear();
+  scan.merge.clear();
   std::vector<KeyPartPlan> parts = key.parts();
   for (auto& p : parts) {
     if (p.is_literal) continue;

@@ -1,8 +1,9 @@
 // FakeSource: an in-memory Source for unit tests of the planner's consumers
 // (preview, lint, split points). Tables are given as a schema and rows; Scan
 // evaluates a ScanSpec the way a database would for the features the planner
-// uses (LEFT JOINs on equality, NOT NULL filters, ORDER BY with CompareValues);
-// `where` and free-form queries are not supported.
+// uses (LEFT JOINs on equality, NOT NULL filters, ORDER BY with CompareValues,
+// merge keys: a database whose `=` is CompareValues, so the keys are the
+// columns' own values); `where` and free-form queries are not supported.
 #pragma once
 
 #include <algorithm>
@@ -45,12 +46,19 @@ class FakeSource : public Source {
   Result<std::unique_ptr<RowStream>> Scan(const ScanSpec& spec) override {
     ++scans;
     WIDEN_ASSIGN_OR_RETURN(auto contexts, Rows(spec));
-    // Sort by order_by, then project the columns.
+    // Sort by the merge keys and order_by, then project the columns and
+    // append the merge keys.
     std::vector<std::pair<std::vector<Value>, Row>> sorted;
     for (const auto& ctx : contexts) {
       std::pair<std::vector<Value>, Row> e;
-      for (const auto& o : spec.order_by) e.first.push_back(Get(ctx, o));
       for (const auto& c : spec.columns) e.second.values.push_back(Get(ctx, c));
+      for (const auto& link : spec.merge) {
+        for (const auto& on : link.on) {
+          e.first.push_back(Get(ctx, on.first));
+          e.second.values.push_back(e.first.back());
+        }
+      }
+      for (const auto& o : spec.order_by) e.first.push_back(Get(ctx, o));
       sorted.push_back(std::move(e));
     }
     std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
