@@ -678,6 +678,7 @@ Status MySqlSource::Session::LoadSchema() {
     m.scale = rs->isNull(7) ? 0 : rs->getInt(7);
     c.type = mysql_internal::TypeForKind(m.kind);
     c.source_type = is_json ? "json" : std::string(rs->getString(4));
+    c.is_enum = data_type == "enum" || data_type == "set";
     c.nullable = std::string(rs->getString(5)) == "YES";
     m.source_type = c.source_type;
     m.nullable = c.nullable;

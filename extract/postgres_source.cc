@@ -256,18 +256,30 @@ Result<SourceSchema> PostgresSource::Introspect() {
   SourceSchema schema;
   try {
     // Columns of ordinary tables, views and partitioned tables in the current
-    // schema; domains resolve to their base type.
+    // schema; domains resolve to their base type, through any number of
+    // domains over domains (`dom` walks each chain down; the innermost
+    // modifier, e.g. numeric(20,0), comes with it).
     pqxx::result cols = session_->txn->exec(R"SQL(
+      WITH RECURSIVE dom(oid, base, typmod) AS (
+        SELECT t.oid, t.typbasetype, t.typtypmod FROM pg_type t WHERE t.typtype = 'd'
+        UNION ALL
+        SELECT d.oid, t.typbasetype, CASE WHEN d.typmod >= 0 THEN d.typmod ELSE t.typtypmod END
+        FROM dom d JOIN pg_type t ON t.oid = d.base WHERE t.typtype = 'd'),
+      base AS (
+        SELECT d.oid, d.base, d.typmod FROM dom d JOIN pg_type t ON t.oid = d.base
+        WHERE t.typtype <> 'd')
       SELECT c.relname, a.attname,
-             COALESCE(NULLIF(t.typbasetype, 0), a.atttypid)::int8 AS base_oid,
+             COALESCE(b.base, a.atttypid)::int8 AS base_oid,
              format_type(a.atttypid, a.atttypmod) AS declared,
              NOT a.attnotnull AS nullable, bt.typtype,
-             c.reltuples::int8
+             c.reltuples::int8,
+             format_type(COALESCE(b.base, a.atttypid),
+                         CASE WHEN b.base IS NULL THEN a.atttypmod ELSE b.typmod END) AS stored
       FROM pg_attribute a
       JOIN pg_class c ON c.oid = a.attrelid
       JOIN pg_namespace n ON n.oid = c.relnamespace
-      JOIN pg_type t ON t.oid = a.atttypid
-      JOIN pg_type bt ON bt.oid = COALESCE(NULLIF(t.typbasetype, 0), a.atttypid)
+      LEFT JOIN base b ON b.oid = a.atttypid
+      JOIN pg_type bt ON bt.oid = COALESCE(b.base, a.atttypid)
       WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'v', 'm', 'p', 'f')
         AND a.attnum > 0 AND NOT a.attisdropped
       ORDER BY c.relname, a.attnum)SQL");
@@ -284,8 +296,12 @@ Result<SourceSchema> PostgresSource::Introspect() {
       uint32_t oid = static_cast<uint32_t>(r[2].as<int64_t>());
       col.type = pg_internal::TypeForOid(oid);
       // Enum types (and domains over them): their labels, as text.
-      if (std::string(r[5].c_str()) == "e") col.type = ValueType::kText;
+      if (std::string(r[5].c_str()) == "e") {
+        col.type = ValueType::kText;
+        col.is_enum = true;
+      }
       col.source_type = r[3].c_str();
+      if (std::string(r[7].c_str()) != col.source_type) col.base_type = r[7].c_str();
       col.nullable = std::string(r[4].c_str()) == "t";
       schema.tables.back().columns.push_back(std::move(col));
     }
