@@ -79,16 +79,25 @@ class PostgresRowStream : public RowStream {
     const int n = batch_.columns();
     schema_.resize(n);
     oids_.resize(n);
+    lists_.assign(n, ListForm::kNone);
+    elements_.assign(n, ValueType::kText);
     for (int i = 0; i < n; ++i) {
       schema_[i].name = batch_.column_name(i);
       oids_[i] = batch_.column_type(i);
       schema_[i].type = pg_internal::TypeForOid(oids_[i]);
       schema_[i].source_type = std::to_string(oids_[i]);
       // Result columns carry a domain's base type; an enum type has its own
-      // OID: its values are text (its labels), as Introspect says.
-      if (schema_[i].type == ValueType::kOther && IsEnumType(oids_[i])) {
-        schema_[i].type = ValueType::kText;
-        oids_[i] = kTextOid;
+      // OID: its values are text (its labels), as Introspect says. Arrays
+      // keep their text and say their elements' type, for JSON arrays.
+      if (schema_[i].type == ValueType::kOther) {
+        const OtherType o = DescribeOther(oids_[i]);
+        if (o.is_enum) {
+          schema_[i].type = ValueType::kText;
+          oids_[i] = kTextOid;
+        } else if (o.is_array) {
+          lists_[i] = ListForm::kPgArray;
+          elements_[i] = o.element;
+        }
       }
       if (!status_.ok()) return status_;
     }
@@ -110,15 +119,42 @@ class PostgresRowStream : public RowStream {
  private:
   static constexpr uint32_t kTextOid = 25;
 
-  bool IsEnumType(uint32_t oid) {
+  // What a type widen keeps as text is: an enum, or an array (with ','
+  // between elements) of elements of which widen type (domains and enums
+  // resolved).
+  struct OtherType {
+    bool is_enum = false;
+    bool is_array = false;
+    ValueType element = ValueType::kText;
+  };
+  OtherType DescribeOther(uint32_t oid) {
+    OtherType o;
     try {
-      pqxx::result r = txn_->exec_params("SELECT typtype = 'e' FROM pg_type WHERE oid = $1",
-                                         static_cast<int64_t>(oid));
-      return !r.empty() && std::string(r[0][0].c_str()) == "t";
+      pqxx::result r = txn_->exec_params(
+          "SELECT typtype, typcategory, typelem::int8, typdelim FROM pg_type WHERE oid = $1",
+          static_cast<int64_t>(oid));
+      if (r.empty()) return o;
+      o.is_enum = std::string(r[0][0].c_str()) == "e";
+      if (std::string(r[0][1].c_str()) != "A" || std::string(r[0][3].c_str()) != ",") return o;
+      // The element's base type, through domains.
+      int64_t elem = r[0][2].as<int64_t>();
+      for (int depth = 0; elem != 0 && depth < 100; ++depth) {
+        pqxx::result e = txn_->exec_params(
+            "SELECT typtype, typbasetype::int8 FROM pg_type WHERE oid = $1", elem);
+        if (e.empty()) return o;
+        const std::string type = e[0][0].c_str();
+        if (type != "d") {
+          o.is_array = true;
+          o.element =
+              type == "e" ? ValueType::kText : pg_internal::TypeForOid(static_cast<uint32_t>(elem));
+          return o;
+        }
+        elem = e[0][1].as<int64_t>();
+      }
     } catch (const std::exception& e) {
       status_ = QueryError(fmt::format("reading table {}", table_), e);
-      return false;
     }
+    return o;
   }
 
   void Fetch() {
@@ -153,6 +189,7 @@ class PostgresRowStream : public RowStream {
         valid_ = false;
         return;
       }
+      if (lists_[i] != ListForm::kNone) v.SetList(lists_[i], elements_[i]);
     }
   }
 
@@ -166,6 +203,8 @@ class PostgresRowStream : public RowStream {
   bool valid_ = false;
   RowSchema schema_;
   std::vector<uint32_t> oids_;
+  std::vector<ListForm> lists_;      // per column: arrays
+  std::vector<ValueType> elements_;  // per column: the arrays' element type
   Row row_;
   Status status_;
 };

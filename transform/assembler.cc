@@ -348,6 +348,9 @@ class TableAssembler {
         v->push_back('{');
         bool first = true;
         for (const auto& [name, idx] : n.value_columns) {
+          // SQL NULL: no attribute (as layout: cells has no cell), so that
+          // `null` is only ever a JSON column's JSON null.
+          if (child[idx].is_null()) continue;
           if (!first) v->push_back(',');
           first = false;
           AppendJsonString(name, v);

@@ -1,5 +1,6 @@
 #include "transform/value_codec.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -224,10 +225,120 @@ void AppendJsonString(std::string_view s, std::string* out) {
   out->push_back('"');
 }
 
+namespace {
+
+// One element of a list as JSON, from its text as the server prints it:
+// numbers as numbers (non-finite doubles and decimals as strings, as
+// scalars are), booleans as true/false, JSON as the document, instants in
+// UTC as widen prints them, anything else as a string.
+void AppendJsonElement(std::string_view text, ValueType type, std::string* out) {
+  switch (type) {
+    case ValueType::kInt:
+    case ValueType::kUInt:
+      out->append(text);
+      return;
+    case ValueType::kFloat:
+      if (text == "NaN" || text == "Infinity" || text == "-Infinity") break;
+      out->append(text);
+      return;
+    case ValueType::kBool:
+      out->append(text == "t" || text == "true" ? "true" : "false");
+      return;
+    case ValueType::kJson:
+      out->append(text);
+      return;
+    case ValueType::kTimestampTz:
+      // PostgreSQL prints "2020-01-01 00:00:00.5+00" in the pinned UTC zone;
+      // scalars are "2020-01-01T00:00:00.5Z".
+      if (text.size() > 14 && text.substr(text.size() - 3) == "+00" && text[10] == ' ') {
+        std::string iso(text.substr(0, text.size() - 3));
+        iso[10] = 'T';
+        iso.push_back('Z');
+        AppendJsonString(iso, out);
+        return;
+      }
+      break;
+    default:
+      break;
+  }
+  AppendJsonString(text, out);
+}
+
+// A PostgreSQL array literal as nested JSON arrays: [1,null,-3],
+// [["x","y"],["z","w"]]. A lower-bound decoration ("[0:1]=") is dropped.
+// Unquoted NULL is null; quoted elements lose their quotes and escapes.
+// False (and *out unspecified) when `text` is not an array literal.
+bool AppendPgArrayJson(std::string_view text, ValueType element, std::string* out) {
+  if (!text.empty() && text[0] == '[') {
+    const size_t eq = text.find("={");
+    if (eq == std::string_view::npos) return false;
+    text.remove_prefix(eq + 1);
+  }
+  size_t i = 0;
+  int depth = 0;
+  std::string item;
+  while (i < text.size()) {
+    const char c = text[i];
+    if (c == '{') {
+      out->push_back('[');
+      ++depth;
+      ++i;
+    } else if (c == '}') {
+      out->push_back(']');
+      if (--depth < 0) return false;
+      ++i;
+      if (depth == 0) return i == text.size();
+    } else if (c == ',') {
+      out->push_back(',');
+      ++i;
+    } else {
+      if (depth == 0) return false;
+      item.clear();
+      if (c == '"') {
+        for (++i; i < text.size() && text[i] != '"'; ++i) {
+          if (text[i] == '\\' && i + 1 < text.size()) ++i;
+          item.push_back(text[i]);
+        }
+        if (i == text.size()) return false;
+        ++i;
+        AppendJsonElement(item, element, out);
+      } else {
+        for (; i < text.size() && text[i] != ',' && text[i] != '}'; ++i) item.push_back(text[i]);
+        if (item == "NULL") {
+          out->append("null");
+        } else {
+          AppendJsonElement(item, element, out);
+        }
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 void AppendJson(const Value& v, std::string* out) {
   if (v.is_null()) {
     out->append("null");
     return;
+  }
+  if (v.list_form() == ListForm::kSet) {
+    // MySQL SET labels cannot contain ',': the text splits exactly.
+    out->push_back('[');
+    std::string_view labels = v.as_bytes();
+    for (size_t start = 0; !labels.empty() && start <= labels.size();) {
+      const size_t comma = std::min(labels.find(',', start), labels.size());
+      if (start > 0) out->push_back(',');
+      AppendJsonString(labels.substr(start, comma - start), out);
+      start = comma + 1;
+    }
+    out->push_back(']');
+    return;
+  }
+  if (v.list_form() == ListForm::kPgArray) {
+    const size_t mark = out->size();
+    if (AppendPgArrayJson(v.as_bytes(), v.element_type(), out)) return;
+    out->resize(mark);  // not an array literal after all: its text, as a string
   }
   switch (v.type()) {
     case ValueType::kBool:

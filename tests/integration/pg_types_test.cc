@@ -379,7 +379,7 @@ TEST(PgTypesEndToEndTest, EdgeValuesAsCellsAndNestedJson) {
   EXPECT_EQ(row.at("d:c"), "ab  ");
   EXPECT_EQ(row.at("d:big"), "294276-01-01 00:00:00");
   EXPECT_EQ(row.at("n:c7"),
-            "{\"f\":\"NaN\",\"n\":\"Infinity\",\"iv\":\"P1DT-1H\",\"a\":\"{1,NULL}\","
+            "{\"f\":\"NaN\",\"n\":\"Infinity\",\"iv\":\"P1DT-1H\",\"a\":[1,null],"
             "\"m\":\"happy\",\"b\":\"\\\\x00ff00\",\"j\":{\"a\": 1, \"b\": 2.50},"
             "\"tz\":\"infinity\",\"ok\":true,\"c\":\"ab  \",\"big\":\"294276-01-01 00:00:00\"}");
 }

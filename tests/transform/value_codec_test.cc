@@ -207,6 +207,35 @@ TEST(JsonCodecTest, Literals) {
   EXPECT_EQ(json(Value::Str(ValueType::kJson, "{\"a\":[1]}")), "{\"a\":[1]}");
 }
 
+// Arrays and SETs as JSON arrays (docs/types.md): elements by their type,
+// unquoted NULL as null, quoted text unescaped; a text that is not an array
+// literal stays a string.
+TEST(JsonCodecTest, ListsAreArrays) {
+  auto json = [](const char* text, ListForm form, ValueType element) {
+    Value v = Value::Str(form == ListForm::kSet ? ValueType::kText : ValueType::kOther, text);
+    v.SetList(form, element);
+    std::string s;
+    AppendJson(v, &s);
+    return s;
+  };
+  EXPECT_EQ(json("x,z", ListForm::kSet, ValueType::kText), "[\"x\",\"z\"]");
+  EXPECT_EQ(json("", ListForm::kSet, ValueType::kText), "[]");
+  EXPECT_EQ(json("{1,NULL,-3}", ListForm::kPgArray, ValueType::kInt), "[1,null,-3]");
+  EXPECT_EQ(json("{}", ListForm::kPgArray, ValueType::kInt), "[]");
+  EXPECT_EQ(json("{{1,2},{3,4}}", ListForm::kPgArray, ValueType::kInt), "[[1,2],[3,4]]");
+  EXPECT_EQ(json("[-1:0]={5,6}", ListForm::kPgArray, ValueType::kInt), "[5,6]");
+  EXPECT_EQ(json("{\"a,b\",\"c\\\"d\",NULL,\"NULL\",\"\"}", ListForm::kPgArray, ValueType::kText),
+            "[\"a,b\",\"c\\\"d\",null,\"NULL\",\"\"]");
+  EXPECT_EQ(json("{t,f}", ListForm::kPgArray, ValueType::kBool), "[true,false]");
+  EXPECT_EQ(json("{1.5,NaN}", ListForm::kPgArray, ValueType::kFloat), "[1.5,\"NaN\"]");
+  EXPECT_EQ(json("{1.50}", ListForm::kPgArray, ValueType::kDecimal), "[\"1.50\"]");
+  EXPECT_EQ(json("{\"2020-01-01 00:00:00.5+00\"}", ListForm::kPgArray, ValueType::kTimestampTz),
+            "[\"2020-01-01T00:00:00.5Z\"]");
+  EXPECT_EQ(json("{\"{\\\"k\\\": 1}\",null}", ListForm::kPgArray, ValueType::kJson),
+            "[{\"k\": 1},null]");
+  EXPECT_EQ(json("{1,2", ListForm::kPgArray, ValueType::kInt), "\"{1,2\"");
+}
+
 TEST(RawCodecTest, BytesAsTheyAre) {
   ValueCodecPlan p;
   p.kind = ValueCodecKind::kRaw;
