@@ -46,7 +46,7 @@ class RangeChecker {
       if (n->qualifier.form() == KeyForm::kText) {
         for (size_t j = 0; j < n->qualifier.parts().size() && j < n->spec->id.size(); ++j) {
           WIDEN_RETURN_IF_ERROR(CheckWidth(n->scan, n->qualifier.parts()[j], n->spec->id[j].loc,
-                                           fmt::format("nested id (prefix '{}')", n->prefix)));
+                                           "nested id", fmt::format(" (prefix '{}')", n->prefix)));
         }
       }
       if (n->version_index >= 0) {
@@ -76,12 +76,13 @@ class RangeChecker {
     return c.alias.empty() ? c.column : c.alias + "." + c.column;
   }
 
+  // `what` names the part ("key part"), `where` follows its name (" (prefix 'o')").
   Status CheckWidth(const ScanSpec& scan, const KeyPartPlan& p, const SourceLocation& loc,
-                    const std::string& what) {
+                    const std::string& what, const std::string& where = "") {
     if (p.is_literal || p.reverse || p.width <= 0) return Status::OK();
     const std::string column = ColumnName(scan, p.index);
     WIDEN_ASSIGN_OR_RETURN(std::optional<ColumnSummary> s,
-                           Summarize(scan, p.index, fmt::format("{} '{}'", what, p.name)));
+                           Summarize(scan, p.index, fmt::format("{} '{}'{}", what, p.name, where)));
     if (!s || s->min.is_null() || !IsIntegerType(s->min.type())) return Status::OK();
     const bool negative = s->min.type() == ValueType::kInt && s->min.as_int() < 0;
     const std::string max_digits = s->max.ToText();
@@ -102,9 +103,9 @@ class RangeChecker {
     f.kind = RangeFinding::Kind::kKeyWidth;
     f.loc = loc;
     f.message = fmt::format(
-        "{} '{}' has width {}, but source column {} goes from {} to {}: rows with {} are "
+        "{} '{}'{} has width {}, but source column {} goes from {} to {}: rows with {} are "
         "rejected (in a text key they would sort out of order: {})",
-        what, p.name, p.width, column, s->min.ToText(), s->max.ToText(), why,
+        what, p.name, where, p.width, column, s->min.ToText(), s->max.ToText(), why,
         negative ? "-005 after -010"
                  : fmt::format("{} before {}", "1" + std::string(p.width, '0'),
                                std::string(p.width, '9')));
