@@ -24,6 +24,7 @@
 
 namespace widen {
 
+/// One column whose range means that some rows will be rejected.
 struct RangeFinding {
   enum class Kind { kKeyWidth, kVersionTime };
   Kind kind = Kind::kKeyWidth;
@@ -32,6 +33,7 @@ struct RangeFinding {
   std::string fix;
 };
 
+/// The findings of one table, and the checks that could not run.
 struct RangeReport {
   std::vector<RangeFinding> findings;  // in mapping order
   std::vector<std::string> notes;      // checks the source could not run, and why
