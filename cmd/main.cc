@@ -9,6 +9,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/exit_codes.h"
+#include "transform/cell_timestamp.h"
 
 int main(int argc, char** argv) {
   using namespace widen;
@@ -32,7 +33,7 @@ int main(int argc, char** argv) {
       ->add_option("--timestamp-ms", mo.timestamp_ms,
                    "Timestamp of every cell in ms since the epoch (default: the mapping's "
                    "timestamp_ms, else the run's start time)")
-      ->check(CLI::Range(int64_t{0}, std::numeric_limits<int64_t>::max()));
+      ->check(CLI::Range(kMinCellTimestampMs, kMaxCellTimestampMs));
   migrate->add_option("--fetch-rows", mo.fetch_rows, "Rows fetched per round trip from the source")
       ->check(CLI::Range(1, 1000000));
   migrate

@@ -22,9 +22,11 @@
 #include "cmd/exit_codes.h"
 #include "common/bytes.h"
 #include "store/shell_printer.h"
+#include "transform/cell_timestamp.h"
 #include "transform/diagram.h"
 #include "transform/key_anatomy.h"
 #include "transform/preview.h"
+#include "transform/range_check.h"
 
 namespace widen {
 
@@ -93,6 +95,7 @@ struct TableResult {
   const TablePlan* plan;
   KeyAnatomy anatomy;
   TablePreview preview;
+  RangeReport ranges;  // key widths and version columns against the columns' ranges
 };
 
 void PrintText(const PlanOptions& o, const DesignInputs& in,
@@ -276,6 +279,13 @@ void PrintText(const PlanOptions& o, const DesignInputs& in,
         *out += fmt::format("    {}: {}\n", rj.source_id, rj.reason);
       }
     }
+    // Over every source row, whatever the sample: one min/max query per column.
+    for (size_t i = 0; i < r.ranges.findings.size(); ++i) {
+      const RangeFinding& f = r.ranges.findings[i];
+      *out += fmt::format("  {}WARNING: {}: {}\n", i == 0 ? "ranges          " : "                ",
+                          f.loc.ToString(), f.message);
+    }
+    for (const auto& n : r.ranges.notes) *out += fmt::format("  note: {}\n", n);
     *out += "\n";
   }
 }
@@ -432,6 +442,17 @@ Json ToJson(const PlanOptions& o, const DesignInputs& in, const std::vector<Tabl
       rejects.push_back(Json{{"source", rj.source_id}, {"reason", rj.reason}});
     }
     t["rejects"] = Json{{"count", p.run.rejected}, {"examples", rejects}};
+    Json ranges = Json::array();
+    for (const auto& f : r.ranges.findings) {
+      ranges.push_back(
+          Json{{"kind", f.kind == RangeFinding::Kind::kKeyWidth ? "key_width" : "version_time"},
+               {"file", f.loc.file},
+               {"line", f.loc.line},
+               {"column", f.loc.column},
+               {"message", f.message},
+               {"fix", f.fix}});
+    }
+    t["range_checks"] = Json{{"findings", ranges}, {"notes", r.ranges.notes}};
     errors += p.collisions;
     tables.push_back(t);
   }
@@ -510,7 +531,10 @@ int RunPlan(const PlanOptions& o) {
                              fmt::format("{}: table '{}': {}", tp->mapping->loc.ToString(),
                                          tp->mapping->name, preview.status().message())));
     }
-    results.push_back(TableResult{tp, DescribeRowKey(*tp, in.schema), std::move(*preview)});
+    auto ranges = CheckValueRanges(*tp, in.source.get());
+    if (!ranges.ok()) return FailWith(ranges.status());
+    results.push_back(
+        TableResult{tp, DescribeRowKey(*tp, in.schema), std::move(*preview), std::move(*ranges)});
   }
   if (!o.diagram_path.empty()) {
     if (Status s = WriteDiagram(o.diagram_path, DesignDiagramDot(in.tables)); !s.ok()) {
@@ -561,7 +585,7 @@ CommandRunner AddPlanCommand(CLI::App* app) {
   c->add_option("--timestamp-ms", o->timestamp_ms,
                 "Timestamp of every cell in ms since the epoch (default: the mapping's "
                 "timestamp_ms, else now)")
-      ->check(CLI::Range(int64_t{0}, std::numeric_limits<int64_t>::max()));
+      ->check(CLI::Range(kMinCellTimestampMs, kMaxCellTimestampMs));
   c->add_option("--fetch-rows", o->fetch_rows, "Rows per round trip from the source")
       ->check(CLI::Range(1, 1000000));
   return [o, c] { return c->parsed() ? RunPlan(*o) : -1; };

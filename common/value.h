@@ -19,6 +19,8 @@
 //   kTimestampTz [int_]   microseconds since the epoch, an instant (UTC)
 //   kJson        [bytes_] JSON document text
 //   kOther       [bytes_] the server's text form of any other type (uuid, interval, ...)
+// Arrays and MySQL SETs also say how their text holds the elements
+// (list_form(), element_type()), for JSON arrays.
 //
 // Thread safety: a value type; no shared state.
 #pragma once
@@ -45,6 +47,14 @@ enum class ValueType : uint8_t {
   kTimestampTz,
   kJson,
   kOther,
+};
+
+/// How a text value (kText, kOther) holds a list of values, so that JSON
+/// output can show it as an array; the value's text form is unchanged.
+enum class ListForm : uint8_t {
+  kNone,
+  kPgArray,  // a PostgreSQL array literal: {1,NULL,"a,b"}, {{1,2},{3,4}}, [0:1]={1,2}
+  kSet,      // a MySQL SET: labels joined by ',' ("" = the empty set)
 };
 
 /// Lower-case name as used in mappings and messages ("int", "timestamptz").
@@ -82,6 +92,15 @@ class Value {
 
   ValueType type() const { return type_; }
   bool is_null() const { return null_; }
+  /// For kText and kOther values read from arrays and SETs: the list syntax
+  /// of the text, and the widen type of its elements. Readers set it per
+  /// column (it survives the setters below); kNone otherwise.
+  ListForm list_form() const { return list_; }
+  ValueType element_type() const { return element_; }
+  void SetList(ListForm form, ValueType element) {
+    list_ = form;
+    element_ = element;
+  }
 
   bool as_bool() const { return int_ != 0; }
   int64_t as_int() const { return int_; }
@@ -143,6 +162,8 @@ class Value {
 
   ValueType type_ = ValueType::kText;
   bool null_ = true;
+  ListForm list_ = ListForm::kNone;
+  ValueType element_ = ValueType::kText;
   union {
     int64_t int_ = 0;
     uint64_t uint_;

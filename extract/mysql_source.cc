@@ -555,6 +555,12 @@ class MySqlRowStream : public RowStream {
       schema_[i].source_type = q_.source_types[i];
       schema_[i].nullable = q_.nullable[i];
     }
+    // SET columns: their labels joined by ',' (JSON shows them as an array).
+    sets_.assign(q_.visible, false);
+    for (size_t i = 0; i < q_.visible; ++i) {
+      const std::string& t = q_.source_types[i];  // "set('a','b')"; "set" in a query's result
+      sets_[i] = q_.kinds[i] == ColumnKind::kText && (t == "set" || t.rfind("set(", 0) == 0);
+    }
     row_.values.resize(q_.visible);
     hidden_.values.resize(q_.kinds.size() - q_.visible);
     last_key_.resize(q_.keys.size());
@@ -741,6 +747,7 @@ class MySqlRowStream : public RowStream {
             fmt::format("table {}, column {}: cannot read value '{}' as {}", table_, q_.names[i],
                         text.substr(0, 80), ValueTypeName(type))));
       }
+      if (i < sets_.size() && sets_[i]) v.SetList(ListForm::kSet, ValueType::kText);
     }
     valid_ = true;
     if (!q_.paged) return;
@@ -797,6 +804,7 @@ class MySqlRowStream : public RowStream {
   std::vector<Value> last_key_;
   RowSchema schema_;
   Row row_, hidden_;
+  std::vector<bool> sets_;  // per visible column: a SET
   Status status_;
 };
 
@@ -857,6 +865,7 @@ Status MySqlSource::Session::LoadSchema() {
         data_type == "enum" || data_type == "set" || data_type == "ENUM" || data_type == "SET";
     c.type = mysql_internal::TypeForKind(m.kind);
     c.source_type = is_json ? "json" : std::string(rs->getString(4));
+    c.is_enum = data_type == "enum" || data_type == "set";
     c.nullable = std::string(rs->getString(5)) == "YES";
     m.source_type = c.source_type;
     m.nullable = c.nullable;

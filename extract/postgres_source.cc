@@ -81,16 +81,25 @@ class PostgresRowStream : public RowStream {
     const int n = batch_.columns();
     schema_.resize(n);
     oids_.resize(n);
+    lists_.assign(n, ListForm::kNone);
+    elements_.assign(n, ValueType::kText);
     for (int i = 0; i < n; ++i) {
       schema_[i].name = batch_.column_name(i);
       oids_[i] = batch_.column_type(i);
       schema_[i].type = pg_internal::TypeForOid(oids_[i]);
       schema_[i].source_type = std::to_string(oids_[i]);
       // Result columns carry a domain's base type; an enum type has its own
-      // OID: its values are text (its labels), as Introspect says.
-      if (schema_[i].type == ValueType::kOther && IsEnumType(oids_[i])) {
-        schema_[i].type = ValueType::kText;
-        oids_[i] = kTextOid;
+      // OID: its values are text (its labels), as Introspect says. Arrays
+      // keep their text and say their elements' type, for JSON arrays.
+      if (schema_[i].type == ValueType::kOther) {
+        const OtherType o = DescribeOther(oids_[i]);
+        if (o.is_enum) {
+          schema_[i].type = ValueType::kText;
+          oids_[i] = kTextOid;
+        } else if (o.is_array) {
+          lists_[i] = ListForm::kPgArray;
+          elements_[i] = o.element;
+        }
       }
       if (!status_.ok()) return status_;
     }
@@ -112,15 +121,42 @@ class PostgresRowStream : public RowStream {
  private:
   static constexpr uint32_t kTextOid = 25;
 
-  bool IsEnumType(uint32_t oid) {
+  // What a type widen keeps as text is: an enum, or an array (with ','
+  // between elements) of elements of which widen type (domains and enums
+  // resolved).
+  struct OtherType {
+    bool is_enum = false;
+    bool is_array = false;
+    ValueType element = ValueType::kText;
+  };
+  OtherType DescribeOther(uint32_t oid) {
+    OtherType o;
     try {
-      pqxx::result r = txn_->exec_params("SELECT typtype = 'e' FROM pg_type WHERE oid = $1",
-                                         static_cast<int64_t>(oid));
-      return !r.empty() && std::string(r[0][0].c_str()) == "t";
+      pqxx::result r = txn_->exec_params(
+          "SELECT typtype, typcategory, typelem::int8, typdelim FROM pg_type WHERE oid = $1",
+          static_cast<int64_t>(oid));
+      if (r.empty()) return o;
+      o.is_enum = std::string(r[0][0].c_str()) == "e";
+      if (std::string(r[0][1].c_str()) != "A" || std::string(r[0][3].c_str()) != ",") return o;
+      // The element's base type, through domains.
+      int64_t elem = r[0][2].as<int64_t>();
+      for (int depth = 0; elem != 0 && depth < 100; ++depth) {
+        pqxx::result e = txn_->exec_params(
+            "SELECT typtype, typbasetype::int8 FROM pg_type WHERE oid = $1", elem);
+        if (e.empty()) return o;
+        const std::string type = e[0][0].c_str();
+        if (type != "d") {
+          o.is_array = true;
+          o.element =
+              type == "e" ? ValueType::kText : pg_internal::TypeForOid(static_cast<uint32_t>(elem));
+          return o;
+        }
+        elem = e[0][1].as<int64_t>();
+      }
     } catch (const std::exception& e) {
       status_ = QueryError(fmt::format("reading table {}", table_), e);
-      return false;
     }
+    return o;
   }
 
   void Fetch() {
@@ -155,6 +191,7 @@ class PostgresRowStream : public RowStream {
         valid_ = false;
         return;
       }
+      if (lists_[i] != ListForm::kNone) v.SetList(lists_[i], elements_[i]);
     }
   }
 
@@ -168,6 +205,8 @@ class PostgresRowStream : public RowStream {
   bool valid_ = false;
   RowSchema schema_;
   std::vector<uint32_t> oids_;
+  std::vector<ListForm> lists_;      // per column: arrays
+  std::vector<ValueType> elements_;  // per column: the arrays' element type
   Row row_;
   Status status_;
 };
@@ -301,18 +340,30 @@ Result<SourceSchema> PostgresSource::Introspect() {
   SourceSchema schema;
   try {
     // Columns of ordinary tables, views and partitioned tables in the current
-    // schema; domains resolve to their base type.
+    // schema; domains resolve to their base type, through any number of
+    // domains over domains (`dom` walks each chain down; the innermost
+    // modifier, e.g. numeric(20,0), comes with it).
     pqxx::result cols = session_->txn->exec(R"SQL(
+      WITH RECURSIVE dom(oid, base, typmod) AS (
+        SELECT t.oid, t.typbasetype, t.typtypmod FROM pg_type t WHERE t.typtype = 'd'
+        UNION ALL
+        SELECT d.oid, t.typbasetype, CASE WHEN d.typmod >= 0 THEN d.typmod ELSE t.typtypmod END
+        FROM dom d JOIN pg_type t ON t.oid = d.base WHERE t.typtype = 'd'),
+      base AS (
+        SELECT d.oid, d.base, d.typmod FROM dom d JOIN pg_type t ON t.oid = d.base
+        WHERE t.typtype <> 'd')
       SELECT c.relname, a.attname,
-             COALESCE(NULLIF(t.typbasetype, 0), a.atttypid)::int8 AS base_oid,
+             COALESCE(b.base, a.atttypid)::int8 AS base_oid,
              format_type(a.atttypid, a.atttypmod) AS declared,
              NOT a.attnotnull AS nullable, bt.typtype,
-             c.reltuples::int8
+             c.reltuples::int8,
+             format_type(COALESCE(b.base, a.atttypid),
+                         CASE WHEN b.base IS NULL THEN a.atttypmod ELSE b.typmod END) AS stored
       FROM pg_attribute a
       JOIN pg_class c ON c.oid = a.attrelid
       JOIN pg_namespace n ON n.oid = c.relnamespace
-      JOIN pg_type t ON t.oid = a.atttypid
-      JOIN pg_type bt ON bt.oid = COALESCE(NULLIF(t.typbasetype, 0), a.atttypid)
+      LEFT JOIN base b ON b.oid = a.atttypid
+      JOIN pg_type bt ON bt.oid = COALESCE(b.base, a.atttypid)
       WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'v', 'm', 'p', 'f')
         AND a.attnum > 0 AND NOT a.attisdropped
       ORDER BY c.relname, a.attnum)SQL");
@@ -329,8 +380,12 @@ Result<SourceSchema> PostgresSource::Introspect() {
       uint32_t oid = static_cast<uint32_t>(r[2].as<int64_t>());
       col.type = pg_internal::TypeForOid(oid);
       // Enum types (and domains over them): their labels, as text.
-      if (std::string(r[5].c_str()) == "e") col.type = ValueType::kText;
+      if (std::string(r[5].c_str()) == "e") {
+        col.type = ValueType::kText;
+        col.is_enum = true;
+      }
       col.source_type = r[3].c_str();
+      if (std::string(r[7].c_str()) != col.source_type) col.base_type = r[7].c_str();
       col.nullable = std::string(r[4].c_str()) == "t";
       schema.tables.back().columns.push_back(std::move(col));
     }

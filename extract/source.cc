@@ -1,5 +1,7 @@
 #include "extract/source.h"
 
+#include <cctype>
+#include <cstdint>
 #include <vector>
 
 #include <fmt/format.h>
@@ -33,6 +35,83 @@ std::vector<size_t> MergeKeyIndexes(const ScanSpec& spec, size_t link) {
   std::vector<size_t> out;
   for (size_t i = 0; i < spec.merge[link].on.size(); ++i) out.push_back(first + i);
   return out;
+}
+
+namespace {
+
+// The first word of a type name, lower case ("bigint" of "BIGINT(20) UNSIGNED"),
+// and the number in parentheses right after it (-1 when none).
+std::string TypeWord(const std::string& type, int* n) {
+  std::string word;
+  size_t i = 0;
+  for (; i < type.size() && type[i] != '(' && type[i] != ' '; ++i) {
+    word.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(type[i]))));
+  }
+  *n = -1;
+  if (i < type.size() && type[i] == '(') {
+    int v = 0;
+    size_t j = i + 1;
+    for (; j < type.size() && std::isdigit(static_cast<unsigned char>(type[j])); ++j) {
+      v = v * 10 + (type[j] - '0');
+    }
+    if (j > i + 1 && j < type.size() && type[j] == ')') *n = v;
+  }
+  return word;
+}
+
+bool HasWord(const std::string& type, std::string_view word) {
+  std::string lower;
+  for (char c : type)
+    lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  for (size_t p = lower.find(word); p != std::string::npos; p = lower.find(word, p + 1)) {
+    const bool start = p == 0 || lower[p - 1] == ' ' || lower[p - 1] == ')';
+    const bool end = p + word.size() == lower.size() || lower[p + word.size()] == ' ';
+    if (start && end) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<IntegerRange> DeclaredIntegerRange(const SourceColumn& c) {
+  if (!IsIntegerType(c.type)) return std::nullopt;
+  int n = -1;
+  const std::string word = TypeWord(c.storage_type(), &n);
+  int bits = 0;
+  bool is_unsigned = HasWord(c.storage_type(), "unsigned");
+  if (word == "tinyint") {
+    bits = 8;
+  } else if (word == "smallint" || word == "int2" || word == "smallserial") {
+    bits = 16;
+  } else if (word == "mediumint") {
+    bits = 24;
+  } else if (word == "int" || word == "integer" || word == "int4" || word == "serial") {
+    bits = 32;
+  } else if (word == "bigint" || word == "int8" || word == "bigserial") {
+    bits = 64;
+  } else if (word == "oid") {
+    bits = 32;
+    is_unsigned = true;
+  } else if (word == "bit") {
+    bits = n > 0 && n <= 64 ? n : 64;  // MySQL BIT(n); BIT alone is BIT(1), unknown in a query
+    is_unsigned = true;
+  } else if (word == "year") {
+    return IntegerRange{0, 2155};
+  } else {
+    return std::nullopt;
+  }
+  if (is_unsigned) {
+    return IntegerRange{0, bits == 64 ? UINT64_MAX : (uint64_t{1} << bits) - 1};
+  }
+  return IntegerRange{bits == 64 ? INT64_MIN : -(int64_t{1} << (bits - 1)),
+                      (uint64_t{1} << (bits - 1)) - 1};
+}
+
+bool IsSinglePrecision(const SourceColumn& c) {
+  if (c.type != ValueType::kFloat) return false;
+  int n = -1;
+  const std::string word = TypeWord(c.storage_type(), &n);
+  return word == "real" || word == "float4" || word == "float";
 }
 
 Result<SourceTable> Source::DescribeQuery(const std::string&) {

@@ -119,10 +119,37 @@ std::vector<size_t> MergeKeyIndexes(const ScanSpec& spec, size_t link);
 /// One column of a source table, as introspected.
 struct SourceColumn {
   std::string name;
-  ValueType type;
-  std::string source_type;  // the engine's declared type, e.g. "numeric(10,2)"
+  ValueType type;           // of the base type (domains resolved)
+  std::string source_type;  // the engine's declared type, e.g. "numeric(10,2)", or a domain's name
   bool nullable = true;
+  /// The type the values are stored in: for a column of a PostgreSQL domain
+  /// (or a domain over a domain...) the innermost base type with its
+  /// modifiers ("numeric(20,0)"); "" when it is source_type itself.
+  std::string base_type;
+  /// An enum (PostgreSQL, or a domain over one) or MySQL ENUM/SET: its values
+  /// are labels, read as text, which the database orders by declaration.
+  bool is_enum = false;
+
+  /// base_type, or source_type when there is none.
+  const std::string& storage_type() const { return base_type.empty() ? source_type : base_type; }
 };
+
+/// The values an integer column's storage type holds, inclusive: smallint
+/// -32768..32767, MySQL TINYINT UNSIGNED 0..255, MEDIUMINT -8388608..8388607,
+/// BIT(5) 0..31, YEAR 0..2155, PostgreSQL oid 0..4294967295. Names of both
+/// engines are understood, with or without a display width or ZEROFILL.
+struct IntegerRange {
+  int64_t min = 0;
+  uint64_t max = 0;
+};
+
+/// The range of `column`'s storage type; nullopt when the column is not an
+/// integer (kInt, kUInt) or its type name is not one widen knows.
+std::optional<IntegerRange> DeclaredIntegerRange(const SourceColumn& column);
+
+/// True when `column` is a floating-point column stored in single precision
+/// (PostgreSQL real, MySQL FLOAT in every form: FLOAT(5,2), FLOAT UNSIGNED).
+bool IsSinglePrecision(const SourceColumn& column);
 
 struct ForeignKey {
   std::vector<std::string> columns;

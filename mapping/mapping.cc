@@ -109,7 +109,8 @@ class Loader {
     }
     if (root["timestamp_ms"]) {
       int64_t ts = 0;
-      WIDEN_RETURN_IF_ERROR(ctx_.OptionalInt(root, "timestamp_ms", 0, INT64_MAX, &ts));
+      // HBase takes 0 .. Long.MAX_VALUE - 1 (Long.MAX_VALUE is its LATEST_TIMESTAMP).
+      WIDEN_RETURN_IF_ERROR(ctx_.OptionalInt(root, "timestamp_ms", 0, INT64_MAX - 1, &ts));
       m.timestamp_ms = ts;
     }
     YAML::Node tables = root["tables"];

@@ -1,5 +1,6 @@
 #include "transform/assembler.h"
 
+#include "transform/cell_timestamp.h"
 #include "transform/value_codec.h"
 
 #include <algorithm>
@@ -47,34 +48,6 @@ std::string DescribeKey(const Row& r, const std::vector<size_t>& idx) {
     s += r[idx[i]].DebugString();
   }
   return s;
-}
-
-int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
-// The cell timestamp (ms) a version column's value gives; false for NULL or
-// infinite values.
-bool VersionMs(const Value& v, int64_t* ms) {
-  if (v.is_null()) return false;
-  switch (v.type()) {
-    case ValueType::kTimestamp:
-    case ValueType::kTimestampTz:
-      if (v.as_int() == INT64_MAX || v.as_int() == INT64_MIN) return false;
-      *ms = FloorDiv(v.as_int(), 1000);
-      return true;
-    case ValueType::kDate:
-      if (v.as_int() == INT64_MAX || v.as_int() == INT64_MIN) return false;
-      *ms = v.as_int() * 86400000;
-      return true;
-    case ValueType::kInt:
-      *ms = v.as_int();
-      return true;
-    default:
-      return false;
-  }
 }
 
 // A child stream being merged with its parent's, and its own children.
@@ -373,20 +346,19 @@ class TableAssembler {
       return Status::OK();
     }
     int64_t row_ts = options_.timestamp_ms;
-    if (plan_.version_index >= 0 && !VersionMs(row[plan_.version_index], &row_ts)) {
-      *reason =
-          fmt::format("version column {} is {}", plan_.scan.columns[plan_.version_index].column,
-                      row[plan_.version_index].DebugString());
+    std::string why;
+    if (plan_.version_index >= 0 && !CellTimestampMs(row[plan_.version_index], &row_ts, &why)) {
+      *reason = fmt::format("version column {} is {}",
+                            plan_.scan.columns[plan_.version_index].column, why);
       return Status::OK();
     }
     row_ts_ = row_ts;
     for (const CellPlan& c : plan_.cells) {
       const Value& v = row[c.index];
       int64_t ts = row_ts;
-      if (c.version_index >= 0 && !VersionMs(row[c.version_index], &ts)) {
-        *reason =
-            fmt::format("version column {} of {} is {}", plan_.scan.columns[c.version_index].column,
-                        c.column, row[c.version_index].DebugString());
+      if (c.version_index >= 0 && !CellTimestampMs(row[c.version_index], &ts, &why)) {
+        *reason = fmt::format("version column {} of {} is {}",
+                              plan_.scan.columns[c.version_index].column, c.column, why);
         return Status::OK();
       }
       if (v.is_null()) {
@@ -461,9 +433,10 @@ class TableAssembler {
         return Status::OK();
       }
       int64_t ts = row_ts;
-      if (n.version_index >= 0 && !VersionMs(child[n.version_index], &ts)) {
-        *reason = fmt::format("nested row of '{}': version column is {}", n.scan.table,
-                              child[n.version_index].DebugString());
+      std::string why;
+      if (n.version_index >= 0 && !CellTimestampMs(child[n.version_index], &ts, &why)) {
+        *reason = fmt::format("nested row of '{}': version column {} is {}", n.scan.table,
+                              n.scan.columns[n.version_index].column, why);
         return Status::OK();
       }
       bool all_null = true;
@@ -497,6 +470,9 @@ class TableAssembler {
         v->push_back('{');
         bool first = true;
         for (const auto& [name, idx] : n.value_columns) {
+          // SQL NULL: no attribute (as layout: cells has no cell), so that
+          // `null` is only ever a JSON column's JSON null.
+          if (child[idx].is_null()) continue;
           if (!first) v->push_back(',');
           first = false;
           AppendJsonString(name, v);

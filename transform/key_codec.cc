@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/bytes.h"
+#include "transform/exact_number_internal.h"
 #include "transform/ordered_bytes.h"
 
 namespace widen {
@@ -79,7 +80,64 @@ bool TimestampMs(const Value& v, int64_t* ms) {
   }
 }
 
+// A timestamp part's ms for display: the UTC time without zone
+// ("2024-02-29 12:00:00.5"), or the number when beyond microseconds.
+std::string TimestampPartText(int64_t ms) {
+  if (ms > INT64_MAX / 1000 || ms < INT64_MIN / 1000 + 1) return std::to_string(ms);
+  return Value::Temporal(ValueType::kTimestamp, ms * 1000).ToText();
+}
+
+// Why `v` cannot be a part of key type `what` ("date", "timestamp", "time"),
+// for a value that is not one: saying what it is instead.
+std::string NotA(const Value& v, std::string_view what) {
+  const bool temporal = v.type() == ValueType::kDate || v.type() == ValueType::kTimestamp ||
+                        v.type() == ValueType::kTimestampTz;
+  if (temporal && (v.as_int() == INT64_MAX || v.as_int() == INT64_MIN)) {
+    return fmt::format("is infinite; a {} key part holds finite values only", what);
+  }
+  if (v.type() == ValueType::kOther) {
+    return fmt::format(
+        "is kept as the server's text, not as a {}: a zero or partial MySQL date, or a "
+        "PostgreSQL date/time beyond what widen reads as numbers (after 294247-01-10)",
+        what);
+  }
+  if (v.type() == ValueType::kDate && what == "date") {
+    return "is out of the range of a date key part (4 bytes of days)";
+  }
+  return fmt::format("is a {}, not a {}", ValueTypeName(v.type()), what);
+}
+
 }  // namespace
+
+bool KeyTypeAccepts(KeyType t, ValueType type) {
+  const bool integer =
+      type == ValueType::kBool || type == ValueType::kInt || type == ValueType::kUInt;
+  switch (t) {
+    case KeyType::kString:
+    case KeyType::kBytes:
+      return true;
+    case KeyType::kInt8:
+    case KeyType::kInt16:
+    case KeyType::kInt32:
+    case KeyType::kInt64:
+    case KeyType::kUInt64:
+    case KeyType::kFloat32:
+    case KeyType::kFloat64:
+      return integer || type == ValueType::kDecimal || type == ValueType::kFloat;
+    case KeyType::kDecimal:
+      return type == ValueType::kInt || type == ValueType::kUInt || type == ValueType::kDecimal;
+    case KeyType::kBool:
+      return integer;
+    case KeyType::kDate:
+      return type == ValueType::kDate;
+    case KeyType::kTimestamp:
+      return type == ValueType::kTimestamp || type == ValueType::kTimestampTz ||
+             type == ValueType::kDate || type == ValueType::kInt;
+    case KeyType::kTime:
+      return type == ValueType::kTime;
+  }
+  return false;
+}
 
 std::string_view KeyTypeName(KeyType t) {
   for (const auto& i : kTypes) {
@@ -192,54 +250,44 @@ Status KeyCodec::EncodePartBinary(const KeyPartPlan& p, const Value& v, std::str
     case KeyType::kInt8:
     case KeyType::kInt16:
     case KeyType::kInt32:
-    case KeyType::kInt64: {
-      const int w = IntWidth(p.type);
-      int64_t x;
-      if (v.type() == ValueType::kInt || v.type() == ValueType::kBool) {
-        x = v.as_int();
-      } else if (v.type() == ValueType::kUInt && v.as_uint() <= uint64_t(kLongMax)) {
-        x = static_cast<int64_t>(v.as_uint());
-      } else {
-        return OutOfRange(p, v, fmt::format("is not an integer that fits {}", KeyTypeName(p.type)));
-      }
-      if (w < 8) {
-        const int64_t lim = int64_t{1} << (w * 8 - 1);
-        if (x < -lim || x >= lim) {
-          return OutOfRange(p, v, fmt::format("is out of range for {}", KeyTypeName(p.type)));
-        }
-      }
-      ordered::PutInt(out, x, w);
-      break;
-    }
+    case KeyType::kInt64:
     case KeyType::kUInt64: {
-      if (v.type() == ValueType::kUInt) {
-        ordered::PutUInt64(out, v.as_uint());
-      } else if ((v.type() == ValueType::kInt || v.type() == ValueType::kBool) && v.as_int() >= 0) {
-        ordered::PutUInt64(out, static_cast<uint64_t>(v.as_int()));
-      } else {
-        return OutOfRange(p, v, "is not a non-negative integer (uint64)");
+      exact::Integer x;
+      std::string why;
+      if (!exact::ToInteger(v, &x, &why)) {
+        return OutOfRange(p, v, fmt::format("is not an integer ({})", why));
       }
+      if (p.type == KeyType::kUInt64) {
+        if (x.negative)
+          return OutOfRange(p, v, "is negative; uint64 holds 0 to 18446744073709551615");
+        ordered::PutUInt64(out, x.magnitude);
+        break;
+      }
+      const int w = IntWidth(p.type);
+      const int64_t hi = w == 8 ? INT64_MAX : (int64_t{1} << (w * 8 - 1)) - 1;
+      const int64_t lo = -hi - 1;
+      if (!x.Within(lo, hi)) {
+        return OutOfRange(
+            p, v, fmt::format("is out of range for {} ({} to {})", KeyTypeName(p.type), lo, hi));
+      }
+      ordered::PutInt(out, x.AsInt64(), w);
       break;
     }
     case KeyType::kFloat32:
     case KeyType::kFloat64: {
       double d;
-      if (v.type() == ValueType::kFloat) {
-        d = v.as_double();
-      } else if (v.type() == ValueType::kInt &&
-                 static_cast<int64_t>(static_cast<double>(v.as_int())) == v.as_int()) {
-        d = static_cast<double>(v.as_int());
-      } else {
-        return OutOfRange(p, v, "is not a floating-point number");
+      std::string why;
+      if (v.type() == ValueType::kBool ||
+          !exact::ToFloating(v, p.type == KeyType::kFloat32, &d, &why)) {
+        return OutOfRange(
+            p, v,
+            fmt::format("does not fit a {} key part ({})", KeyTypeName(p.type),
+                        v.type() == ValueType::kBool ? "a bool is not a number" : why));
       }
       if (p.type == KeyType::kFloat64) {
         ordered::PutDouble(out, d);
       } else {
-        const float f = static_cast<float>(d);
-        if (!std::isnan(d) && static_cast<double>(f) != d) {
-          return OutOfRange(p, v, "is not exactly representable as float (use type: double)");
-        }
-        ordered::PutFloat(out, f);
+        ordered::PutFloat(out, static_cast<float>(d));
       }
       break;
     }
@@ -253,28 +301,33 @@ Status KeyCodec::EncodePartBinary(const KeyPartPlan& p, const Value& v, std::str
         return OutOfRange(p, v, "is not an exact decimal");
       }
       if (!ordered::PutDecimal(out, text)) {
-        return OutOfRange(p, v, "is not a finite decimal (NaN cannot be a key)");
+        return OutOfRange(p, v,
+                          "is not a finite number; a decimal key part holds finite values only "
+                          "(NaN, Infinity and -Infinity have no place in its order)");
       }
       break;
     }
-    case KeyType::kBool:
-      if (v.type() == ValueType::kBool ||
-          (v.type() == ValueType::kInt && (v.as_int() == 0 || v.as_int() == 1))) {
-        ordered::PutBool(out, v.as_int() != 0);
-      } else {
-        return OutOfRange(p, v, "is not a boolean");
+    case KeyType::kBool: {
+      exact::Integer x;
+      std::string why;
+      const bool number = v.type() == ValueType::kBool || v.type() == ValueType::kInt ||
+                          v.type() == ValueType::kUInt;
+      if (!number || !exact::ToInteger(v, &x, &why) || !x.Within(0, 1)) {
+        return OutOfRange(p, v, "is not a boolean (true, false, 0 or 1)");
       }
+      ordered::PutBool(out, x.magnitude != 0);
       break;
+    }
     case KeyType::kDate: {
       if (v.type() != ValueType::kDate || v.as_int() < INT32_MIN || v.as_int() > INT32_MAX) {
-        return OutOfRange(p, v, "is not a finite date");
+        return OutOfRange(p, v, NotA(v, "date"));
       }
       ordered::PutInt(out, v.as_int(), 4);
       break;
     }
     case KeyType::kTimestamp: {
       int64_t ms;
-      if (!TimestampMs(v, &ms)) return OutOfRange(p, v, "is not a finite timestamp");
+      if (!TimestampMs(v, &ms)) return OutOfRange(p, v, NotA(v, "timestamp"));
       if (p.reverse) {
         if (ms < 0) return OutOfRange(p, v, "is before 1970 and cannot be reversed");
         PutFixed64BE(out, static_cast<uint64_t>(kLongMax - ms));
@@ -284,7 +337,7 @@ Status KeyCodec::EncodePartBinary(const KeyPartPlan& p, const Value& v, std::str
       break;
     }
     case KeyType::kTime:
-      if (v.type() != ValueType::kTime) return OutOfRange(p, v, "is not a time of day");
+      if (v.type() != ValueType::kTime) return OutOfRange(p, v, NotA(v, "time"));
       ordered::PutInt(out, v.as_int(), 8);
       break;
   }
@@ -299,18 +352,29 @@ Status KeyCodec::EncodePartText(const KeyPartPlan& p, const Value& v, std::strin
   const size_t start = out->size();
   if (p.reverse) {
     int64_t ms;
-    if (!TimestampMs(v, &ms)) return OutOfRange(p, v, "is not a finite timestamp");
+    if (!TimestampMs(v, &ms)) return OutOfRange(p, v, NotA(v, "timestamp"));
     if (ms < 0) return OutOfRange(p, v, "is before 1970 and cannot be reversed");
     out->append(fmt::format("{:019d}", kLongMax - ms));
   } else if (p.width > 0 && IsIntegerType(v.type())) {
-    const bool negative = v.type() == ValueType::kInt && v.as_int() < 0;
-    // Magnitude as unsigned, so INT64_MIN needs no special case.
-    const uint64_t magnitude = v.type() == ValueType::kUInt ? v.as_uint()
-                               : negative                   ? 0 - static_cast<uint64_t>(v.as_int())
-                                                            : static_cast<uint64_t>(v.as_int());
-    const std::string digits = std::to_string(magnitude);
-    if (negative) out->push_back('-');
-    for (size_t n = digits.size(); n < static_cast<size_t>(p.width); ++n) out->push_back('0');
+    // Zero-padded digits sort like the numbers only when every value is
+    // non-negative and has at most `width` digits: anything else would be
+    // out of order (-005 > -010, 1000 < 999 as text), so its row is refused.
+    if (v.type() == ValueType::kInt && v.as_int() < 0) {
+      return OutOfRange(p, v,
+                        fmt::format("is negative: in a text key with width {} negative numbers "
+                                    "sort out of order (-005 after -010); use form: binary",
+                                    p.width));
+    }
+    const std::string digits =
+        v.type() == ValueType::kUInt ? std::to_string(v.as_uint()) : std::to_string(v.as_int());
+    if (digits.size() > static_cast<size_t>(p.width)) {
+      return OutOfRange(p, v,
+                        fmt::format("has {} digits, more than the part's width {}: it would sort "
+                                    "out of order ({} before {}); raise the width",
+                                    digits.size(), p.width, "1" + std::string(p.width, '0'),
+                                    std::string(p.width, '9')));
+    }
+    out->append(static_cast<size_t>(p.width) - digits.size(), '0');
     out->append(digits);
   } else {
     v.AppendText(out);
@@ -458,12 +522,13 @@ bool KeyCodec::DecodePartBinary(const KeyPartPlan& p, std::string_view* in,
     case KeyType::kTimestamp: {
       int64_t ms;
       if (p.reverse) {
+        if (v.size() < 8) return false;
         ms = kLongMax - static_cast<int64_t>(DecodeFixed64BE(v.data()));
         v.remove_prefix(8);
       } else {
         ok = ordered::GetInt(&v, 8, &ms);
       }
-      *text = Value::Temporal(ValueType::kTimestamp, ms * 1000).ToText();
+      *text = TimestampPartText(ms);
       break;
     }
     case KeyType::kTime: {
@@ -520,7 +585,19 @@ bool KeyCodec::Decode(std::string_view key,
     std::string piece;
     if (text) {
       if (!take_text(&piece, i + 1 == parts_.size())) return false;
-      piece = ToStringBinary(piece);
+      if (p.reverse && !p.is_literal) {
+        // Long.MAX_VALUE - ms in 19 digits: shown as the time, as binary parts are.
+        int64_t n = 0;
+        bool digits = piece.size() == 19;
+        for (char c : piece) {
+          digits = digits && c >= '0' && c <= '9';
+          if (digits) n = n * 10 + (c - '0');
+        }
+        if (!digits || n < 0) return false;
+        piece = TimestampPartText(kLongMax - n);
+      } else {
+        piece = ToStringBinary(piece);
+      }
     } else if (p.is_literal) {
       if (key.substr(0, p.literal.size()) != p.literal) return false;
       piece = ToStringBinary(p.literal);

@@ -5,7 +5,9 @@
 //   text    readable `A100|00001|001042`: each part's text form, integers
 //           zero-padded to `width`, parts joined by the separator. A value
 //           containing the separator would make keys ambiguous, so such a row
-//           is refused (never a silent collision).
+//           is refused (never a silent collision); so is a value a padded
+//           part cannot sort right: negative, or wider than `width` digits.
+//           `reverse` parts are Long.MAX_VALUE - ms in 19 digits.
 //   binary  order-preserving bytes (transform/ordered_bytes.h) concatenated:
 //           the unsigned-bytewise order of keys equals the tuple order of the
 //           values, `desc` parts reversed. Distinct tuples give distinct keys.
@@ -49,6 +51,11 @@ enum class KeyType {
   kTimestamp,  // ms since the epoch, 8 bytes (microseconds are floored)
   kTime,       // microseconds, 8 bytes
 };
+
+/// Whether some value of widen type `type` can be a binary part of key type
+/// `t` (false: a timestamp as `date`, text as `int32`); the planner refuses
+/// such a mapping instead of rejecting every row.
+bool KeyTypeAccepts(KeyType t, ValueType type);
 
 /// Mapping name of a key type ("int32") and back; false for an unknown name.
 std::string_view KeyTypeName(KeyType t);
@@ -100,8 +107,9 @@ class KeyCodec {
   Status Encode(const Row& row, std::string* out) const;
 
   /// Splits an encoded key into (part name, display text) pairs; the salt and
-  /// hash prefix come first as "salt" and "hash". Returns false when `key`
-  /// does not have the codec's shape.
+  /// hash prefix come first as "salt" and "hash". Timestamp parts (also
+  /// `reverse` ones, in either form) show as the time they hold. Returns
+  /// false when `key` does not have the codec's shape.
   bool Decode(std::string_view key, std::vector<std::pair<std::string, std::string>>* parts) const;
 
   /// The layout as drawn by `widen plan`: "[salt 1B][product_code string]...".

@@ -9,9 +9,11 @@
 #include <fmt/ranges.h>
 
 #include "store/table_descriptor.h"
+#include "transform/cell_timestamp.h"
 #include "transform/key_anatomy.h"
 #include "transform/plan.h"
 #include "transform/preview.h"
+#include "transform/range_check.h"
 
 namespace widen {
 
@@ -33,6 +35,10 @@ const std::vector<LintRule> kRules = {
     {"W111", Severity::kWarning, "a row key or nested id that may not be unique"},
     {"W112", Severity::kWarning, "an unpadded integer in a text row key (sorts as text)"},
     {"I113", Severity::kInfo, "an unpadded integer in a text nested id (sorts as text)"},
+    {"W114", Severity::kWarning, "a version column with values that are no cell timestamp"},
+    {"W115", Severity::kWarning, "a key width too narrow for the column's values"},
+    {"W116", Severity::kWarning, "a row key part whose bytes do not sort like its values"},
+    {"I117", Severity::kInfo, "a nested id part whose bytes do not sort like its values"},
 };
 
 Severity SeverityOf(const std::string& rule) {
@@ -54,26 +60,6 @@ std::string HumanBytes(double b) {
 
 bool IsTemporal(ValueType t) {
   return t == ValueType::kTimestamp || t == ValueType::kTimestampTz || t == ValueType::kDate;
-}
-
-// A version column's value as ms since the epoch; false when it is not one.
-bool ValueMs(const Value& v, int64_t* ms) {
-  if (v.is_null()) return false;
-  switch (v.type()) {
-    case ValueType::kTimestamp:
-    case ValueType::kTimestampTz:
-      if (v.as_int() == INT64_MAX || v.as_int() == INT64_MIN) return false;
-      *ms = v.as_int() / 1000;
-      return true;
-    case ValueType::kDate:
-      *ms = v.as_int() * 86400000;
-      return true;
-    case ValueType::kInt:
-      *ms = v.as_int();
-      return true;
-    default:
-      return false;
-  }
 }
 
 std::string FormatMs(int64_t ms) {
@@ -155,10 +141,12 @@ class Linter {
     WIDEN_ASSIGN_OR_RETURN(const bool queries_ok, LintQueries(t, tp));
     if (!queries_ok) return Status::OK();
     LintKey(t, tp);
+    LintKeyOrder(t, tp);
     LintUniqueness(t, tp);
     WIDEN_RETURN_IF_ERROR(LintVersionDepth(t, tp));
     WIDEN_RETURN_IF_ERROR(LintTtl(t, tp));
     WIDEN_RETURN_IF_ERROR(LintWideRows(t, tp));
+    WIDEN_RETURN_IF_ERROR(LintRanges(t, tp));
     return Status::OK();
   }
 
@@ -477,6 +465,96 @@ class Linter {
     }
   }
 
+  // Why the bytes of key part `p` over column `c` do not sort like its
+  // values ("" when they do): text-form numbers, instants and times, types
+  // kept as text, and enum labels in either form. Integers are W112/W115's.
+  static std::string OrderProblem(const KeyPartPlan& p, const SourceColumn& c, bool text) {
+    if (p.is_literal || p.reverse || IsIntegerType(c.type)) return "";
+    if (c.is_enum) {
+      return fmt::format(
+          "{} is an enum: the key sorts its labels as text, the database's ORDER BY in the "
+          "order the labels were declared",
+          c.name);
+    }
+    if (!text) return "";
+    switch (c.type) {
+      case ValueType::kDecimal:
+      case ValueType::kFloat:
+        return fmt::format(
+            "{} is {}: numbers as text do not sort numerically (10.5 < 9.5, "
+            "-1 < -2)",
+            c.name, c.source_type);
+      case ValueType::kTimestampTz:
+        return fmt::format(
+            "{} is {}: instants as text end in 'Z', which sorts after a fraction's '.', so a "
+            "whole second sorts after its fractions (...:00Z > ...:00.5Z)",
+            c.name, c.source_type);
+      case ValueType::kTime:
+        if (c.storage_type().find("time zone") != std::string::npos) return "";
+        return fmt::format(
+            "{} is {}: times that can be negative or beyond 99 hours do not sort "
+            "as text (-00:00:02 > -00:00:01, 100:00:00 < 99:00:00)",
+            c.name, c.source_type);
+      case ValueType::kOther:
+      case ValueType::kJson:
+        if (TextSortsLikeValues(c)) return "";
+        return fmt::format("{} is {}, whose text form does not sort like its values", c.name,
+                           c.storage_type());
+      default:
+        return "";
+    }
+  }
+
+  // W116 on row key parts, I117 on nested id parts.
+  void LintKeyOrder(const TableMapping& t, const TablePlan& tp) {
+    const char* kFix =
+        "use form: binary (it orders numbers, instants and times), or key by a column whose "
+        "bytes sort like its values (for an enum, its position: a generated column); ignore "
+        "this if the part is only matched exactly";
+    for (size_t i = 0; i < tp.key.parts().size() && i < t.key.parts.size(); ++i) {
+      const KeyPartPlan& p = tp.key.parts()[i];
+      const SourceColumn* c = p.is_literal ? nullptr : KeyPartColumn(tp, p, schema_);
+      if (c == nullptr) continue;
+      const std::string why = OrderProblem(p, *c, tp.key.form() == KeyForm::kText);
+      if (why.empty()) continue;
+      Add("W116", t.key.parts[i].loc, t.name,
+          fmt::format("row key part '{}' does not sort like its values ({}): range scans by it "
+                      "return the wrong rows",
+                      p.name, why),
+          kFix);
+    }
+    std::vector<const NestPlan*> nests;
+    for (const auto& n : tp.nests) nests.push_back(&n);
+    for (size_t i = 0; i < nests.size(); ++i) {
+      const NestPlan* n = nests[i];
+      for (const auto& g : n->children) nests.push_back(&g);
+      const SourceTable* st = schema_.FindTable(n->spec->table);
+      for (size_t j = 0; j < n->qualifier.parts().size() && j < n->spec->id.size(); ++j) {
+        const KeyPartPlan& p = n->qualifier.parts()[j];
+        const SourceColumn* c = st == nullptr || p.is_literal ? nullptr : st->FindColumn(p.name);
+        if (c == nullptr) continue;
+        const std::string why = OrderProblem(p, *c, n->qualifier.form() == KeyForm::kText);
+        if (why.empty()) continue;
+        Add("I117", n->spec->id[j].loc, t.name,
+            fmt::format("nested id '{}' (prefix '{}') does not sort like its values ({}): "
+                        "column ranges over the qualifiers are not in value order",
+                        p.name, n->prefix, why),
+            kFix);
+      }
+    }
+  }
+
+  // W114, W115: the ranges of version columns and width-padded key parts.
+  Status LintRanges(const TableMapping& t, const TablePlan& tp) {
+    WIDEN_ASSIGN_OR_RETURN(RangeReport r, CheckValueRanges(tp, source_));
+    for (auto& n : r.notes) Note(std::move(n));
+    for (auto& f : r.findings) {
+      Add(f.kind == RangeFinding::Kind::kKeyWidth ? "W115" : "W114", f.loc, t.name,
+          std::move(f.message), std::move(f.fix));
+    }
+    return Status::OK();
+  }
+
   // W111: the row key (or a nested id) does not contain the source's primary key.
   void LintUniqueness(const TableMapping& t, const TablePlan& tp) {
     const SourceTable* driving = tp.scan.table.empty() ? nullptr : schema_.FindTable(tp.scan.table);
@@ -656,11 +734,11 @@ class Linter {
         continue;
       }
       int64_t oldest_ms;
-      if (!ValueMs(summary->min, &oldest_ms)) continue;
+      if (!VersionValueMs(summary->min, &oldest_ms)) continue;
       const int64_t ttl_ms = v.family->ttl_seconds * 1000;
       if (o_.now_ms - oldest_ms <= ttl_ms) continue;
       int64_t newest_ms = oldest_ms;
-      ValueMs(summary->max, &newest_ms);
+      VersionValueMs(summary->max, &newest_ms);
       const bool all = o_.now_ms - newest_ms > ttl_ms;
       Add("W108", v.loc, t.name,
           fmt::format("family '{}' has TTL {} s ({:.1f} days) but version column {} goes back to "

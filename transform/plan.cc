@@ -1,6 +1,7 @@
 #include "transform/plan.h"
 
 #include <algorithm>
+#include <cctype>
 #include <memory>
 
 #include <fmt/format.h>
@@ -11,11 +12,17 @@
 
 namespace widen {
 
-namespace {
-
-bool Contains(std::string_view s, std::string_view what) {
-  return s.find(what) != std::string_view::npos;
+bool TextSortsLikeValues(const SourceColumn& c) {
+  if (c.type != ValueType::kOther && c.type != ValueType::kJson) return true;
+  if (c.type == ValueType::kJson) return false;
+  std::string t = c.storage_type();
+  for (char& ch : t) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const std::string word = t.substr(0, t.find_first_of("( "));
+  return word == "uuid" || word == "macaddr" || word == "macaddr8" ||
+         t.rfind("bit", 0) == 0;  // bit(n), bit varying(n)
 }
+
+namespace {
 
 // Text sorts by collation in the database: ORDER BY it with COLLATE "C" so
 // that the order is unsigned bytes, as widen compares.
@@ -207,6 +214,23 @@ class Planner {
           where, kp.type));
     }
     if (kp.reverse) p.type = KeyType::kTimestamp;
+    if (form == KeyEncoding::kBinary && !kp.reverse && !KeyTypeAccepts(p.type, c->type)) {
+      return Status::InvalidArgument(
+          fmt::format("{}: type {} cannot hold source column {}.{} ({}, a {} value){}", where,
+                      KeyTypeName(p.type), scope.Find(alias)->name, c->name, c->source_type,
+                      ValueTypeName(c->type),
+                      KeyTypeAccepts(DefaultKeyType(*c), c->type)
+                          ? fmt::format("; its own type is {}", KeyTypeName(DefaultKeyType(*c)))
+                          : ""));
+    }
+    if (form == KeyEncoding::kBinary && kp.type.empty() && !TextSortsLikeValues(*c)) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: source column {}.{} is {}, whose text form does not sort like its values; a "
+          "binary key part must sort like its values. Key by a column that does (a generated "
+          "column, or a free-form query computing one), or say type: string to key by the text "
+          "as it is (docs/types.md, \"Key parts\")",
+          where, scope.Find(alias)->name, c->name, c->storage_type()));
+    }
     if (form == KeyEncoding::kText && kp.width > 0 && !IsIntegerType(c->type)) {
       return Status::InvalidArgument(fmt::format(
           "{} has a width, which pads integers in text keys, but source column {}.{} is {} ({})",
@@ -270,12 +294,19 @@ class Planner {
           fmt::format("{}: unknown codec '{}'", c.loc.ToString(), c.codec));
     }
     if (p.kind == ValueCodecKind::kHBase) {
-      p.hbase_type = DefaultHBaseType(sc.type, sc.source_type);
+      p.hbase_type = DefaultHBaseType(sc);
       if (!c.type.empty() && !ParseHBaseType(c.type, &p.hbase_type)) {
         return Status::InvalidArgument(fmt::format(
             "{}: table '{}': unknown hbase type '{}' (expected short, int, long, float, double, "
             "boolean, bigdecimal, string, bytes)",
             c.loc.ToString(), target, c.type));
+      }
+      if (!HBaseTypeAccepts(p.hbase_type, sc.type)) {
+        return Status::InvalidArgument(fmt::format(
+            "{}: table '{}': column {} is {} ({}), which the hbase codec cannot write as Java {} "
+            "(no value of it is one); use type: string, or a type that holds it",
+            c.loc.ToString(), target, c.column.ToString(), sc.source_type, ValueTypeName(sc.type),
+            HBaseTypeName(p.hbase_type)));
       }
     } else if (!c.type.empty()) {
       return Status::InvalidArgument(fmt::format(
@@ -474,7 +505,7 @@ class Planner {
       WIDEN_ASSIGN_OR_RETURN(const SourceColumn* pc, FindColumn(n.loc, t.name, parent, pcol));
       WIDEN_ASSIGN_OR_RETURN(const SourceColumn* cc, FindColumn(n.loc, t.name, *child, ccol));
       const bool same = CompareClass(pc->type) == CompareClass(cc->type) &&
-                        (pc->type != ValueType::kOther || pc->source_type == cc->source_type);
+                        (pc->type != ValueType::kOther || pc->storage_type() == cc->storage_type());
       if (!same || pc->type == ValueType::kJson) {
         return Status::InvalidArgument(fmt::format(
             "{}: table '{}': nest on {}.{} ({}) = {}.{} ({}): the two columns must have "
@@ -601,28 +632,22 @@ std::string SourceRowId(const TablePlan& plan, const Row& row) {
 }
 
 KeyType DefaultKeyType(const SourceColumn& c) {
-  const std::string& st = c.source_type;
   switch (c.type) {
     case ValueType::kBool:
       return KeyType::kBool;
     case ValueType::kInt:
-      if (Contains(st, "unsigned")) {  // one size up holds every unsigned value
-        if (Contains(st, "tinyint")) return KeyType::kInt16;
-        if (Contains(st, "smallint")) return KeyType::kInt32;
-        return KeyType::kInt64;
-      }
-      if (Contains(st, "tinyint")) return KeyType::kInt8;
-      if (Contains(st, "smallint") || Contains(st, "int2")) return KeyType::kInt16;
-      if (Contains(st, "bigint") || Contains(st, "int8") || Contains(st, "unsigned")) {
-        return KeyType::kInt64;
-      }
-      if (Contains(st, "int") || Contains(st, "serial")) return KeyType::kInt32;
-      return KeyType::kInt64;
-    case ValueType::kUInt:
+    case ValueType::kUInt: {
+      // The narrowest signed type that holds every value of the storage type.
+      const std::optional<IntegerRange> r = DeclaredIntegerRange(c);
+      if (!r) return c.type == ValueType::kUInt ? KeyType::kUInt64 : KeyType::kInt64;
+      if (r->min >= INT8_MIN && r->max <= uint64_t{INT8_MAX}) return KeyType::kInt8;
+      if (r->min >= INT16_MIN && r->max <= uint64_t{INT16_MAX}) return KeyType::kInt16;
+      if (r->min >= INT32_MIN && r->max <= uint64_t{INT32_MAX}) return KeyType::kInt32;
+      if (r->max <= uint64_t{INT64_MAX}) return KeyType::kInt64;
       return KeyType::kUInt64;
+    }
     case ValueType::kFloat:
-      return (Contains(st, "real") || Contains(st, "float4") || st == "float") ? KeyType::kFloat32
-                                                                               : KeyType::kFloat64;
+      return IsSinglePrecision(c) ? KeyType::kFloat32 : KeyType::kFloat64;
     case ValueType::kDecimal:
       return KeyType::kDecimal;
     case ValueType::kBytes:
@@ -636,6 +661,37 @@ KeyType DefaultKeyType(const SourceColumn& c) {
       return KeyType::kTimestamp;
     default:
       return KeyType::kString;
+  }
+}
+
+HBaseType DefaultHBaseType(const SourceColumn& c) {
+  switch (c.type) {
+    case ValueType::kBool:
+      return HBaseType::kBoolean;
+    case ValueType::kInt:
+    case ValueType::kUInt: {
+      // The narrowest Java type that holds every value of the storage type;
+      // BIGINT UNSIGNED and BIT(64) are long (values above Long.MAX_VALUE
+      // reject their row: type: bigdecimal holds them all).
+      const std::optional<IntegerRange> r = DeclaredIntegerRange(c);
+      if (!r) return HBaseType::kLong;
+      if (r->min >= INT16_MIN && r->max <= uint64_t{INT16_MAX}) return HBaseType::kShort;
+      if (r->min >= INT32_MIN && r->max <= uint64_t{INT32_MAX}) return HBaseType::kInt;
+      return HBaseType::kLong;
+    }
+    case ValueType::kFloat:
+      return IsSinglePrecision(c) ? HBaseType::kFloat : HBaseType::kDouble;
+    case ValueType::kDecimal:
+      return HBaseType::kBigDecimal;
+    case ValueType::kBytes:
+      return HBaseType::kBytes;
+    case ValueType::kDate:
+    case ValueType::kTime:
+    case ValueType::kTimestamp:
+    case ValueType::kTimestampTz:
+      return HBaseType::kLong;
+    default:
+      return HBaseType::kString;
   }
 }
 

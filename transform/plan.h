@@ -92,7 +92,25 @@ struct Plan {
 /// table's primary key, else the row key parts' values.
 std::string SourceRowId(const TablePlan& plan, const Row& row);
 
-/// The default binary key type of a source column ("integer" -> int32, ...).
+/// The default binary key type of a source column: from its storage type
+/// (domains resolved), the narrowest that holds every value ("smallint" ->
+/// int16, "integer" -> int32, MySQL "int unsigned" -> int64, "bigint
+/// unsigned" -> uint64, "real" / MySQL FLOAT -> float, ...).
 KeyType DefaultKeyType(const SourceColumn& column);
+
+/// Whether a column of a type widen keeps as text (other, JSON) sorts like
+/// its values as a string key part: uuid (fixed-width lower-case hex), bit
+/// strings ('0'/'1', a prefix first) and MAC addresses do; interval ('P-1D'
+/// after 'P10D'), inet, money, timetz, arrays, ranges, geometry, JSON and the
+/// rest do not (the planner refuses them as binary parts without `type`).
+/// True for every other type (its binary encoding orders its values).
+bool TextSortsLikeValues(const SourceColumn& column);
+
+/// The default Java type of the hbase value codec for a source column: from
+/// its storage type, the narrowest that holds every value ("smallint" ->
+/// short, "integer" -> int, "bigint" -> long, MySQL "mediumint unsigned" ->
+/// int, "real" / MySQL FLOAT(5,2) -> float, numeric -> bigdecimal, dates and
+/// times -> long).
+HBaseType DefaultHBaseType(const SourceColumn& column);
 
 }  // namespace widen

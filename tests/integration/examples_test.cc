@@ -190,11 +190,12 @@ TEST_F(ExamplesBandsTest, NestedValuesAreJsonOfTheChildsAttributes) {
   for (const auto& s : shows) {
     SCOPED_TRACE(s[0] + " " + s[1]);
     auto j = nlohmann::json::parse(cells[s[0]].at(s[1]));
-    EXPECT_EQ(j.size(), 3u);
+    EXPECT_EQ(j.size(), s[4] == kNull ? 2u : 3u);
     EXPECT_EQ(j.at("venue_id"), std::stoi(s[2]));
     EXPECT_EQ(j.at("show_date"), s[3]) << "dates are JSON strings";
     if (s[4] == kNull) {
-      EXPECT_TRUE(j.at("tickets_sold").is_null()) << "NULL is null, not 0";
+      // SQL NULL is no attribute (JSON null is a JSON column's null), never 0.
+      EXPECT_FALSE(j.contains("tickets_sold"));
     } else {
       EXPECT_EQ(j.at("tickets_sold"), std::stoi(s[4]));
     }
@@ -206,11 +207,11 @@ TEST_F(ExamplesBandsTest, NestedValuesAreJsonOfTheChildsAttributes) {
   for (const auto& a : albums) {
     SCOPED_TRACE(a[0] + " " + a[1]);
     auto j = nlohmann::json::parse(cells[a[0]].at(a[1]));
-    EXPECT_EQ(j.size(), 3u);
+    EXPECT_EQ(j.size(), a[4] == kNull ? 2u : 3u);
     EXPECT_EQ(j.at("title"), a[2]);
     EXPECT_EQ(j.at("release_year"), std::stoi(a[3]));
     if (a[4] == kNull) {
-      EXPECT_TRUE(j.at("label").is_null());
+      EXPECT_FALSE(j.contains("label"));
     } else {
       EXPECT_EQ(j.at("label"), a[4]);
     }
@@ -235,11 +236,11 @@ TEST_F(ExamplesBandsTest, NestedValuesAreJsonOfTheChildsAttributes) {
   for (const auto& m : members) {
     SCOPED_TRACE(m[0] + " " + m[1]);
     auto j = nlohmann::json::parse(cells[m[0]].at(m[1]));
-    EXPECT_EQ(j.size(), 3u);
+    EXPECT_EQ(j.size(), m[4] == kNull ? 2u : 3u);
     EXPECT_EQ(j.at("name"), m[2]);
     EXPECT_EQ(j.at("instrument"), m[3]);
     if (m[4] == kNull) {
-      EXPECT_TRUE(j.at("joined_year").is_null());
+      EXPECT_FALSE(j.contains("joined_year"));
     } else {
       EXPECT_EQ(j.at("joined_year"), std::stoi(m[4]));
     }

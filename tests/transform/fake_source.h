@@ -18,7 +18,12 @@ namespace widen::testing {
 
 inline SourceColumn Col(std::string name, ValueType type, std::string source_type,
                         bool nullable = false) {
-  return SourceColumn{std::move(name), type, std::move(source_type), nullable};
+  SourceColumn c;
+  c.name = std::move(name);
+  c.type = type;
+  c.source_type = std::move(source_type);
+  c.nullable = nullable;
+  return c;
 }
 
 class FakeSource : public Source {

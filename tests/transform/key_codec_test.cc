@@ -54,10 +54,19 @@ TEST(TextKeyTest, ZeroPaddedAndSeparated) {
   EXPECT_EQ(parts[2].second, "001042");
 }
 
-TEST(TextKeyTest, WiderValuesAreNotTruncated) {
+// A value wider than the part's width would sort out of order (1000 < 999
+// as text): its row is refused, naming the width.
+TEST(TextKeyTest, WiderValuesRejectTheRow) {
   std::string key;
-  ASSERT_TRUE(ProductCustomerOrder().Encode(Order("B", 1234567, 5), &key).ok());
-  EXPECT_EQ(key, "B|1234567|000005");
+  Status s = ProductCustomerOrder().Encode(Order("B", 1234567, 5), &key);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("key part 'customer_id' value '1234567' has 7 digits, more than the "
+                             "part's width 5"),
+            std::string::npos)
+      << s.message();
+  key.clear();
+  ASSERT_TRUE(ProductCustomerOrder().Encode(Order("B", 99999, 5), &key).ok());
+  EXPECT_EQ(key, "B|99999|000005");
 }
 
 TEST(TextKeyTest, SeparatorInsideValueIsRefused) {
@@ -77,14 +86,32 @@ TEST(TextKeyTest, NullPartIsRefused) {
   EXPECT_NE(s.message().find("customer_id"), std::string::npos);
 }
 
+// Negative numbers cannot sort in a padded text part (-005 would sort after
+// -010): refused, as are values wider than the width; the extremes of
+// int64 and uint64 fit a width of 19 and 20.
 TEST(TextKeyTest, NegativeAndExtremeIntegers) {
   KeyCodec codec(KeyForm::kText, {Part("n", 0, KeyType::kInt64, 4)}, "|");
   std::string key;
-  ASSERT_TRUE(codec.Encode(MakeRow({Value::Int(-7)}), &key).ok());
-  EXPECT_EQ(key, "-0007");
+  Status s = codec.Encode(MakeRow({Value::Int(-7)}), &key);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("is negative: in a text key with width 4"), std::string::npos)
+      << s.message();
+  EXPECT_EQ(codec.Encode(MakeRow({Value::Int(INT64_MIN)}), &key).code(),
+            StatusCode::kInvalidArgument);
+  KeyCodec wide(KeyForm::kText, {Part("n", 0, KeyType::kInt64, 19)}, "|");
   key.clear();
-  ASSERT_TRUE(codec.Encode(MakeRow({Value::Int(INT64_MIN)}), &key).ok());
-  EXPECT_EQ(key, "-9223372036854775808");
+  ASSERT_TRUE(wide.Encode(MakeRow({Value::Int(INT64_MAX)}), &key).ok());
+  EXPECT_EQ(key, "9223372036854775807");
+  key.clear();
+  ASSERT_TRUE(wide.Encode(MakeRow({Value::Int(0)}), &key).ok());
+  EXPECT_EQ(key, "0000000000000000000");
+  KeyCodec unsigned_wide(KeyForm::kText, {Part("n", 0, KeyType::kUInt64, 20)}, "|");
+  key.clear();
+  ASSERT_TRUE(unsigned_wide.Encode(MakeRow({Value::UInt(UINT64_MAX)}), &key).ok());
+  EXPECT_EQ(key, "18446744073709551615");
+  key.clear();
+  EXPECT_EQ(wide.Encode(MakeRow({Value::UInt(UINT64_MAX)}), &key).code(),
+            StatusCode::kInvalidArgument);
 }
 
 TEST(TextKeyTest, PaddedIntegersSortNumerically) {
@@ -113,6 +140,19 @@ TEST(TextKeyTest, ReverseTimestampIsNewestFirst) {
   ASSERT_TRUE(codec.Encode(MakeRow({Value::Int(7), at(2000)}), &newer).ok());
   EXPECT_EQ(older, "0007|9223372036854774807");  // Long.MAX_VALUE - 1000
   EXPECT_LT(newer, older);
+  // Decoded as the time it holds, as a binary reverse part is.
+  std::vector<std::pair<std::string, std::string>> parts;
+  ASSERT_TRUE(codec.Decode(older, &parts));
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[1], (std::pair<std::string, std::string>("sent_at", "1970-01-01 00:00:01")));
+  KeyCodec binary(KeyForm::kBinary, {user, sent}, "");
+  std::string bkey;
+  ASSERT_TRUE(binary.Encode(MakeRow({Value::Int(7), at(1000)}), &bkey).ok());
+  std::vector<std::pair<std::string, std::string>> bparts;
+  ASSERT_TRUE(binary.Decode(bkey, &bparts));
+  ASSERT_EQ(bparts.size(), 2u);
+  EXPECT_EQ(bparts[1], parts[1]);
+  EXPECT_FALSE(codec.Decode("0007|92233720368547748x7", &parts)) << "not 19 digits";
 }
 
 TEST(TextKeyTest, SaltPrefixIsStableAndInRange) {
@@ -484,19 +524,90 @@ TEST(BinaryKeyTest, LayoutSurvivesJson) {
   EXPECT_EQ(KeyCodec::FromJson("{not json").status().code(), StatusCode::kDataLoss);
 }
 
-// Unsigned MySQL integers take the next wider key type, so every value fits.
-TEST(DefaultKeyTypeTest, UnsignedIntegersGoOneSizeUp) {
-  auto type_of = [](const char* source_type) {
+// The default key type is the narrowest that holds every value of the
+// column's storage type: unsigned MySQL integers one size up, a domain its
+// base type's, BIGINT UNSIGNED uint64, FLOAT(5,2) single precision.
+TEST(DefaultKeyTypeTest, FollowsTheStorageType) {
+  auto type_of = [](ValueType type, const char* source_type, const char* base_type = "") {
     SourceColumn c;
-    c.type = ValueType::kInt;
+    c.type = type;
     c.source_type = source_type;
+    c.base_type = base_type;
     return DefaultKeyType(c);
   };
-  EXPECT_EQ(type_of("tinyint"), KeyType::kInt8);
-  EXPECT_EQ(type_of("tinyint unsigned"), KeyType::kInt16);
-  EXPECT_EQ(type_of("smallint unsigned"), KeyType::kInt32);
-  EXPECT_EQ(type_of("int unsigned"), KeyType::kInt64);
-  EXPECT_EQ(type_of("integer"), KeyType::kInt32);
+  EXPECT_EQ(type_of(ValueType::kInt, "tinyint(4)"), KeyType::kInt8);
+  EXPECT_EQ(type_of(ValueType::kInt, "tinyint(3) unsigned"), KeyType::kInt16);
+  EXPECT_EQ(type_of(ValueType::kInt, "smallint unsigned"), KeyType::kInt32);
+  EXPECT_EQ(type_of(ValueType::kInt, "mediumint(8) unsigned zerofill"), KeyType::kInt32);
+  EXPECT_EQ(type_of(ValueType::kInt, "int(10) unsigned"), KeyType::kInt64);
+  EXPECT_EQ(type_of(ValueType::kInt, "integer"), KeyType::kInt32);
+  EXPECT_EQ(type_of(ValueType::kInt, "year(4)"), KeyType::kInt16);
+  EXPECT_EQ(type_of(ValueType::kInt, "oid"), KeyType::kInt64);
+  EXPECT_EQ(type_of(ValueType::kUInt, "bigint(20) unsigned"), KeyType::kUInt64);
+  EXPECT_EQ(type_of(ValueType::kUInt, "bit(64)"), KeyType::kUInt64);
+  EXPECT_EQ(type_of(ValueType::kUInt, "bit(5)"), KeyType::kInt8);
+  EXPECT_EQ(type_of(ValueType::kInt, "small_d", "smallint"), KeyType::kInt16);
+  EXPECT_EQ(type_of(ValueType::kInt, "big_d", "bigint"), KeyType::kInt64);
+  EXPECT_EQ(type_of(ValueType::kFloat, "float(5,2)"), KeyType::kFloat32);
+  EXPECT_EQ(type_of(ValueType::kFloat, "float unsigned"), KeyType::kFloat32);
+  EXPECT_EQ(type_of(ValueType::kFloat, "double"), KeyType::kFloat64);
+  EXPECT_EQ(type_of(ValueType::kFloat, "real_d", "real"), KeyType::kFloat32);
+  EXPECT_EQ(type_of(ValueType::kFloat, "double precision"), KeyType::kFloat64);
+}
+
+// Integral decimals and doubles fit integer parts; values out of range,
+// with a fraction, or not finite reject the row with what is true.
+TEST(BinaryKeyTest, ExactConversionsOnly) {
+  auto encode = [](KeyType type, const Value& v, std::string* key) {
+    KeyCodec codec(KeyForm::kBinary, {Part("p", 0, type)}, "");
+    key->clear();
+    return codec.Encode(MakeRow({v}), key);
+  };
+  auto dec = [](const char* s) { return Value::Str(ValueType::kDecimal, s); };
+  std::string key, expected;
+  ASSERT_TRUE(encode(KeyType::kInt64, dec("42"), &key).ok());
+  ASSERT_TRUE(encode(KeyType::kInt64, Value::Int(42), &expected).ok());
+  EXPECT_EQ(key, expected);
+  ASSERT_TRUE(encode(KeyType::kInt64, dec("42.000"), &key).ok());
+  EXPECT_EQ(key, expected);
+  ASSERT_TRUE(encode(KeyType::kInt64, Value::Float(42.0), &key).ok());
+  EXPECT_EQ(key, expected);
+  Status s = encode(KeyType::kInt64, dec("42.5"), &key);
+  EXPECT_NE(s.message().find("is not an integer (it has a fraction)"), std::string::npos)
+      << s.message();
+  s = encode(KeyType::kInt64, Value::UInt(uint64_t{1} << 63), &key);
+  EXPECT_NE(s.message().find("is out of range for int64"), std::string::npos) << s.message();
+  s = encode(KeyType::kInt16, Value::Int(40000), &key);
+  EXPECT_NE(s.message().find("is out of range for int16 (-32768 to 32767)"), std::string::npos)
+      << s.message();
+  s = encode(KeyType::kFloat64, Value::Int(INT64_MAX), &key);
+  EXPECT_NE(s.message().find("a double cannot hold it exactly"), std::string::npos) << s.message();
+  ASSERT_TRUE(encode(KeyType::kFloat64, dec("0.1"), &key).ok());
+  ASSERT_TRUE(encode(KeyType::kFloat64, Value::Float(0.1), &expected).ok());
+  EXPECT_EQ(key, expected);
+  // Item: numeric Infinity is not NaN; the message says what is true.
+  s = encode(KeyType::kDecimal, dec("Infinity"), &key);
+  EXPECT_NE(s.message().find("value 'Infinity' is not a finite number"), std::string::npos)
+      << s.message();
+  EXPECT_EQ(s.message().find("NaN cannot"), std::string::npos) << s.message();
+  // A timestamp is not a date; a server-text timestamp is not infinite.
+  s = encode(KeyType::kDate, Value::Temporal(ValueType::kTimestamp, 0), &key);
+  EXPECT_NE(s.message().find("is a timestamp, not a date"), std::string::npos) << s.message();
+  s = encode(KeyType::kTimestamp, Value::Str(ValueType::kOther, "294276-12-31 23:59:59.999999"),
+             &key);
+  EXPECT_NE(s.message().find("is kept as the server's text, not as a timestamp"), std::string::npos)
+      << s.message();
+  s = encode(KeyType::kTimestamp, Value::Temporal(ValueType::kTimestamp, INT64_MAX), &key);
+  EXPECT_NE(s.message().find("is infinite"), std::string::npos) << s.message();
+}
+
+TEST(BinaryKeyTest, TypesThatCannotHoldAColumnAreKnown) {
+  EXPECT_FALSE(KeyTypeAccepts(KeyType::kDate, ValueType::kTimestamp));
+  EXPECT_FALSE(KeyTypeAccepts(KeyType::kInt32, ValueType::kText));
+  EXPECT_FALSE(KeyTypeAccepts(KeyType::kTime, ValueType::kTimestamp));
+  EXPECT_TRUE(KeyTypeAccepts(KeyType::kInt64, ValueType::kDecimal));
+  EXPECT_TRUE(KeyTypeAccepts(KeyType::kTimestamp, ValueType::kDate));
+  EXPECT_TRUE(KeyTypeAccepts(KeyType::kString, ValueType::kOther));
 }
 
 }  // namespace
