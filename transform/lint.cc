@@ -33,6 +33,7 @@ const std::vector<LintRule> kRules = {
     {"W111", Severity::kWarning, "a row key or nested id that may not be unique"},
     {"W112", Severity::kWarning, "an unpadded integer in a text row key (sorts as text)"},
     {"I113", Severity::kInfo, "an unpadded integer in a text nested id (sorts as text)"},
+    {"E120", Severity::kError, "nest link columns that repeat in a view's or query's rows"},
 };
 
 Severity SeverityOf(const std::string& rule) {
@@ -152,11 +153,97 @@ class Linter {
     }
     mappings_.push_back(std::move(single));
     const TablePlan& tp = plan->tables.front();
+    WIDEN_ASSIGN_OR_RETURN(const bool scans_ok, LintScans(t, tp));
+    if (!scans_ok) return Status::OK();
     LintKey(t, tp);
     LintUniqueness(t, tp);
     WIDEN_RETURN_IF_ERROR(LintVersionDepth(t, tp));
     WIDEN_RETURN_IF_ERROR(LintTtl(t, tp));
     WIDEN_RETURN_IF_ERROR(LintWideRows(t, tp));
+    WIDEN_RETURN_IF_ERROR(LintRepeatedLinks(t, tp));
+    return Status::OK();
+  }
+
+  // E100 for a query the source refuses (the `where` text, a table that
+  // cannot be read beside the others it is nested with): what migrate checks
+  // before it writes. False when one was reported (the rules that read the
+  // source are then skipped).
+  Result<bool> LintScans(const TableMapping& t, const TablePlan& tp) {
+    std::vector<std::pair<const ScanSpec*, SourceLocation>> scans = {{&tp.scan, t.loc}};
+    std::vector<const NestPlan*> nests;
+    for (const auto& n : tp.nests) nests.push_back(&n);
+    for (size_t i = 0; i < nests.size(); ++i) {
+      for (const auto& g : nests[i]->children) nests.push_back(&g);
+      scans.emplace_back(&nests[i]->scan, nests[i]->spec->loc);
+    }
+    for (const auto& [scan, loc] : scans) {
+      Status s = source_->CheckScan(*scan);
+      if (s.ok()) continue;
+      if (s.code() != StatusCode::kInvalidArgument && s.code() != StatusCode::kNotFound) return s;
+      Add("E100", loc, t.name, s.message(),
+          "fix the mapping: the message names the source table or column (widen plan and "
+          "migrate stop on it)");
+      return false;
+    }
+    return true;
+  }
+
+  // E120: a view or query that nested rows merge under has no key to say
+  // that its link columns name one row; count its largest group.
+  Status LintRepeatedLinks(const TableMapping& t, const TablePlan& tp) {
+    if (tp.nests.empty()) return Status::OK();
+    struct Parent {
+      const ScanSpec* scan;
+      std::vector<ColumnExpr> link;
+      bool keyless;
+      SourceLocation loc;
+    };
+    std::vector<Parent> parents;
+    {
+      const SourceTable* st = tp.scan.table.empty() ? nullptr : schema_.FindTable(tp.scan.table);
+      const size_t n = tp.nests.front().spec->on.size();
+      parents.push_back(Parent{&tp.scan,
+                               {tp.scan.order_by.begin(), tp.scan.order_by.begin() + n},
+                               st == nullptr || st->is_view,
+                               tp.nests.front().spec->loc});
+    }
+    for (const auto& n : tp.nests) {
+      if (n.children.empty()) continue;
+      const SourceTable* st = schema_.FindTable(n.spec->table);
+      std::vector<ColumnExpr> link;
+      for (const auto& [pcol, ccol] : n.spec->on) link.push_back(ColumnExpr{n.scan.alias, ccol});
+      for (const auto& [ccol, gcol] : n.children.front().spec->on) {
+        link.push_back(ColumnExpr{n.scan.alias, ccol});
+      }
+      parents.push_back(
+          Parent{&n.scan, link, st == nullptr || st->is_view, n.children.front().spec->loc});
+    }
+    for (const Parent& p : parents) {
+      if (!p.keyless) continue;
+      ScanSpec scan = *p.scan;
+      scan.range.reset();
+      for (const auto& c : p.link) scan.not_null.push_back(c);
+      auto groups = source_->LargestGroups(scan, p.link, 1);
+      if (!groups.ok()) {
+        if (groups.status().code() != StatusCode::kInvalidArgument) return groups.status();
+        Note(fmt::format("{}: E120 skipped: {}", t.name, groups.status().message()));
+        continue;
+      }
+      if (groups->empty() || groups->front().rows < 2) continue;
+      std::vector<std::string> values;
+      for (size_t i = 0; i < p.link.size() && i < groups->front().key.size(); ++i) {
+        values.push_back(p.link[i].column + "=" + groups->front().key[i].DebugString());
+      }
+      const std::string from = p.scan->table.empty() ? "query " + p.scan->alias : p.scan->table;
+      Add("E120", p.loc, t.name,
+          fmt::format("{} rows of {} have the same nest link value ({}); a view or query "
+                      "declares no key, so the run finds this only when it gets there and "
+                      "stops: nested rows can be merged under one row only",
+                      groups->front().rows, from, fmt::join(values, ", ")),
+          fmt::format("nest on columns that identify one row of {} (such as the primary key of "
+                      "the table it reads), or make it give one row per link value",
+                      from));
+    }
     return Status::OK();
   }
 

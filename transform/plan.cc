@@ -51,6 +51,36 @@ bool CoversKey(const SourceTable& table, const std::vector<std::string>& cols) {
   return false;
 }
 
+// A key of `table` whose columns are all NOT NULL (the primary key, else the
+// narrowest such unique key), or empty when it has none.
+std::vector<std::string> NotNullKey(const SourceTable& table) {
+  if (!table.primary_key.empty()) return table.primary_key;
+  std::vector<std::string> best;
+  for (const auto& u : table.unique_keys) {
+    bool not_null = !u.empty();
+    for (const auto& c : u) {
+      const SourceColumn* sc = table.FindColumn(c);
+      not_null = not_null && sc != nullptr && !sc->nullable;
+    }
+    if (not_null && (best.empty() || u.size() < best.size())) best = u;
+  }
+  return best;
+}
+
+// Appends `e` to *key unless it has it already.
+void AddKeyColumn(const ColumnExpr& e, std::vector<ColumnExpr>* key) {
+  auto same = [&](const ColumnExpr& x) { return x.alias == e.alias && x.column == e.column; };
+  if (!std::any_of(key->begin(), key->end(), same)) key->push_back(e);
+}
+
+// Marks every scan of a nest (and its own nests) as read beside others.
+void MarkShared(std::vector<NestPlan>* nests) {
+  for (NestPlan& n : *nests) {
+    n.scan.shared = true;
+    MarkShared(&n.children);
+  }
+}
+
 // Collects the columns one query selects, without duplicates.
 class ColumnSet {
  public:
@@ -61,6 +91,7 @@ class ColumnSet {
     cols_.push_back(ColumnExpr{alias, column, false});
     return cols_.size() - 1;
   }
+  const ColumnExpr& At(size_t i) const { return cols_[i]; }
   std::vector<ColumnExpr> Take() { return std::move(cols_); }
 
  private:
@@ -298,6 +329,13 @@ class Planner {
       }
       std::vector<std::string> right_cols;
       for (const auto& on : j.on) right_cols.push_back(on.second);
+      if (!CoversKey(*jt, right_cols) && jt->is_view) {
+        return Status::InvalidArgument(fmt::format(
+            "{}: table '{}': join '{}' is on {}.({}), but {} is a view, which declares no "
+            "primary or unique key, so nothing says that a row matches at most one of its rows; "
+            "join the table the view reads (on its primary key or a unique key) instead",
+            j.loc.ToString(), t.name, j.alias, jt->name, fmt::join(right_cols, ", "), jt->name));
+      }
       if (!CoversKey(*jt, right_cols)) {
         return Status::InvalidArgument(fmt::format(
             "{}: table '{}': join '{}' matches {}.({}) which is not the primary key or a unique "
@@ -348,8 +386,66 @@ class Planner {
     // Nests: every nest merges on the same parent columns, which order the driving rows.
     WIDEN_RETURN_IF_ERROR(
         PlanNests(t.nests, t, *driving, t.from, &cols, &tp->scan.order_by, &tp->nests));
+    if (!t.nests.empty()) {
+      std::vector<std::string> parent_cols;
+      for (const auto& on : t.nests.front().on) parent_cols.push_back(on.first);
+      WIDEN_RETURN_IF_ERROR(
+          CheckParentKey(t.nests.front().loc, t.name, *driving, !t.query.empty(), parent_cols));
+      // The scans of a table with nests are read side by side. Without a
+      // primary key the driving rows are told apart (and read in pages) by
+      // the columns that place their cells: rows equal on those give the
+      // same cells.
+      if (tp->scan.unique_key.empty()) {
+        for (const auto& c : NotNullKey(*driving)) {
+          const SourceColumn* sc = driving->FindColumn(c);
+          tp->scan.unique_key.push_back(
+              ColumnExpr{t.from, c, sc != nullptr && IsTextual(sc->type)});
+        }
+      }
+      if (tp->scan.unique_key.empty()) {
+        std::vector<size_t> idx;
+        for (const auto& p : tp->key.parts()) {
+          if (!p.is_literal) idx.push_back(p.index);
+        }
+        if (tp->version_index >= 0) idx.push_back(static_cast<size_t>(tp->version_index));
+        for (const auto& c : tp->cells) {
+          if (c.version_index >= 0) idx.push_back(static_cast<size_t>(c.version_index));
+        }
+        for (const auto& e : tp->scan.order_by) AddKeyColumn(e, &tp->scan.unique_key);
+        for (size_t i : idx) AddKeyColumn(Typed(scope, cols.At(i)), &tp->scan.unique_key);
+        tp->scan.unique_key_from_mapping = true;
+      }
+      tp->scan.shared = true;
+      MarkShared(&tp->nests);
+    }
     tp->scan.columns = cols.Take();
     return CheckQualifierCollisions(*tp);
+  }
+
+  // `e` with is_text set from its column's type in `scope`.
+  static ColumnExpr Typed(const Scope& scope, ColumnExpr e) {
+    const SourceTable* t = scope.Find(e.alias);
+    const SourceColumn* c = t == nullptr ? nullptr : t->FindColumn(e.column);
+    e.is_text = c != nullptr && IsTextual(c->type);
+    return e;
+  }
+
+  // Nesting merges each child under the one parent row its link columns
+  // match: `cols` of `parent` must identify one row. A base table says so by
+  // a primary or unique key; a view or a query declares none, so there the
+  // run checks the rows as they come (a repeat stops it before the repeated
+  // row is written).
+  Status CheckParentKey(const SourceLocation& loc, const std::string& target,
+                        const SourceTable& parent, bool is_query,
+                        const std::vector<std::string>& cols) {
+    if (is_query || parent.is_view || CoversKey(parent, cols)) return Status::OK();
+    return Status::InvalidArgument(fmt::format(
+        "{}: table '{}': nests join on {}.({}), which is not the primary key or a unique key of "
+        "{}: several of its rows could share a value, and a child row is nested under one "
+        "parent row only; nest on columns of a key of {} (or, if the values are unique, "
+        "declare it: ALTER TABLE {} ADD UNIQUE ({}))",
+        loc.ToString(), target, parent.name, fmt::join(cols, ", "), parent.name, parent.name,
+        parent.name, fmt::join(cols, ", ")));
   }
 
   // Plans `nests` under a parent table (`parent`, selected through
@@ -414,6 +510,19 @@ class Planner {
             n.loc.ToString(), t.name, parent.name, pc->name, pc->source_type, child->name, cc->name,
             cc->source_type));
       }
+      // Other types are read as their text, which widen compares bytewise;
+      // the database sorts them by their own rules (inet, interval, MariaDB's
+      // UUID...), and the merge needs both orders to agree. A uuid's text
+      // (fixed-width lowercase hex) sorts like its bytes.
+      if (pc->type == ValueType::kOther && pc->source_type != "uuid") {
+        return Status::InvalidArgument(fmt::format(
+            "{}: table '{}': nest on {}.{} = {}.{} ({}): widen reads {} values as text, and the "
+            "database sorts them by rules of their own, not as text, so the children could not "
+            "be merged under their parents; nest on a column of a number, text, date/time or "
+            "bytes type (such as the primary key)",
+            n.loc.ToString(), t.name, parent.name, pc->name, child->name, cc->name, pc->source_type,
+            pc->source_type));
+      }
       np->parent_key.push_back(parent_cols->Add(parent_alias, pc->name));
       np->child_key.push_back(cols.Add(child->name, cc->name));
       np->scan.not_null.push_back(ColumnExpr{child->name, cc->name, false});
@@ -437,15 +546,39 @@ class Planner {
       WIDEN_ASSIGN_OR_RETURN(np->version_index, PlanVersion(n.loc, t.name, scope, v, &cols));
       used.push_back(n.version);
     }
-    for (const auto& pk : child->primary_key) {
+    for (const auto& pk : NotNullKey(*child)) {
       const SourceColumn* pc = child->FindColumn(pk);
       np->scan.unique_key.push_back(
           ColumnExpr{child->name, pk, pc != nullptr && IsTextual(pc->type)});
+    }
+    if (np->scan.unique_key.empty()) {
+      // No key declared (a view, a table without one): the child rows are
+      // told apart by what places their cells, link, id and version; two
+      // rows equal on those would give the same cell.
+      for (const auto& e : np->scan.order_by) AddKeyColumn(e, &np->scan.unique_key);
+      for (const auto& p : np->qualifier.parts()) {
+        if (!p.is_literal) AddKeyColumn(Typed(scope, cols.At(p.index)), &np->scan.unique_key);
+      }
+      if (np->version_index >= 0) {
+        AddKeyColumn(Typed(scope, cols.At(static_cast<size_t>(np->version_index))),
+                     &np->scan.unique_key);
+      }
+      np->scan.unique_key_from_mapping = true;
     }
     if (!n.nests.empty()) {
       std::vector<ColumnExpr> link_order;
       WIDEN_RETURN_IF_ERROR(
           PlanNests(n.nests, t, *child, child->name, &cols, &link_order, &np->children));
+      // The grandchildren are merged by (the child's link to its parent, its
+      // link to them): those columns must identify one child row.
+      std::vector<std::string> link_cols;
+      for (const auto& on : n.on) link_cols.push_back(on.second);
+      for (const auto& on : n.nests.front().on) {
+        if (std::find(link_cols.begin(), link_cols.end(), on.first) == link_cols.end()) {
+          link_cols.push_back(on.first);
+        }
+      }
+      WIDEN_RETURN_IF_ERROR(CheckParentKey(n.nests.front().loc, t.name, *child, false, link_cols));
       for (const auto& e : link_order) {
         np->link_key.push_back(cols.Add(e.alias, e.column));
         np->scan.order_by.push_back(e);
