@@ -340,7 +340,9 @@ class Linter {
       const NestSpec* n = nests[i].first;
       for (const auto& g : n->nests) nests.emplace_back(&g, false);
       if (!n->version.empty()) {
-        add(n->family, n->table + "." + n->version, n->loc);
+        add(n->family,
+            n->version.find('.') == std::string::npos ? n->table + "." + n->version : n->version,
+            n->loc);
       } else if (!t.version.column.empty()) {
         add(n->family, qualified(t.version), t.loc);
       }
@@ -369,6 +371,15 @@ class Linter {
       return t.query.empty() ? schema_.FindTable(t.from) : nullptr;
     }
     for (const auto& j : t.joins) {
+      if (j.alias == alias) return schema_.FindTable(j.table);
+    }
+    return nullptr;
+  }
+
+  // The source table an alias of nest `n` names (the child or a nest join).
+  const SourceTable* NestAliasTable(const NestSpec& n, const std::string& alias) {
+    if (alias.empty() || alias == n.table) return schema_.FindTable(n.table);
+    for (const auto& j : n.joins) {
       if (j.alias == alias) return schema_.FindTable(j.table);
     }
     return nullptr;
@@ -410,16 +421,17 @@ class Linter {
     for (size_t i = 0; i < nests.size(); ++i) {
       NestSpec* n = nests[i];
       for (auto& g : n->nests) nests.push_back(&g);
-      const SourceTable* st = schema_.FindTable(n->table);
-      if (st == nullptr) continue;
       for (auto& kp : n->id) {
         if (kp.is_literal || kp.on_null_given) continue;
-        const SourceColumn* c = st->FindColumn(kp.column.column);
-        if (c == nullptr || !c->nullable) continue;
+        const bool joined = !kp.column.alias.empty() && kp.column.alias != n->table;
+        const SourceTable* st = NestAliasTable(*n, kp.column.alias);
+        const SourceColumn* c = st == nullptr ? nullptr : st->FindColumn(kp.column.column);
+        if (c == nullptr || (!c->nullable && !joined)) continue;
         Add("E110", kp.loc, t->name,
-            fmt::format("nested id part '{}' can be NULL ({}.{} is nullable); the child's "
+            fmt::format("nested id part '{}' can be NULL ({}.{} is {}); the child's "
                         "qualifier cannot be built then",
-                        kp.column.ToString(), st->name, c->name),
+                        kp.column.ToString(), st->name, c->name,
+                        joined ? "from a LEFT JOIN" : "nullable"),
             "add on_null: reject (or marker, binary form) to the id part, or make the column "
             "NOT NULL");
         kp.on_null = KeyNullRule::kReject;
@@ -522,10 +534,12 @@ class Linter {
       const NestPlan* n = nests[i];
       for (const auto& g : n->children) nests.push_back(&g);
       if (n->qualifier.form() != KeyForm::kText) continue;
-      const SourceTable* st = schema_.FindTable(n->spec->table);
       for (size_t j = 0; j < n->qualifier.parts().size(); ++j) {
         const KeyPartPlan& p = n->qualifier.parts()[j];
-        const SourceColumn* c = st == nullptr || p.is_literal ? nullptr : st->FindColumn(p.name);
+        const SourceTable* st =
+            p.is_literal ? nullptr : NestAliasTable(*n->spec, n->spec->id[j].column.alias);
+        const SourceColumn* c =
+            st == nullptr ? nullptr : st->FindColumn(n->spec->id[j].column.column);
         if (c == nullptr || !IsIntegerType(c->type) || p.width > 0 || p.reverse) continue;
         Add("I113", n->spec->id[j].loc, t.name,
             fmt::format("nested id '{}' has no width: qualifiers sort as text ({}1, {}10, {}2), "
@@ -536,6 +550,16 @@ class Linter {
                         p.name));
       }
     }
+  }
+
+  // True when `cols` are the primary key or a unique key of `t` (all of its columns).
+  static bool IsKey(const SourceTable& t, const std::vector<std::string>& cols) {
+    auto same = [&](const std::vector<std::string>& key) {
+      return !key.empty() && key.size() == cols.size() &&
+             std::is_permutation(key.begin(), key.end(), cols.begin());
+    };
+    if (same(t.primary_key)) return true;
+    return std::any_of(t.unique_keys.begin(), t.unique_keys.end(), same);
   }
 
   // W111: the row key (or a nested id) does not contain the source's primary key.
@@ -573,12 +597,31 @@ class Linter {
       for (const auto& g : n->children) nests.push_back(&g);
       const SourceTable* child = schema_.FindTable(n->spec->table);
       if (child == nullptr || !n->spec->version.empty()) continue;
+      // The child columns the id stands for: its own, and the `on` columns
+      // of a join whose key the id part is (category.name, a unique key of
+      // category, stands for the child's category_id).
+      std::vector<std::string> named;
+      for (const auto& kp : n->spec->id) {
+        if (kp.is_literal) continue;
+        if (kp.column.alias.empty() || kp.column.alias == child->name) {
+          named.push_back(kp.column.column);
+          continue;
+        }
+        for (const auto& j : n->spec->joins) {
+          const SourceTable* jt = schema_.FindTable(j.table);
+          if (j.alias != kp.column.alias || jt == nullptr || !IsKey(*jt, {kp.column.column})) {
+            continue;
+          }
+          for (const auto& [left, right] : j.on) {
+            if (left.alias.empty() || left.alias == child->name) named.push_back(left.column);
+          }
+        }
+      }
       // The id is unique among one parent's children when the link
       // columns and the id parts cover the primary key or a unique key.
       auto covered = [&](const std::vector<std::string>& key, std::vector<std::string>* missing) {
         for (const auto& k : key) {
-          bool found = false;
-          for (const auto& kp : n->spec->id) found = found || (!kp.is_literal && kp.column.column == k);
+          bool found = std::find(named.begin(), named.end(), k) != named.end();
           for (const auto& on : n->spec->on) found = found || on.second == k;
           if (!found) missing->push_back(k);
         }

@@ -264,6 +264,49 @@ class Planner {
     return p;
   }
 
+  // Plans the many-to-one join `j` of a scan whose aliases are *scope (a
+  // target table's, or a nest's): checks its columns and that its `on`
+  // columns are a key of the joined table, appends it to *joins and its
+  // alias to *scope.
+  Status PlanJoin(const JoinSpec& j, const std::string& target, Scope* scope,
+                  std::vector<ScanJoin>* joins) {
+    WIDEN_ASSIGN_OR_RETURN(const SourceTable* jt, FindTable(j.loc, target, j.table));
+    ScanJoin sj;
+    sj.table = jt->name;
+    sj.alias = j.alias;
+    for (const auto& [left, right] : j.on) {
+      const std::string la = left.alias.empty() ? scope->driving : left.alias;
+      const SourceTable* lt = scope->Find(la);
+      if (lt == nullptr) {
+        return Status::InvalidArgument(
+            fmt::format("{}: table '{}': join '{}' refers to '{}' before it is joined",
+                        j.loc.ToString(), target, j.alias, la));
+      }
+      WIDEN_RETURN_IF_ERROR(FindColumn(j.loc, target, *lt, left.column).status());
+      WIDEN_RETURN_IF_ERROR(FindColumn(j.loc, target, *jt, right).status());
+      sj.on.emplace_back(ColumnExpr{la, left.column, false}, right);
+    }
+    std::vector<std::string> right_cols;
+    for (const auto& on : j.on) right_cols.push_back(on.second);
+    if (!CoversKey(*jt, right_cols) && jt->is_view) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: table '{}': join '{}' is on {}.({}), but {} is a view, which declares no "
+          "primary or unique key, so nothing says that a row matches at most one of its rows; "
+          "join the table the view reads (on its primary key or a unique key) instead",
+          j.loc.ToString(), target, j.alias, jt->name, fmt::join(right_cols, ", "), jt->name));
+    }
+    if (!CoversKey(*jt, right_cols)) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: table '{}': join '{}' matches {}.({}) which is not the primary key or a unique "
+          "key of {}, so a row could match several: a one-to-many relation is a nest, not a "
+          "join",
+          j.loc.ToString(), target, j.alias, jt->name, fmt::join(right_cols, ", "), jt->name));
+    }
+    scope->aliases.emplace_back(j.alias, jt);
+    joins->push_back(std::move(sj));
+    return Status::OK();
+  }
+
   Status PlanTable(const TableMapping& t, TablePlan* tp) {
     tp->mapping = &t;
     SplitTableName(t.name, &tp->descriptor.name_space, &tp->descriptor.table);
@@ -311,40 +354,7 @@ class Planner {
     tp->scan.where = t.where;
 
     for (const auto& j : t.joins) {
-      WIDEN_ASSIGN_OR_RETURN(const SourceTable* jt, FindTable(j.loc, t.name, j.table));
-      ScanJoin sj;
-      sj.table = jt->name;
-      sj.alias = j.alias;
-      for (const auto& [left, right] : j.on) {
-        const std::string la = left.alias.empty() ? t.from : left.alias;
-        const SourceTable* lt = scope.Find(la);
-        if (lt == nullptr) {
-          return Status::InvalidArgument(
-              fmt::format("{}: table '{}': join '{}' refers to '{}' before it is joined",
-                          j.loc.ToString(), t.name, j.alias, la));
-        }
-        WIDEN_RETURN_IF_ERROR(FindColumn(j.loc, t.name, *lt, left.column).status());
-        WIDEN_RETURN_IF_ERROR(FindColumn(j.loc, t.name, *jt, right).status());
-        sj.on.emplace_back(ColumnExpr{la, left.column, false}, right);
-      }
-      std::vector<std::string> right_cols;
-      for (const auto& on : j.on) right_cols.push_back(on.second);
-      if (!CoversKey(*jt, right_cols) && jt->is_view) {
-        return Status::InvalidArgument(fmt::format(
-            "{}: table '{}': join '{}' is on {}.({}), but {} is a view, which declares no "
-            "primary or unique key, so nothing says that a row matches at most one of its rows; "
-            "join the table the view reads (on its primary key or a unique key) instead",
-            j.loc.ToString(), t.name, j.alias, jt->name, fmt::join(right_cols, ", "), jt->name));
-      }
-      if (!CoversKey(*jt, right_cols)) {
-        return Status::InvalidArgument(fmt::format(
-            "{}: table '{}': join '{}' matches {}.({}) which is not the primary key or a unique "
-            "key of {}, so a row could match several: a one-to-many relation is a nest, not a "
-            "join",
-            j.loc.ToString(), t.name, j.alias, jt->name, fmt::join(right_cols, ", "), jt->name));
-      }
-      scope.aliases.emplace_back(j.alias, jt);
-      tp->scan.joins.push_back(std::move(sj));
+      WIDEN_RETURN_IF_ERROR(PlanJoin(j, t.name, &scope, &tp->scan.joins));
     }
 
     // Row identity for messages, and a total order for paging sources: the
@@ -497,7 +507,15 @@ class Planner {
     np->scan.table = child->name;
     np->scan.alias = child->name;
     np->scan.where = n.where;
-    std::vector<std::string> used;
+    // The child's columns, and its joins' as alias.column.
+    Scope scope;
+    scope.driving = child->name;
+    scope.aliases.emplace_back(child->name, child);
+    for (const auto& j : n.joins) {
+      WIDEN_RETURN_IF_ERROR(PlanJoin(j, t.name, &scope, &np->scan.joins));
+    }
+    auto own = [&](const ColumnRef& r) { return r.alias.empty() || r.alias == child->name; };
+    std::vector<std::string> used;  // child columns left out of the default value
     for (const auto& [pcol, ccol] : n.on) {
       WIDEN_ASSIGN_OR_RETURN(const SourceColumn* pc, FindColumn(n.loc, t.name, parent, pcol));
       WIDEN_ASSIGN_OR_RETURN(const SourceColumn* cc, FindColumn(n.loc, t.name, *child, ccol));
@@ -529,22 +547,18 @@ class Planner {
       np->scan.order_by.push_back(ColumnExpr{child->name, cc->name, IsTextual(cc->type)});
       used.push_back(cc->name);
     }
-    Scope scope;
-    scope.driving = child->name;
-    scope.aliases.emplace_back(child->name, child);
     std::vector<KeyPartPlan> parts;
     for (const auto& kp : n.id) {
       WIDEN_ASSIGN_OR_RETURN(KeyPartPlan p, PlanKeyPart(kp, n.form, t.name, scope, &cols));
-      if (!p.is_literal) used.push_back(p.name);
+      if (!p.is_literal && own(kp.column)) used.push_back(p.name);
       parts.push_back(std::move(p));
     }
     np->qualifier = KeyCodec(n.form == KeyEncoding::kText ? KeyForm::kText : KeyForm::kBinary,
                              std::move(parts), n.id_separator);
     if (!n.version.empty()) {
-      ColumnRef v;
-      v.column = n.version;
+      const ColumnRef v = ColumnRef::Parse(n.version);
       WIDEN_ASSIGN_OR_RETURN(np->version_index, PlanVersion(n.loc, t.name, scope, v, &cols));
-      used.push_back(n.version);
+      if (own(v)) used.push_back(v.column);
     }
     for (const auto& pk : NotNullKey(*child)) {
       const SourceColumn* pc = child->FindColumn(pk);
@@ -622,11 +636,12 @@ class Planner {
       }
     } else {
       for (size_t i = 0; i < n.value_columns.size(); ++i) {
+        std::string alias;
         WIDEN_ASSIGN_OR_RETURN(const SourceColumn* c,
-                               FindColumn(i < n.value_locs.size() ? n.value_locs[i] : n.loc, t.name,
-                                          *child, n.value_columns[i]));
+                               Resolve(i < n.value_locs.size() ? n.value_locs[i] : n.loc, t.name,
+                                       scope, ColumnRef::Parse(n.value_columns[i]), &alias));
         const std::string& as = i < n.value_names.size() ? n.value_names[i] : std::string();
-        np->value_columns.emplace_back(as.empty() ? c->name : as, cols.Add(child->name, c->name));
+        np->value_columns.emplace_back(as.empty() ? c->name : as, cols.Add(alias, c->name));
       }
     }
     if (np->value_layout && np->value_columns.size() != 1) {
