@@ -20,6 +20,8 @@ int ExitCodeFor(const Status& status) {
       return kExitDataLoss;
     case StatusCode::kCancelled:
       return kExitCancelled;
+    case StatusCode::kAborted:
+      return kExitBusy;
     case StatusCode::kInternal:
       return kExitInternal;
   }

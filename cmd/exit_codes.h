@@ -13,6 +13,7 @@ enum ExitCode : int {
   kExitUnauthenticated = 4,  // credentials refused, or a privilege missing (PermissionDenied)
   kExitTargetState = 5,      // the target must be fixed first (FailedPrecondition)
   kExitDataLoss = 6,         // corrupt bytes in the target (DataLoss)
+  kExitBusy = 7,             // the store is held by another widen process: retry later (Aborted)
   kExitReplaced = 8,         // the run ended, but cells replaced others of the same run
   kExitCancelled = 130,      // interrupted (Ctrl-C)
 };

@@ -527,9 +527,12 @@ int RunPlan(const PlanOptions& o) {
     po.estimated_rows = st == nullptr ? -1 : st->estimated_rows;
     auto preview = PreviewTable(*tp, in.source.get(), po);
     if (!preview.ok()) {
+      // The run's messages may name the table already.
+      const std::string named = fmt::format("table '{}': ", tp->mapping->name);
+      std::string message = preview.status().message();
+      if (message.rfind(named, 0) == 0) message.erase(0, named.size());
       return FailWith(Status(preview.status().code(),
-                             fmt::format("{}: table '{}': {}", tp->mapping->loc.ToString(),
-                                         tp->mapping->name, preview.status().message())));
+                             fmt::format("{}: {}{}", tp->mapping->loc.ToString(), named, message)));
     }
     auto ranges = CheckValueRanges(*tp, in.source.get());
     if (!ranges.ok()) return FailWith(ranges.status());

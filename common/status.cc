@@ -27,6 +27,8 @@ std::string_view StatusCodeName(StatusCode code) {
       return "Internal";
     case StatusCode::kCancelled:
       return "Cancelled";
+    case StatusCode::kAborted:
+      return "Aborted";
   }
   return "Unknown";
 }

@@ -7,6 +7,8 @@
 //   kNotFound           a named table, column, row or file does not exist
 //   kUnavailable        retryable I/O: a refused connection, a server gone away
 //   kFailedPrecondition state that must be fixed first (an incompatible store)
+//   kAborted            a resource is held by another process (a store's lock):
+//                       retry the whole operation once it is released
 //   kDataLoss           corruption in persisted bytes
 //   kUnauthenticated    the server refused the credentials
 //   kPermissionDenied   the user lacks a privilege the operation needs
@@ -36,6 +38,7 @@ enum class StatusCode {
   kPermissionDenied,
   kInternal,
   kCancelled,
+  kAborted,
 };
 
 /// Name of a code as printed in messages ("InvalidArgument").
@@ -64,6 +67,7 @@ class [[nodiscard]] Status {
   }
   static Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
   static Status Cancelled(std::string m) { return {StatusCode::kCancelled, std::move(m)}; }
+  static Status Aborted(std::string m) { return {StatusCode::kAborted, std::move(m)}; }
 
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }

@@ -233,12 +233,12 @@ struct MySqlSource::Session {
     return c == t->second.end() ? nullptr : &c->second;
   }
 
+  // Scans read side by side are checked to be paged (ScanSpec::shared), so
+  // this is a bug.
   Status Busy(const std::string& table) const {
-    return Status::FailedPrecondition(fmt::format(
-        "source {}: cannot query table '{}' while table '{}' is read in one unbuffered result (it "
-        "has no primary key, or a key type widen cannot page on, so it cannot be read in pages "
-        "on the shared connection); give '{}' a primary key",
-        masked_url, table, unbuffered_table, unbuffered_table));
+    return Status::Internal(fmt::format(
+        "source {}: cannot query table '{}' while table '{}' is read in one unbuffered result",
+        masked_url, table, unbuffered_table));
   }
 
   // Free-form queries (ScanSpec::query) described so far: query -> column -> meta.
@@ -297,6 +297,7 @@ struct QueryPlan {
   };
   std::vector<Key> keys;  // merge keys, order_by, then unique_key columns not already in it
   bool paged = false;
+  std::string not_paged_why;         // when !paged: the reason, for messages
   std::string order;                 // " ORDER BY ..." (may be empty)
   std::vector<std::string> unknown;  // columns missing from the schema
   std::string error;                 // a link the server cannot compare
@@ -472,9 +473,18 @@ QueryPlan BuildQuery(const MySqlSource::Session& s, const ScanSpec& spec) {
   const size_t ordered = key_cols.size();
   for (const auto& u : unique_key) add_key(u, false);
   q.paged = !unique_key.empty();
+  if (!q.paged) q.not_paged_why = "it has no primary key or unique key of NOT NULL columns";
   for (const auto& k : key_cols) {
     bool known = false;
-    if (!CanPageOn(meta_of(k.column, &known).kind)) q.paged = false;
+    const ColumnMeta m = meta_of(k.column, &known);
+    if (q.paged && !CanPageOn(m.kind)) {
+      q.paged = false;
+      q.not_paged_why = fmt::format(
+          "column {}.{} ({}) is part of the key it would be read in pages by, and widen cannot "
+          "compare such values exactly",
+          k.column.alias, k.column.column,
+          m.source_type.empty() ? "of an unknown type" : m.source_type);
+    }
   }
   if (!q.paged) key_cols.resize(ordered);
   for (const auto& k : key_cols) {
@@ -522,6 +532,17 @@ QueryPlan BuildQuery(const MySqlSource::Session& s, const ScanSpec& spec) {
   return q;
 }
 
+// A scan read side by side with others on the one connection must be read
+// in pages: an unpaged result holds the connection until it is read whole.
+Status CheckShared(const QueryPlan& q, const ScanSpec& spec, const std::string& name) {
+  if (!spec.shared || q.paged) return Status::OK();
+  return Status::InvalidArgument(fmt::format(
+      "table {} cannot be read in pages ({}); with nesting, MySQL/MariaDB reads every table of "
+      "the target table on one connection at once, in pages ordered by a key; nest (or drive "
+      "from) a table with a primary key of numbers, text, dates or bytes",
+      name, q.not_paged_why));
+}
+
 class MySqlRowStream : public RowStream {
  public:
   MySqlRowStream(MySqlSource::Session* s, int id, std::string table, int fetch_rows)
@@ -540,6 +561,8 @@ class MySqlRowStream : public RowStream {
 
   Status Start(const ScanSpec& spec) {
     q_ = BuildQuery(*s_, spec);
+    from_mapping_ = spec.unique_key_from_mapping;
+    for (const auto& j : spec.joins) joins_ += (joins_.empty() ? "" : ", ") + j.table;
     if (!q_.unknown.empty()) {
       return Status::NotFound(fmt::format("source {}: table '{}': no column {} in the schema",
                                           s_->masked_url, table_, q_.unknown.front()));
@@ -548,6 +571,7 @@ class MySqlRowStream : public RowStream {
       return Status::InvalidArgument(
           fmt::format("source {}: table '{}': {}", s_->masked_url, table_, q_.error));
     }
+    WIDEN_RETURN_IF_ERROR(CheckShared(q_, spec, table_));
     schema_.resize(q_.visible);
     for (size_t i = 0; i < q_.visible; ++i) {
       schema_[i].name = q_.names[i];
@@ -764,11 +788,20 @@ class MySqlRowStream : public RowStream {
       return;
     }
     skip_repeat_ = false;
+    if (same && from_mapping_) {
+      return Fail(Status::InvalidArgument(fmt::format(
+          "table {}: two rows have the same values ({}) of the columns that place their cells "
+          "(nest link, row key or nested id, version), so they would give the same cells; {} "
+          "has no primary key to tell them apart by: add a column that does to the key or id",
+          table_, DescribeKey(), table_)));
+    }
     if (same) {
       return Fail(Status::InvalidArgument(fmt::format(
-          "table {}: two rows have the same ordering key ({}); a join matches more than one row "
-          "(it must be many-to-one) or the primary key is not unique, and paging would lose rows",
-          table_, DescribeKey())));
+          "table {}: two rows have the same ordering key ({}), so paging would lose rows: the "
+          "primary key is not unique, or a join{} matches more than one row (a join must be "
+          "many-to-one; a nested table is read joined to its parent's table on their link, "
+          "which must name one row of it)",
+          table_, DescribeKey(), joins_.empty() ? "" : " (to " + joins_ + ")")));
     }
     for (size_t k = 0; k < q_.keys.size(); ++k) last_key_[k] = KeyValue(k);
     have_last_ = true;
@@ -801,6 +834,8 @@ class MySqlRowStream : public RowStream {
   bool skipped_ = false;      // Decode() read that repeated row
   bool valid_ = false;
   bool have_last_ = false;
+  bool from_mapping_ = false;  // the paging key is ScanSpec::unique_key_from_mapping
+  std::string joins_;          // the joined tables, for messages
   std::vector<Value> last_key_;
   RowSchema schema_;
   Row row_, hidden_;
@@ -834,12 +869,13 @@ Status MySqlSource::Session::LoadSchema() {
   }
   std::map<std::string, SourceTable> tables;
   rs.reset(st->executeQuery(
-      "SELECT TABLE_NAME, TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = "
-      "DATABASE() AND TABLE_TYPE IN ('BASE TABLE', 'VIEW', 'SYSTEM VERSIONED')"));
+      "SELECT TABLE_NAME, TABLE_ROWS, TABLE_TYPE FROM information_schema.TABLES WHERE "
+      "TABLE_SCHEMA = DATABASE() AND TABLE_TYPE IN ('BASE TABLE', 'VIEW', 'SYSTEM VERSIONED')"));
   while (rs->next()) {
     SourceTable t;
     t.name = rs->getString(1);
     t.estimated_rows = rs->isNull(2) ? -1 : static_cast<int64_t>(rs->getUInt64(2));
+    t.is_view = std::string(rs->getString(3)) == "VIEW";
     tables.emplace(t.name, std::move(t));
   }
   rs.reset(st->executeQuery(
@@ -1265,6 +1301,7 @@ Status MySqlSource::CheckScan(const ScanSpec& spec) {
     return Status::InvalidArgument(
         fmt::format("source {}: table '{}': {}", session_->masked_url, name, q.error));
   }
+  WIDEN_RETURN_IF_ERROR(CheckShared(q, spec, name));
   // EXPLAIN checks names and the `where` text without reading rows.
   const std::string sql = SelectSql(spec);
   try {

@@ -426,6 +426,15 @@ Result<SourceSchema> PostgresSource::Introspect() {
         t->foreign_keys.back().ref_columns.push_back(r[4].c_str());
       }
     }
+    // Views declare no keys; say so in messages about keys.
+    pqxx::result views = session_->txn->exec(R"SQL(
+      SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = current_schema() AND c.relkind IN ('v', 'm'))SQL");
+    for (const auto& r : views) {
+      for (auto& t : schema.tables) {
+        if (t.name == r[0].c_str()) t.is_view = true;
+      }
+    }
     // Unique indexes that are not constraints also make a join many-to-one.
     pqxx::result idx = session_->txn->exec(R"SQL(
       SELECT c.relname, i.indexrelid::int8, a.attname

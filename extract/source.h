@@ -102,11 +102,22 @@ struct ScanSpec {
   /// Ascending order after the merge keys; text sorts as unsigned bytes ("C"
   /// collation) so that the rows can be compared with CompareValues.
   std::vector<ColumnExpr> order_by;
-  /// The driving table's primary key (may be empty). The merge keys and
-  /// order_by followed by these columns are a total order of the rows; a
-  /// source may use it to read in pages (keyset pagination) instead of one
-  /// long result, ordering these columns as the database does (index order).
+  /// The table's primary key (may be empty). The merge keys and order_by
+  /// followed by these columns are a total order of the rows; a source may
+  /// use it to read in pages (keyset pagination) instead of one long result,
+  /// ordering these columns as the database does (index order).
   std::vector<ColumnExpr> unique_key;
+  /// unique_key is not a key the database declares (the table is a view, a
+  /// query or has no primary key) but the columns that place each row's
+  /// cells (nest link, row key or nested id, version): two rows equal on
+  /// them would give the same cells. For messages when two rows are.
+  bool unique_key_from_mapping = false;
+  /// The rows are read while other scans of the same Source are open and
+  /// advanced in turn (a table with nests: its driving and nested scans). A
+  /// source that cannot interleave a scan with others (MySQL: a scan that
+  /// cannot be read in pages holds the connection) refuses it up front
+  /// (InvalidArgument naming the reason) in CheckScan and Scan.
+  bool shared = false;
   /// Only the rows in this range (unset: all rows).
   std::optional<ScanRange> range;
 };
@@ -164,6 +175,9 @@ struct SourceTable {
   std::vector<std::vector<std::string>> unique_keys;  // UNIQUE constraints / indexes
   std::vector<ForeignKey> foreign_keys;
   int64_t estimated_rows = -1;  // from the engine's statistics; -1 = unknown
+  /// A view (PostgreSQL: also a materialized view): the database declares no
+  /// primary key for it, so nothing is known about which columns are unique.
+  bool is_view = false;
 
   /// nullptr when the table has no such column (exact, case-sensitive match).
   const SourceColumn* FindColumn(const std::string& name) const;

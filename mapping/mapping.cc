@@ -24,6 +24,18 @@ std::string SourceLocation::ToString() const {
   return fmt::format("{}:{}:{}", file, line, column);
 }
 
+ColumnRef ColumnRef::Parse(const std::string& text) {
+  ColumnRef ref;
+  size_t dot = text.find('.');
+  if (dot == std::string::npos) {
+    ref.column = text;
+  } else {
+    ref.alias = text.substr(0, dot);
+    ref.column = text.substr(dot + 1);
+  }
+  return ref;
+}
+
 const TableMapping* Mapping::FindTable(const std::string& name) const {
   for (const auto& t : tables) {
     if (t.name == name) return &t;
@@ -67,16 +79,19 @@ Result<std::string> ExpandEnv(const std::string& in) {
   return out;
 }
 
-ColumnRef ParseColumnRef(const std::string& text) {
-  ColumnRef ref;
-  size_t dot = text.find('.');
-  if (dot == std::string::npos) {
-    ref.column = text;
-  } else {
-    ref.alias = text.substr(0, dot);
-    ref.column = text.substr(dot + 1);
-  }
-  return ref;
+ColumnRef ParseColumnRef(const std::string& text) { return ColumnRef::Parse(text); }
+
+// The aliases a column reference may name: the rows' own table and its joins
+// (a target table's driving table, or a nest's child table).
+struct AliasScope {
+  std::string from;                    // the rows' own table (or query alias)
+  const std::vector<JoinSpec>* joins;  // joins so far
+  std::string own;                     // "the driving table" / "the nested table"
+  std::string owner;                   // "table 'x'" / "the nest of 'y'", for messages
+};
+
+AliasScope TableScope(const TableMapping& t) {
+  return AliasScope{t.from, &t.joins, "the driving table", fmt::format("table '{}'", t.name)};
 }
 
 class Loader {
@@ -172,7 +187,7 @@ class Loader {
       WIDEN_RETURN_IF_ERROR(ctx_.CheckSequence(joins, "'joins'"));
       for (const auto& j : joins) {
         JoinSpec js;
-        WIDEN_RETURN_IF_ERROR(LoadJoin(j, *t, &js));
+        WIDEN_RETURN_IF_ERROR(LoadJoin(j, TableScope(*t), &js));
         t->joins.push_back(std::move(js));
       }
     }
@@ -207,7 +222,7 @@ class Loader {
     if (parts.size() == 0) return ctx_.Error(parts, where + ": the key needs at least one part");
     for (const auto& p : parts) {
       KeyPart kp;
-      WIDEN_RETURN_IF_ERROR(LoadKeyPart(p, *t, t->key.form, &kp));
+      WIDEN_RETURN_IF_ERROR(LoadKeyPart(p, TableScope(*t), t->key.form, &kp));
       t->key.parts.push_back(std::move(kp));
     }
     for (KeyHashSpec* h : {&t->key.salt, &t->key.hash_prefix}) {
@@ -245,18 +260,22 @@ class Loader {
     return CheckQualifiers(*t);
   }
 
-  Status LoadJoin(const YAML::Node& n, const TableMapping& t, JoinSpec* j) {
+  Status LoadJoin(const YAML::Node& n, const AliasScope& t, JoinSpec* j) {
     WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(n, "a join", {"table", "as", "on"}));
     j->loc = ctx_.Loc(n);
     WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(n, "table", &j->table));
     j->alias = j->table;
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "as", &j->alias));
     if (j->alias == t.from || j->alias.find('.') != std::string::npos) {
-      return ctx_.Error(n, fmt::format("join alias '{}' must differ from the driving table and "
-                                       "contain no '.' (set 'as')",
-                                       j->alias));
+      return ctx_.Error(n, fmt::format("join alias '{}' must differ from {} and contain no '.' "
+                                       "(set 'as')",
+                                       j->alias, t.own));
     }
-    for (const auto& other : t.joins) {
+    // A second-level nest is read joined to its parent's table under this alias.
+    if (j->alias == "widen_parent") {
+      return ctx_.Error(n, "join alias 'widen_parent' is widen's own (set 'as')");
+    }
+    for (const auto& other : *t.joins) {
       if (other.alias == j->alias) {
         return ctx_.Error(n, fmt::format("join alias '{}' is used twice (set 'as')", j->alias));
       }
@@ -356,7 +375,7 @@ class Loader {
                                             map[key].Scalar(), DidYouMean(v, allowed)));
   }
 
-  Status LoadKeyPart(const YAML::Node& p, const TableMapping& t, KeyEncoding form, KeyPart* kp) {
+  Status LoadKeyPart(const YAML::Node& p, const AliasScope& t, KeyEncoding form, KeyPart* kp) {
     kp->loc = ctx_.Loc(p);
     if (p.IsScalar()) {
       kp->column = ParseColumnRef(p.Scalar());
@@ -479,10 +498,20 @@ class Loader {
                   const NestSpec* parent = nullptr) {
     WIDEN_RETURN_IF_ERROR(
         ctx_.CheckMap(n, "a nest",
-                      {"table", "on", "family", "prefix", "id", "id_separator", "columns", "where",
-                       "form", "layout", "attribute_separator", "version", "nest"}));
+                      {"table", "on", "family", "prefix", "joins", "id", "id_separator", "columns",
+                       "where", "form", "layout", "attribute_separator", "version", "nest"}));
     ns->loc = ctx_.Loc(n);
     WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(n, "table", &ns->table));
+    const AliasScope scope{ns->table, &ns->joins, "the nested table",
+                           fmt::format("the nest of '{}'", ns->table)};
+    if (YAML::Node joins = n["joins"]) {
+      WIDEN_RETURN_IF_ERROR(ctx_.CheckSequence(joins, "'joins'"));
+      for (const auto& j : joins) {
+        JoinSpec js;
+        WIDEN_RETURN_IF_ERROR(LoadJoin(j, scope, &js));
+        ns->joins.push_back(std::move(js));
+      }
+    }
     if (parent != nullptr && !n["family"]) {
       ns->family = parent->family;
     } else {
@@ -497,6 +526,10 @@ class Loader {
     }
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "attribute_separator", &ns->attribute_separator));
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "version", &ns->version));
+    if (const ColumnRef v = ColumnRef::Parse(ns->version);
+        !v.alias.empty() && !HasAlias(scope, v.alias)) {
+      return ctx_.Error(n["version"], UnknownAlias(scope, v.alias));
+    }
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "prefix", &ns->prefix));
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "where", &ns->where));
     YAML::Node on = n["on"];
@@ -516,18 +549,14 @@ class Loader {
     if (!id) return ctx_.Error(n, "a nest needs 'id': the child columns that name each child");
     if (id.IsScalar()) {
       KeyPart kp;
-      kp.loc = ctx_.Loc(id);
-      kp.column.column = id.Scalar();
+      WIDEN_RETURN_IF_ERROR(LoadKeyPart(id, scope, ns->form, &kp));
       ns->id.push_back(kp);
     } else {
       WIDEN_RETURN_IF_ERROR(ctx_.CheckSequence(id, "'id'"));
       if (id.size() == 0) return ctx_.Error(id, "'id' needs at least one child column");
       for (const auto& p : id) {
         KeyPart kp;
-        WIDEN_RETURN_IF_ERROR(LoadKeyPart(p, t, ns->form, &kp));
-        if (!kp.column.alias.empty()) {
-          return ctx_.Error(p, "a nest's id parts are columns of the child table (no alias)");
-        }
+        WIDEN_RETURN_IF_ERROR(LoadKeyPart(p, scope, ns->form, &kp));
         ns->id.push_back(std::move(kp));
       }
     }
@@ -570,10 +599,15 @@ class Loader {
                             "a nest's 'columns' are child column names or {column: NAME, as: "
                             "ATTRIBUTE}");
         }
-        const std::string name = as.empty() ? column : as;
+        const ColumnRef ref = ColumnRef::Parse(column);
+        if (!ref.alias.empty() && !HasAlias(scope, ref.alias)) {
+          return ctx_.Error(c, UnknownAlias(scope, ref.alias));
+        }
+        const std::string name = as.empty() ? ref.column : as;
         for (size_t i = 0; i < ns->value_columns.size(); ++i) {
-          const std::string& other =
-              ns->value_names[i].empty() ? ns->value_columns[i] : ns->value_names[i];
+          const std::string other = ns->value_names[i].empty()
+                                        ? ColumnRef::Parse(ns->value_columns[i]).column
+                                        : ns->value_names[i];
           if (other == name) {
             return ctx_.Error(c, fmt::format("attribute '{}' appears twice in this nest's "
                                              "'columns' (rename one with 'as')",
@@ -627,20 +661,26 @@ class Loader {
     return Status::OK();
   }
 
-  static bool HasAlias(const TableMapping& t, const std::string& alias) {
+  static bool HasAlias(const AliasScope& t, const std::string& alias) {
     if (alias == t.from) return true;
-    for (const auto& j : t.joins) {
+    for (const auto& j : *t.joins) {
       if (j.alias == alias) return true;
     }
     return false;
   }
+  static bool HasAlias(const TableMapping& t, const std::string& alias) {
+    return HasAlias(TableScope(t), alias);
+  }
 
-  static std::string UnknownAlias(const TableMapping& t, const std::string& alias) {
+  static std::string UnknownAlias(const AliasScope& t, const std::string& alias) {
     std::vector<std::string> names{t.from};
-    for (const auto& j : t.joins) names.push_back(j.alias);
+    for (const auto& j : *t.joins) names.push_back(j.alias);
     std::string hint = ClosestName(alias, names);
-    return fmt::format("'{}' is neither the driving table nor a join of table '{}'{}", alias,
-                       t.name, hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint));
+    return fmt::format("'{}' is neither {} nor a join of {}{}", alias, t.own, t.owner,
+                       hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint));
+  }
+  static std::string UnknownAlias(const TableMapping& t, const std::string& alias) {
+    return UnknownAlias(TableScope(t), alias);
   }
 
   YamlContext ctx_;

@@ -35,6 +35,8 @@ struct ColumnRef {
   std::string column;
   /// "alias.column" or "column".
   std::string ToString() const { return alias.empty() ? column : alias + "." + column; }
+  /// "alias.column" (split at the first '.') or "column".
+  static ColumnRef Parse(const std::string& text);
 };
 
 /// What to do when a value needed for a row key or qualifier is NULL.
@@ -120,12 +122,18 @@ struct NestSpec {
   /// (parent column, child column) pairs, ANDed.
   std::vector<std::pair<std::string, std::string>> on;
   std::string family;
-  std::string prefix;        // qualifier prefix, e.g. "o"
-  std::vector<KeyPart> id;   // qualifier parts after the prefix (child columns)
+  std::string prefix;  // qualifier prefix, e.g. "o"
+  /// Many-to-one joins from the child row (LEFT JOINs, as a table's): their
+  /// columns are named `alias.column` in id, value_columns and version.
+  std::vector<JoinSpec> joins;
+  std::vector<KeyPart> id;   // qualifier parts after the prefix (child or joined columns)
   std::string id_separator;  // between id parts (text form); default none for one part, "|" else
-  std::vector<std::string> value_columns;  // child columns in the value; empty = all others
+  /// Columns in the value: "column" of the child or "alias.column" of a
+  /// join; empty = every child column but the on, id and version columns.
+  std::vector<std::string> value_columns;
   /// The attribute name of each value_columns entry in the value (JSON key,
-  /// or qualifier suffix with layout cells); "" = the column's own name.
+  /// or qualifier suffix with layout cells); "" = the column's own name
+  /// (without the alias).
   std::vector<std::string> value_names;
   std::vector<SourceLocation> value_locs;  // where each value_columns entry is written
   std::string where;                       // optional SQL filter on the child table
@@ -133,8 +141,8 @@ struct NestSpec {
   std::string layout = "json";  // json: one JSON cell per child; cells: one per attribute;
                                 // value: one cell per child holding its single attribute
   std::string attribute_separator = ".";  // layout cells: qualifier = prefix+id+sep+attribute
-  std::string version;                    // child column giving the cells' timestamp
-  std::vector<NestSpec> nests;            // the child's own children (second level)
+  std::string version;  // child column ("column" or a join's "alias.column") giving the timestamp
+  std::vector<NestSpec> nests;  // the child's own children (second level)
 };
 
 /// One column family of a target table.

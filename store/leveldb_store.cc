@@ -41,9 +41,9 @@ Status FromLevelDb(const leveldb::Status& s, const std::string& context) {
     if (t.find("LOCK") != std::string::npos &&
         (t.find("already held") != std::string::npos ||
          t.find("temporarily unavailable") != std::string::npos)) {
-      return Status::FailedPrecondition(context +
-                                        ": the store is in use by another widen process (one "
-                                        "process at a time may open it)");
+      return Status::Aborted(context +
+                             ": the store is in use by another widen process (one process at a "
+                             "time may open it); run again when that one has ended");
     }
     if (t.find("Not a directory") != std::string::npos ||
         t.find("Permission denied") != std::string::npos ||

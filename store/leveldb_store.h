@@ -74,8 +74,9 @@ class LevelDbStore final : public Store {
   /// Opens (or, with options.create_if_missing, creates) the store in
   /// directory `path`. Errors: NotFound when the directory holds no database
   /// and create_if_missing is false; FailedPrecondition when the database is
-  /// not a widen store of format 1; Unavailable when LevelDB cannot open it
-  /// (e.g. another process holds its lock); DataLoss on corruption.
+  /// not a widen store of format 1; Aborted when another process (or another
+  /// open in this process) holds its lock; Unavailable when LevelDB cannot
+  /// open it otherwise; DataLoss on corruption.
   static Result<std::unique_ptr<LevelDbStore>> Open(const std::string& path,
                                                     const StoreOptions& options);
 

@@ -57,7 +57,8 @@ class Store {
   virtual ~Store() = default;
 
   /// Opens the store named by `url` (see above). InvalidArgument for an unknown
-  /// scheme; Unavailable when the target cannot be reached.
+  /// scheme; Unavailable when the target cannot be reached; Aborted when the
+  /// store is held by another process (retry once it is released).
   static Result<std::unique_ptr<Store>> Open(const std::string& url, const StoreOptions& options);
 
   /// Creates the table, or checks that an existing one has the same families

@@ -98,15 +98,7 @@ class TableAssembler {
         if (have_prev_parent && !AnyNull(row, pk) && !AnyNull(prev_parent, pk)) {
           int c = CompareKeys(prev_parent, pk, row, pk);
           if (c > 0) return OutOfOrder("driving", plan_.scan.alias, row, first.parent_values);
-          if (c == 0) {
-            const std::string now = DescribeKey(row, first.parent_values);
-            const std::string before = DescribeKey(prev_parent, first.parent_values);
-            return Status::InvalidArgument(fmt::format(
-                "table '{}': nest parent columns of '{}' repeat the value ({}{}); they must "
-                "identify one row (use the primary key)",
-                plan_.descriptor.FullName(), plan_.scan.alias, now,
-                now == before ? "" : ", equal to " + before + " as the database compares them"));
-          }
+          if (c == 0) return Repeated(plan_.scan.alias, row, prev_parent, first.parent_values);
         }
         prev_parent = row;
         have_prev_parent = true;
@@ -174,6 +166,21 @@ class TableAssembler {
     }
     ++stats_->rejected;
     return options_.rejects->Reject(plan_.descriptor.FullName(), RowId(row), reason);
+  }
+
+  // Two rows of `table` share the link columns `key` that nested rows merge
+  // on (a view or query, whose keys the plan cannot check).
+  // Two rows of `table` whose nest link is equal as the database compares
+  // it: their nested rows cannot be told apart. `shown`: the link's values.
+  Status Repeated(const std::string& table, const Row& row, const Row& before,
+                  const std::vector<size_t>& shown) {
+    const std::string now = DescribeKey(row, shown);
+    const std::string then = DescribeKey(before, shown);
+    return Status::InvalidArgument(fmt::format(
+        "table '{}': two rows of '{}' have the same nest link value ({}{}), so their nested rows "
+        "cannot be told apart; nest on columns that identify one row of '{}'",
+        plan_.descriptor.FullName(), table, now,
+        now == then ? "" : ", equal to " + then + " as the database compares them", table));
   }
 
   Status OutOfOrder(const char* which, const std::string& table, const Row& row,
@@ -418,6 +425,11 @@ class TableAssembler {
       }
       int c = CompareKeys(child, n.child_key, parent, n.parent_key);
       if (c > 0) break;
+      // Its own children merge on link_key, which must name one row.
+      if (c == 0 && !ch->kids.empty() && ch->has_prev && !AnyNull(child, n.link_key) &&
+          CompareKeys(ch->prev, n.link_key, child, n.link_key) == 0) {
+        return Repeated(n.scan.table, child, ch->prev, ch->kids.front().plan->parent_values);
+      }
       ch->prev = child;
       ch->has_prev = true;
       ++stats_->source_rows;

@@ -226,6 +226,11 @@ std::string DesignDiagramDot(const std::vector<const TablePlan*>& tables) {
       edges += fmt::format("  {} -> {}:f_{} [label={}, style=dashed];\n", source(n.spec->table),
                            node, NodeId("", n.family),
                            DotQuote("nested as '" + ToStringBinary(n.prefix) + "'"));
+      for (const auto& j : n.spec->joins) {
+        edges += fmt::format("  {} -> {}:f_{} [label={}, style=dotted];\n", source(j.table), node,
+                             NodeId("", n.family),
+                             DotQuote("joined into '" + ToStringBinary(n.prefix) + "'"));
+      }
     }
   }
   return dot + edges + "}\n";

@@ -39,6 +39,7 @@ const std::vector<LintRule> kRules = {
     {"W115", Severity::kWarning, "a key width too narrow for the column's values"},
     {"W116", Severity::kWarning, "a row key part whose bytes do not sort like its values"},
     {"I117", Severity::kInfo, "a nested id part whose bytes do not sort like its values"},
+    {"E120", Severity::kError, "nest link columns that repeat in a view's or query's rows"},
 };
 
 Severity SeverityOf(const std::string& rule) {
@@ -147,6 +148,68 @@ class Linter {
     WIDEN_RETURN_IF_ERROR(LintTtl(t, tp));
     WIDEN_RETURN_IF_ERROR(LintWideRows(t, tp));
     WIDEN_RETURN_IF_ERROR(LintRanges(t, tp));
+    WIDEN_RETURN_IF_ERROR(LintRepeatedLinks(t, tp));
+    return Status::OK();
+  }
+
+  // E120: a view or query that nested rows merge under has no key to say
+  // that its link columns name one row; count its largest group.
+  Status LintRepeatedLinks(const TableMapping& t, const TablePlan& tp) {
+    if (tp.nests.empty()) return Status::OK();
+    struct Parent {
+      const ScanSpec* scan;
+      std::vector<ColumnExpr> link;
+      bool keyless;
+      SourceLocation loc;
+    };
+    std::vector<Parent> parents;
+    {
+      const SourceTable* st = tp.scan.table.empty() ? nullptr : schema_.FindTable(tp.scan.table);
+      const size_t n = tp.nests.front().spec->on.size();
+      std::vector<ColumnExpr> link;
+      for (size_t i = 0; i < n && i < tp.scan.merge.front().on.size(); ++i) {
+        link.push_back(tp.scan.merge.front().on[i].first);
+      }
+      parents.push_back(
+          Parent{&tp.scan, link, st == nullptr || st->is_view, tp.nests.front().spec->loc});
+    }
+    for (const auto& n : tp.nests) {
+      if (n.children.empty()) continue;
+      const SourceTable* st = schema_.FindTable(n.spec->table);
+      std::vector<ColumnExpr> link;
+      for (const auto& [pcol, ccol] : n.spec->on) link.push_back(ColumnExpr{n.scan.alias, ccol});
+      for (const auto& [ccol, gcol] : n.children.front().spec->on) {
+        link.push_back(ColumnExpr{n.scan.alias, ccol});
+      }
+      parents.push_back(
+          Parent{&n.scan, link, st == nullptr || st->is_view, n.children.front().spec->loc});
+    }
+    for (const Parent& p : parents) {
+      if (!p.keyless) continue;
+      ScanSpec scan = *p.scan;
+      scan.range.reset();
+      for (const auto& c : p.link) scan.not_null.push_back(c);
+      auto groups = source_->LargestGroups(scan, p.link, 1);
+      if (!groups.ok()) {
+        if (groups.status().code() != StatusCode::kInvalidArgument) return groups.status();
+        Note(fmt::format("{}: E120 skipped: {}", t.name, groups.status().message()));
+        continue;
+      }
+      if (groups->empty() || groups->front().rows < 2) continue;
+      std::vector<std::string> values;
+      for (size_t i = 0; i < p.link.size() && i < groups->front().key.size(); ++i) {
+        values.push_back(p.link[i].column + "=" + groups->front().key[i].DebugString());
+      }
+      const std::string from = p.scan->table.empty() ? "query " + p.scan->alias : p.scan->table;
+      Add("E120", p.loc, t.name,
+          fmt::format("{} rows of {} have the same nest link value ({}); a view or query "
+                      "declares no key, so the run finds this only when it gets there and "
+                      "stops: nested rows can be merged under one row only",
+                      groups->front().rows, from, fmt::join(values, ", ")),
+          fmt::format("nest on columns that identify one row of {} (such as the primary key of "
+                      "the table it reads), or make it give one row per link value",
+                      from));
+    }
     return Status::OK();
   }
 
@@ -267,7 +330,9 @@ class Linter {
       const NestSpec* n = nests[i].first;
       for (const auto& g : n->nests) nests.emplace_back(&g, false);
       if (!n->version.empty()) {
-        add(n->family, n->table + "." + n->version, n->loc);
+        add(n->family,
+            n->version.find('.') == std::string::npos ? n->table + "." + n->version : n->version,
+            n->loc);
       } else if (!t.version.column.empty()) {
         add(n->family, qualified(t.version), t.loc);
       }
@@ -296,6 +361,15 @@ class Linter {
       return t.query.empty() ? schema_.FindTable(t.from) : nullptr;
     }
     for (const auto& j : t.joins) {
+      if (j.alias == alias) return schema_.FindTable(j.table);
+    }
+    return nullptr;
+  }
+
+  // The source table an alias of nest `n` names (the child or a nest join).
+  const SourceTable* NestAliasTable(const NestSpec& n, const std::string& alias) {
+    if (alias.empty() || alias == n.table) return schema_.FindTable(n.table);
+    for (const auto& j : n.joins) {
       if (j.alias == alias) return schema_.FindTable(j.table);
     }
     return nullptr;
@@ -337,16 +411,17 @@ class Linter {
     for (size_t i = 0; i < nests.size(); ++i) {
       NestSpec* n = nests[i];
       for (auto& g : n->nests) nests.push_back(&g);
-      const SourceTable* st = schema_.FindTable(n->table);
-      if (st == nullptr) continue;
       for (auto& kp : n->id) {
         if (kp.is_literal || kp.on_null_given) continue;
-        const SourceColumn* c = st->FindColumn(kp.column.column);
-        if (c == nullptr || !c->nullable) continue;
+        const bool joined = !kp.column.alias.empty() && kp.column.alias != n->table;
+        const SourceTable* st = NestAliasTable(*n, kp.column.alias);
+        const SourceColumn* c = st == nullptr ? nullptr : st->FindColumn(kp.column.column);
+        if (c == nullptr || (!c->nullable && !joined)) continue;
         Add("E110", kp.loc, t->name,
-            fmt::format("nested id part '{}' can be NULL ({}.{} is nullable); the child's "
+            fmt::format("nested id part '{}' can be NULL ({}.{} is {}); the child's "
                         "qualifier cannot be built then",
-                        kp.column.ToString(), st->name, c->name),
+                        kp.column.ToString(), st->name, c->name,
+                        joined ? "from a LEFT JOIN" : "nullable"),
             "add on_null: reject (or marker, binary form) to the id part, or make the column "
             "NOT NULL");
         kp.on_null = KeyNullRule::kReject;
@@ -449,10 +524,12 @@ class Linter {
       const NestPlan* n = nests[i];
       for (const auto& g : n->children) nests.push_back(&g);
       if (n->qualifier.form() != KeyForm::kText) continue;
-      const SourceTable* st = schema_.FindTable(n->spec->table);
       for (size_t j = 0; j < n->qualifier.parts().size(); ++j) {
         const KeyPartPlan& p = n->qualifier.parts()[j];
-        const SourceColumn* c = st == nullptr || p.is_literal ? nullptr : st->FindColumn(p.name);
+        const SourceTable* st =
+            p.is_literal ? nullptr : NestAliasTable(*n->spec, n->spec->id[j].column.alias);
+        const SourceColumn* c =
+            st == nullptr ? nullptr : st->FindColumn(n->spec->id[j].column.column);
         if (c == nullptr || !IsIntegerType(c->type) || p.width > 0 || p.reverse) continue;
         Add("I113", n->spec->id[j].loc, t.name,
             fmt::format("nested id '{}' has no width: qualifiers sort as text ({}1, {}10, {}2), "
@@ -555,6 +632,16 @@ class Linter {
     return Status::OK();
   }
 
+  // True when `cols` are the primary key or a unique key of `t` (all of its columns).
+  static bool IsKey(const SourceTable& t, const std::vector<std::string>& cols) {
+    auto same = [&](const std::vector<std::string>& key) {
+      return !key.empty() && key.size() == cols.size() &&
+             std::is_permutation(key.begin(), key.end(), cols.begin());
+    };
+    if (same(t.primary_key)) return true;
+    return std::any_of(t.unique_keys.begin(), t.unique_keys.end(), same);
+  }
+
   // W111: the row key (or a nested id) does not contain the source's primary key.
   void LintUniqueness(const TableMapping& t, const TablePlan& tp) {
     const SourceTable* driving = tp.scan.table.empty() ? nullptr : schema_.FindTable(tp.scan.table);
@@ -590,12 +677,31 @@ class Linter {
       for (const auto& g : n->children) nests.push_back(&g);
       const SourceTable* child = schema_.FindTable(n->spec->table);
       if (child == nullptr || !n->spec->version.empty()) continue;
+      // The child columns the id stands for: its own, and the `on` columns
+      // of a join whose key the id part is (category.name, a unique key of
+      // category, stands for the child's category_id).
+      std::vector<std::string> named;
+      for (const auto& kp : n->spec->id) {
+        if (kp.is_literal) continue;
+        if (kp.column.alias.empty() || kp.column.alias == child->name) {
+          named.push_back(kp.column.column);
+          continue;
+        }
+        for (const auto& j : n->spec->joins) {
+          const SourceTable* jt = schema_.FindTable(j.table);
+          if (j.alias != kp.column.alias || jt == nullptr || !IsKey(*jt, {kp.column.column})) {
+            continue;
+          }
+          for (const auto& [left, right] : j.on) {
+            if (left.alias.empty() || left.alias == child->name) named.push_back(left.column);
+          }
+        }
+      }
       // The id is unique among one parent's children when the link
       // columns and the id parts cover the primary key or a unique key.
       auto covered = [&](const std::vector<std::string>& key, std::vector<std::string>* missing) {
         for (const auto& k : key) {
-          bool found = false;
-          for (const auto& kp : n->spec->id) found = found || (!kp.is_literal && kp.column.column == k);
+          bool found = std::find(named.begin(), named.end(), k) != named.end();
           for (const auto& on : n->spec->on) found = found || on.second == k;
           if (!found) missing->push_back(k);
         }

@@ -109,6 +109,36 @@ bool CoversKey(const SourceTable& table, const std::vector<std::string>& cols) {
   return false;
 }
 
+// A key of `table` whose columns are all NOT NULL (the primary key, else the
+// narrowest such unique key), or empty when it has none.
+std::vector<std::string> NotNullKey(const SourceTable& table) {
+  if (!table.primary_key.empty()) return table.primary_key;
+  std::vector<std::string> best;
+  for (const auto& u : table.unique_keys) {
+    bool not_null = !u.empty();
+    for (const auto& c : u) {
+      const SourceColumn* sc = table.FindColumn(c);
+      not_null = not_null && sc != nullptr && !sc->nullable;
+    }
+    if (not_null && (best.empty() || u.size() < best.size())) best = u;
+  }
+  return best;
+}
+
+// Appends `e` to *key unless it has it already.
+void AddKeyColumn(const ColumnExpr& e, std::vector<ColumnExpr>* key) {
+  auto same = [&](const ColumnExpr& x) { return x.alias == e.alias && x.column == e.column; };
+  if (!std::any_of(key->begin(), key->end(), same)) key->push_back(e);
+}
+
+// Marks every scan of a nest (and its own nests) as read beside others.
+void MarkShared(std::vector<NestPlan>* nests) {
+  for (NestPlan& n : *nests) {
+    n.scan.shared = true;
+    MarkShared(&n.children);
+  }
+}
+
 // Collects the columns one query selects, without duplicates.
 class ColumnSet {
  public:
@@ -119,6 +149,7 @@ class ColumnSet {
     cols_.push_back(ColumnExpr{alias, column, false});
     return cols_.size() - 1;
   }
+  const ColumnExpr& At(size_t i) const { return cols_[i]; }
   std::vector<ColumnExpr> Take() { return std::move(cols_); }
 
  private:
@@ -315,6 +346,49 @@ class Planner {
     return p;
   }
 
+  // Plans the many-to-one join `j` of a scan whose aliases are *scope (a
+  // target table's, or a nest's): checks its columns and that its `on`
+  // columns are a key of the joined table, appends it to *joins and its
+  // alias to *scope.
+  Status PlanJoin(const JoinSpec& j, const std::string& target, Scope* scope,
+                  std::vector<ScanJoin>* joins) {
+    WIDEN_ASSIGN_OR_RETURN(const SourceTable* jt, FindTable(j.loc, target, j.table));
+    ScanJoin sj;
+    sj.table = jt->name;
+    sj.alias = j.alias;
+    for (const auto& [left, right] : j.on) {
+      const std::string la = left.alias.empty() ? scope->driving : left.alias;
+      const SourceTable* lt = scope->Find(la);
+      if (lt == nullptr) {
+        return Status::InvalidArgument(
+            fmt::format("{}: table '{}': join '{}' refers to '{}' before it is joined",
+                        j.loc.ToString(), target, j.alias, la));
+      }
+      WIDEN_RETURN_IF_ERROR(FindColumn(j.loc, target, *lt, left.column).status());
+      WIDEN_RETURN_IF_ERROR(FindColumn(j.loc, target, *jt, right).status());
+      sj.on.emplace_back(ColumnExpr{la, left.column, false}, right);
+    }
+    std::vector<std::string> right_cols;
+    for (const auto& on : j.on) right_cols.push_back(on.second);
+    if (!CoversKey(*jt, right_cols) && jt->is_view) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: table '{}': join '{}' is on {}.({}), but {} is a view, which declares no "
+          "primary or unique key, so nothing says that a row matches at most one of its rows; "
+          "join the table the view reads (on its primary key or a unique key) instead",
+          j.loc.ToString(), target, j.alias, jt->name, fmt::join(right_cols, ", "), jt->name));
+    }
+    if (!CoversKey(*jt, right_cols)) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: table '{}': join '{}' matches {}.({}) which is not the primary key or a unique "
+          "key of {}, so a row could match several: a one-to-many relation is a nest, not a "
+          "join",
+          j.loc.ToString(), target, j.alias, jt->name, fmt::join(right_cols, ", "), jt->name));
+    }
+    scope->aliases.emplace_back(j.alias, jt);
+    joins->push_back(std::move(sj));
+    return Status::OK();
+  }
+
   Status PlanTable(const TableMapping& t, TablePlan* tp) {
     tp->mapping = &t;
     SplitTableName(t.name, &tp->descriptor.name_space, &tp->descriptor.table);
@@ -362,33 +436,7 @@ class Planner {
     tp->scan.where = t.where;
 
     for (const auto& j : t.joins) {
-      WIDEN_ASSIGN_OR_RETURN(const SourceTable* jt, FindTable(j.loc, t.name, j.table));
-      ScanJoin sj;
-      sj.table = jt->name;
-      sj.alias = j.alias;
-      for (const auto& [left, right] : j.on) {
-        const std::string la = left.alias.empty() ? t.from : left.alias;
-        const SourceTable* lt = scope.Find(la);
-        if (lt == nullptr) {
-          return Status::InvalidArgument(
-              fmt::format("{}: table '{}': join '{}' refers to '{}' before it is joined",
-                          j.loc.ToString(), t.name, j.alias, la));
-        }
-        WIDEN_RETURN_IF_ERROR(FindColumn(j.loc, t.name, *lt, left.column).status());
-        WIDEN_RETURN_IF_ERROR(FindColumn(j.loc, t.name, *jt, right).status());
-        sj.on.emplace_back(ColumnExpr{la, left.column, false}, right);
-      }
-      std::vector<std::string> right_cols;
-      for (const auto& on : j.on) right_cols.push_back(on.second);
-      if (!CoversKey(*jt, right_cols)) {
-        return Status::InvalidArgument(fmt::format(
-            "{}: table '{}': join '{}' matches {}.({}) which is not the primary key or a unique "
-            "key of {}, so a row could match several: a one-to-many relation is a nest, not a "
-            "join",
-            j.loc.ToString(), t.name, j.alias, jt->name, fmt::join(right_cols, ", "), jt->name));
-      }
-      scope.aliases.emplace_back(j.alias, jt);
-      tp->scan.joins.push_back(std::move(sj));
+      WIDEN_RETURN_IF_ERROR(PlanJoin(j, t.name, &scope, &tp->scan.joins));
     }
 
     // Row identity for messages, and a total order for paging sources: the
@@ -430,9 +478,69 @@ class Planner {
     // Nests: every nest merges on the same parent columns, which order the driving rows.
     WIDEN_RETURN_IF_ERROR(PlanNests(t.nests, t, *driving, t.from, tp->scan.query, &cols,
                                     &tp->scan.merge, &tp->nests));
+    if (!t.nests.empty()) {
+      std::vector<std::string> parent_cols;
+      for (const auto& on : t.nests.front().on) parent_cols.push_back(on.first);
+      WIDEN_RETURN_IF_ERROR(
+          CheckParentKey(t.nests.front().loc, t.name, *driving, !t.query.empty(), parent_cols));
+      // The scans of a table with nests are read side by side. Without a
+      // primary key the driving rows are told apart (and read in pages) by
+      // the columns that place their cells: rows equal on those give the
+      // same cells.
+      if (tp->scan.unique_key.empty()) {
+        for (const auto& c : NotNullKey(*driving)) {
+          const SourceColumn* sc = driving->FindColumn(c);
+          tp->scan.unique_key.push_back(
+              ColumnExpr{t.from, c, sc != nullptr && IsTextual(sc->type)});
+        }
+      }
+      if (tp->scan.unique_key.empty()) {
+        std::vector<size_t> idx;
+        for (const auto& p : tp->key.parts()) {
+          if (!p.is_literal) idx.push_back(p.index);
+        }
+        if (tp->version_index >= 0) idx.push_back(static_cast<size_t>(tp->version_index));
+        for (const auto& c : tp->cells) {
+          if (c.version_index >= 0) idx.push_back(static_cast<size_t>(c.version_index));
+        }
+        for (const MergeLink& l : tp->scan.merge) {
+          for (const auto& on : l.on) AddKeyColumn(on.first, &tp->scan.unique_key);
+        }
+        for (size_t i : idx) AddKeyColumn(Typed(scope, cols.At(i)), &tp->scan.unique_key);
+        tp->scan.unique_key_from_mapping = true;
+      }
+      tp->scan.shared = true;
+      MarkShared(&tp->nests);
+    }
     tp->scan.columns = cols.Take();
     SetMergeKeys(tp->scan, {}, 0, false, &tp->nests);
     return CheckQualifierCollisions(*tp);
+  }
+
+  // `e` with is_text set from its column's type in `scope`.
+  static ColumnExpr Typed(const Scope& scope, ColumnExpr e) {
+    const SourceTable* t = scope.Find(e.alias);
+    const SourceColumn* c = t == nullptr ? nullptr : t->FindColumn(e.column);
+    e.is_text = c != nullptr && IsTextual(c->type);
+    return e;
+  }
+
+  // Nesting merges each child under the one parent row its link columns
+  // match: `cols` of `parent` must identify one row. A base table says so by
+  // a primary or unique key; a view or a query declares none, so there the
+  // run checks the rows as they come (a repeat stops it before the repeated
+  // row is written).
+  Status CheckParentKey(const SourceLocation& loc, const std::string& target,
+                        const SourceTable& parent, bool is_query,
+                        const std::vector<std::string>& cols) {
+    if (is_query || parent.is_view || CoversKey(parent, cols)) return Status::OK();
+    return Status::InvalidArgument(fmt::format(
+        "{}: table '{}': nests join on {}.({}), which is not the primary key or a unique key of "
+        "{}: several of its rows could share a value, and a child row is nested under one "
+        "parent row only; nest on columns of a key of {} (or, if the values are unique, "
+        "declare it: ALTER TABLE {} ADD UNIQUE ({}))",
+        loc.ToString(), target, parent.name, fmt::join(cols, ", "), parent.name, parent.name,
+        parent.name, fmt::join(cols, ", ")));
   }
 
   // Plans `nests` under a parent table (`parent`, or the free-form query
@@ -490,7 +598,15 @@ class Planner {
     np->scan.table = child->name;
     np->scan.alias = child->name;
     np->scan.where = n.where;
-    std::vector<std::string> used;
+    // The child's columns, and its joins' as alias.column.
+    Scope scope;
+    scope.driving = child->name;
+    scope.aliases.emplace_back(child->name, child);
+    for (const auto& j : n.joins) {
+      WIDEN_RETURN_IF_ERROR(PlanJoin(j, t.name, &scope, &np->scan.joins));
+    }
+    auto own = [&](const ColumnRef& r) { return r.alias.empty() || r.alias == child->name; };
+    std::vector<std::string> used;  // child columns left out of the default value
     // The link to the parent rows, seen from the child rows: the database
     // decides which parent a child belongs to (MergeLink).
     MergeLink up;
@@ -521,27 +637,39 @@ class Planner {
       used.push_back(cc->name);
     }
     np->scan.merge.push_back(std::move(up));
-    Scope scope;
-    scope.driving = child->name;
-    scope.aliases.emplace_back(child->name, child);
     std::vector<KeyPartPlan> parts;
     for (const auto& kp : n.id) {
       WIDEN_ASSIGN_OR_RETURN(KeyPartPlan p, PlanKeyPart(kp, n.form, t.name, scope, &cols));
-      if (!p.is_literal) used.push_back(p.name);
+      if (!p.is_literal && own(kp.column)) used.push_back(p.name);
       parts.push_back(std::move(p));
     }
     np->qualifier = KeyCodec(n.form == KeyEncoding::kText ? KeyForm::kText : KeyForm::kBinary,
                              std::move(parts), n.id_separator);
     if (!n.version.empty()) {
-      ColumnRef v;
-      v.column = n.version;
+      const ColumnRef v = ColumnRef::Parse(n.version);
       WIDEN_ASSIGN_OR_RETURN(np->version_index, PlanVersion(n.loc, t.name, scope, v, &cols));
-      used.push_back(n.version);
+      if (own(v)) used.push_back(v.column);
     }
-    for (const auto& pk : child->primary_key) {
+    for (const auto& pk : NotNullKey(*child)) {
       const SourceColumn* pc = child->FindColumn(pk);
       np->scan.unique_key.push_back(
           ColumnExpr{child->name, pk, pc != nullptr && IsTextual(pc->type)});
+    }
+    if (np->scan.unique_key.empty()) {
+      // No key declared (a view, a table without one): the child rows are
+      // told apart by what places their cells, link, id and version; two
+      // rows equal on those would give the same cell.
+      for (const MergeLink& l : np->scan.merge) {
+        for (const auto& on : l.on) AddKeyColumn(on.first, &np->scan.unique_key);
+      }
+      for (const auto& p : np->qualifier.parts()) {
+        if (!p.is_literal) AddKeyColumn(Typed(scope, cols.At(p.index)), &np->scan.unique_key);
+      }
+      if (np->version_index >= 0) {
+        AddKeyColumn(Typed(scope, cols.At(static_cast<size_t>(np->version_index))),
+                     &np->scan.unique_key);
+      }
+      np->scan.unique_key_from_mapping = true;
     }
     if (!n.nests.empty()) {
       WIDEN_RETURN_IF_ERROR(PlanNests(n.nests, t, *child, child->name, std::string(), &cols,
@@ -549,6 +677,16 @@ class Planner {
       // A grandchild is read joined to this child's table (as the database
       // matches them) so that it can be ordered like the children: by (the
       // child's link to its parent, the child's link to the grandchild).
+      // The grandchildren are merged by (the child's link to its parent, its
+      // link to them): those columns must identify one child row.
+      std::vector<std::string> link_cols;
+      for (const auto& on : n.on) link_cols.push_back(on.second);
+      for (const auto& on : n.nests.front().on) {
+        if (std::find(link_cols.begin(), link_cols.end(), on.first) == link_cols.end()) {
+          link_cols.push_back(on.first);
+        }
+      }
+      WIDEN_RETURN_IF_ERROR(CheckParentKey(n.nests.front().loc, t.name, *child, false, link_cols));
       for (NestPlan& g : np->children) {
         ScanJoin j;
         j.table = child->name;
@@ -591,11 +729,12 @@ class Planner {
       }
     } else {
       for (size_t i = 0; i < n.value_columns.size(); ++i) {
+        std::string alias;
         WIDEN_ASSIGN_OR_RETURN(const SourceColumn* c,
-                               FindColumn(i < n.value_locs.size() ? n.value_locs[i] : n.loc, t.name,
-                                          *child, n.value_columns[i]));
+                               Resolve(i < n.value_locs.size() ? n.value_locs[i] : n.loc, t.name,
+                                       scope, ColumnRef::Parse(n.value_columns[i]), &alias));
         const std::string& as = i < n.value_names.size() ? n.value_names[i] : std::string();
-        np->value_columns.emplace_back(as.empty() ? c->name : as, cols.Add(child->name, c->name));
+        np->value_columns.emplace_back(as.empty() ? c->name : as, cols.Add(alias, c->name));
       }
     }
     if (np->value_layout && np->value_columns.size() != 1) {

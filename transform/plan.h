@@ -5,7 +5,12 @@
 // Plan::Make checks everything a mapping refers to before any row is read:
 // tables, columns (with "did you mean"), types (a width on a non-integer, an
 // unknown key or codec type), nullable key columns without an on_null rule,
-// and that nests can be merged. Every error names the mapping's
+// that joins are many-to-one and nest parent columns a key of their table
+// (from the schema: a view's or query's rows are checked as they are read),
+// and that nests can be merged (link columns of types widen compares like the
+// database). Scans of a table with nests are marked ScanSpec::shared; a
+// table without a declared key gets the columns that place its cells as its
+// ScanSpec::unique_key. Every error names the mapping's
 // file:line:col, the target table and the source table/column.
 //
 // Thread safety: immutable after Make; plans point into the Mapping they were

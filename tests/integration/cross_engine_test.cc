@@ -224,7 +224,8 @@ TEST_P(CrossEngineExampleTest, GivesTheSameStoreFromBothEngines) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, CrossEngineExampleTest,
-                         ::testing::Values("service_orders", "bands", "applicants", "inbox"));
+                         ::testing::Values("service_orders", "bands", "applicants", "inbox",
+                                           "films"));
 
 }  // namespace
 }  // namespace widen::testing

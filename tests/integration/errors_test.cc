@@ -2,11 +2,13 @@
 // place, a documented exit code, and nothing written.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include <fmt/format.h>
 
+#include "store/store.h"
 #include "tests/integration/test_env.h"
 
 namespace widen::testing {
@@ -193,6 +195,37 @@ TEST_F(ErrorsTest, ForeignDirectoryAsTargetIsRefusedUntouched) {
   EXPECT_EQ(r.exit_code, 5) << r.output;
   EXPECT_NE(r.output.find("not a widen store"), std::string::npos) << r.output;
   EXPECT_TRUE(std::filesystem::exists(dir_ + "/store/000005.ldb"));
+}
+
+TEST_F(ErrorsTest, StoreHeldByAnotherProcessIsBusyExit7) {
+  WIDEN_REQUIRE_PG(url);
+  std::string db = FreshPgDatabase(url, "widen_it_busy");
+  PgQuery(db, "CREATE TABLE item (id int PRIMARY KEY, label text)");
+  PgQuery(db, "INSERT INTO item VALUES (1, 'a'), (2, 'b')");
+  std::string m = Write("m.yaml", MakeMapping(db, dir_, "item", "id", "label"));
+  CommandResult r = RunCommand(WidenBinary() + " migrate -q -m " + m);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string target = "leveldb:" + dir_ + "/store";
+  {
+    // This test process holds the store, as a running widen would.
+    StoreOptions so;
+    so.create_if_missing = false;
+    auto held = Store::Open(target, so);
+    ASSERT_TRUE(held.ok()) << held.status().ToString();
+    PgQuery(db, "INSERT INTO item VALUES (3, 'c')");
+    for (const std::string& cmd :
+         {" migrate -m " + m, " scan t --target " + target, " get t 1 --target " + target}) {
+      r = RunCommand(WidenBinary() + cmd);
+      EXPECT_EQ(r.exit_code, 7) << cmd << ": " << r.output;
+      EXPECT_NE(r.output.find("in use by another widen process"), std::string::npos) << r.output;
+      EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << "one line: " << r.output;
+    }
+  }
+  // Released: nothing was written by the refused run, and a retry works.
+  EXPECT_EQ(ReadTable(target, "t").size(), 2u);
+  r = RunCommand(WidenBinary() + " migrate -q -m " + m);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(ReadTable(target, "t").size(), 3u);
 }
 
 TEST_F(ErrorsTest, InterruptedRunLeavesTableMarkedIncomplete) {

@@ -193,9 +193,11 @@ TEST_F(MySqlSourceTest, TableWithoutPrimaryKeyIsOneUnbufferedStreamAtATime) {
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   ASSERT_TRUE((*s)->Valid());
   EXPECT_EQ((*s)->row()[0].as_int(), 1);
+  // widen refuses such a scan up front where it would be read beside others
+  // (ScanSpec::shared), so a query meanwhile is a bug.
   auto second = src->Scan(Spec("other", {{"other", "id"}}, {}, {{"other", "id"}}));
   ASSERT_FALSE(second.ok());
-  EXPECT_EQ(second.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(second.status().code(), StatusCode::kInternal);
   EXPECT_NE(second.status().message().find("'nokey'"), std::string::npos)
       << second.status().message();
   int rows = 0;
@@ -205,6 +207,31 @@ TEST_F(MySqlSourceTest, TableWithoutPrimaryKeyIsOneUnbufferedStreamAtATime) {
   // Once read to its end the connection is free again.
   auto third = src->Scan(Spec("other", {{"other", "id"}}, {}, {{"other", "id"}}));
   EXPECT_TRUE(third.ok()) << third.status().ToString();
+}
+
+TEST_F(MySqlSourceTest, SharedScanThatCannotBePagedIsRefusedUpFront) {
+  MySqlQuery(db_,
+             std::vector<std::string>{"CREATE TABLE nokey (a INT, b VARCHAR(5))",
+                                      "INSERT INTO nokey VALUES (2, 'x'), (1, 'y')", "SELECT 1"});
+  auto src = OpenSource(db_, 1);
+  ASSERT_NE(src, nullptr);
+  ScanSpec nk = Spec("nokey", {{"nokey", "a"}, {"nokey", "b"}}, {{"nokey", "a"}}, {});
+  nk.shared = true;
+  Status check = src->CheckScan(nk);
+  EXPECT_EQ(check.code(), StatusCode::kInvalidArgument) << check.ToString();
+  EXPECT_NE(check.message().find("table nokey cannot be read in pages (it has no primary key"),
+            std::string::npos)
+      << check.message();
+  auto s = src->Scan(nk);
+  EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument) << s.status().ToString();
+  // Paged by a key the mapping gives, it is read beside another scan.
+  nk.unique_key = {{"nokey", "a"}, {"nokey", "b"}};
+  nk.unique_key_from_mapping = true;
+  EXPECT_TRUE(src->CheckScan(nk).ok());
+  auto paged = src->Scan(nk);
+  ASSERT_TRUE(paged.ok()) << paged.status().ToString();
+  auto other = src->Scan(nk);
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
 }
 
 TEST_F(MySqlSourceTest, TableWithoutPrimaryKeyPagesByAUniqueNotNullIndex) {

@@ -150,6 +150,57 @@ TEST(MappingTest, NestColumnRenamesAreChecked) {
   EXPECT_NE(s.message().find("{column: NAME, as: ATTRIBUTE}"), std::string::npos) << s.message();
 }
 
+TEST(MappingTest, NestJoinsNameColumnsOfTheIdValueAndVersion) {
+  std::string y = kGood;
+  y += "        joins:\n"
+       "          - {table: product, as: p, on: {product_code: code}}\n"
+       "          - {table: maker, on: {p.maker_id: id}}\n"
+       "        columns: [qty, p.name, {column: maker.name, as: maker}]\n"
+       "        version: p.changed_at\n";
+  y.replace(y.find("id: [line_no]"), 13, "id: [line_no, {column: p.sku, on_null: reject}]");
+  auto m = ParseMapping(y, "m.yaml");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const NestSpec& n = m->tables[0].nests[0];
+  ASSERT_EQ(n.joins.size(), 2u);
+  EXPECT_EQ(n.joins[0].alias, "p");
+  EXPECT_EQ(n.joins[0].on[0].first.ToString(), "product_code");
+  EXPECT_EQ(n.joins[0].on[0].second, "code");
+  EXPECT_EQ(n.joins[1].alias, "maker");
+  EXPECT_EQ(n.joins[1].on[0].first.ToString(), "p.maker_id");
+  ASSERT_EQ(n.id.size(), 2u);
+  EXPECT_EQ(n.id[1].column.alias, "p");
+  EXPECT_EQ(n.id[1].column.column, "sku");
+  EXPECT_EQ(n.value_columns, (std::vector<std::string>{"qty", "p.name", "maker.name"}));
+  EXPECT_EQ(n.value_names, (std::vector<std::string>{"", "", "maker"}));
+  EXPECT_EQ(n.version, "p.changed_at");
+}
+
+TEST(MappingTest, NestJoinAliasesAreChecked) {
+  const std::string join = "        joins: [{table: product, as: p, on: {product_code: code}}]\n";
+  // An alias that is neither the nested table nor one of its joins.
+  Status s = ErrorOf(std::string(kGood) + join + "        columns: [q.name]\n");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("bad.yaml:27:"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("'q' is neither the nested table nor a join of the nest of 'line'; "
+                             "did you mean 'p'?"),
+            std::string::npos)
+      << s.message();
+  // The table's own joins are not the nest's.
+  s = ErrorOf(std::string(kGood) + "        columns: [c.name]\n");
+  EXPECT_NE(s.message().find("'c' is neither the nested table"), std::string::npos) << s.message();
+  s = ErrorOf(std::string(kGood) + join + "        version: x.at\n");
+  EXPECT_NE(s.message().find("'x' is neither the nested table"), std::string::npos) << s.message();
+  s = ErrorOf(std::string(kGood) + "        joins: [{table: line, on: {a: b}}]\n");
+  EXPECT_NE(s.message().find("join alias 'line' must differ from the nested table"),
+            std::string::npos)
+      << s.message();
+  s = ErrorOf(std::string(kGood) + "        joins: [{table: t, as: widen_parent, on: {a: b}}]\n");
+  EXPECT_NE(s.message().find("'widen_parent' is widen's own"), std::string::npos) << s.message();
+  // A joined column's attribute is its column name: p.qty and qty collide.
+  s = ErrorOf(std::string(kGood) + join + "        columns: [qty, p.qty]\n");
+  EXPECT_NE(s.message().find("attribute 'qty' appears twice"), std::string::npos) << s.message();
+}
+
 TEST(MappingTest, MissingRequiredFields) {
   EXPECT_EQ(ErrorOf("target: x\ntables: []\n").code(), StatusCode::kInvalidArgument);
   Status s = ErrorOf("source: s\ntables:\n  - name: t\n    from: a\n    families: [d]\n");
