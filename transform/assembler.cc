@@ -177,7 +177,7 @@ class TableAssembler {
     const std::string now = DescribeKey(row, shown);
     const std::string then = DescribeKey(before, shown);
     return Status::InvalidArgument(fmt::format(
-        "table '{}': two rows of '{}' have the same nest link value ({}{}), so their nested rows "
+        "table '{}': two rows of '{}' repeat the nest link value ({}{}), so their nested rows "
         "cannot be told apart; nest on columns that identify one row of '{}'",
         plan_.descriptor.FullName(), table, now,
         now == then ? "" : ", equal to " + then + " as the database compares them", table));
@@ -197,8 +197,8 @@ class TableAssembler {
   std::string* Put(std::string_view family, int64_t timestamp_ms) {
     if (pending_n_ > 0) {
       const PendingCell& last = pending_[pending_n_ - 1];
-      pending_bytes_ += last.family.size() + last.qualifier.size() + last.value.size() +
-                        kPendingCellOverhead;
+      pending_bytes_ +=
+          last.family.size() + last.qualifier.size() + last.value.size() + kPendingCellOverhead;
       if (pending_bytes_ > kRowSpillBytes && spill_status_.ok()) spill_status_ = SpillPending();
     }
     if (pending_n_ == pending_.size()) pending_.emplace_back();
@@ -456,9 +456,8 @@ class TableAssembler {
       if (all_null) {
         ++stats_->empty_children;
         if (stats_->first_empty_child.empty()) {
-          stats_->first_empty_child =
-              fmt::format("a row of '{}' in source row {} of '{}'", n.scan.table, RowId(*row_),
-                          plan_.scan.alias);
+          stats_->first_empty_child = fmt::format("a row of '{}' in source row {} of '{}'",
+                                                  n.scan.table, RowId(*row_), plan_.scan.alias);
         }
       }
       if (n.value_layout) {
@@ -517,8 +516,8 @@ class TableAssembler {
   int64_t row_ts_ = 0;  // the current row's default cell timestamp
   std::vector<PendingCell> pending_;
   size_t pending_n_ = 0;
-  size_t pending_bytes_ = 0;  // estimate of pending_[0, pending_n_ - 1)'s memory
-  std::vector<size_t> order_;  // put order of pending_ (HBase cell order)
+  size_t pending_bytes_ = 0;            // estimate of pending_[0, pending_n_ - 1)'s memory
+  std::vector<size_t> order_;           // put order of pending_ (HBase cell order)
   std::unique_ptr<CellRuns> row_runs_;  // the current row's spilled cells, if any
   Status spill_status_;                 // first error of a spill during BuildRow
   const Row* row_ = nullptr;            // the driving row being built

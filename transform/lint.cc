@@ -743,7 +743,8 @@ class Linter {
     for (const NestPlan& n : tp.nests) {
       if (n.spec->version.empty()) continue;
       Check c{&n.scan, {}, n.family, fmt::format("the nest of {}", n.spec->table), n.spec->loc};
-      for (size_t i = 0; i < n.spec->on.size(); ++i) c.cell.push_back(n.scan.order_by[i]);
+      // The child's link to its parent (merge[0], the child's side), then the id.
+      for (const auto& on : n.scan.merge.front().on) c.cell.push_back(on.first);
       bool ok = true;
       for (const auto& kp : n.qualifier.parts()) {
         if (kp.is_literal) continue;

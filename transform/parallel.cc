@@ -298,8 +298,10 @@ Status RunJobs(const TablePlan& plan, const std::vector<RowRange>& ranges,
     const RowRange& r = ranges.front();
     if (r.lo || r.hi) o.range = r;
     jobs[0].status = Assemble(plan, sources[0], jobs[0].sink.get(), o, &jobs[0].stats);
-    finish(&jobs[0]);
+    finish(&jobs[0]);  // writes what the sink holds (the external sort's merge included)
     *stats = jobs[0].stats;
+    stats->seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return jobs[0].status;
   }
 
@@ -329,7 +331,7 @@ Status RunJobs(const TablePlan& plan, const std::vector<RowRange>& ranges,
         };
       }
       Job& j = jobs[i];
-      CellSink* out = j.spool != nullptr     ? static_cast<CellSink*>(j.spool.get())
+      CellSink* out = j.spool != nullptr    ? static_cast<CellSink*>(j.spool.get())
                       : j.sorter != nullptr ? static_cast<CellSink*>(j.sorter.get())
                                             : j.sink.get();
       j.status = Assemble(plan, sources[i], out, o, &j.stats);
@@ -373,8 +375,8 @@ Status RunJobs(const TablePlan& plan, const std::vector<RowRange>& ranges,
   if (shared_runs != nullptr && first_error.ok() && !stop) {
     // One merge of every job's runs, through the first job's sink.
     CellSink* sink = jobs[0].sink.get();
-    Status s = shared_runs->Merge([sink](const CellView& c) { return sink->Put(c); },
-                                  options.cancel);
+    Status s =
+        shared_runs->Merge([sink](const CellView& c) { return sink->Put(c); }, options.cancel);
     if (s.ok()) s = sink->Close();
     AddSinkStats(sink->stats(), &jobs[0].stats);
     jobs[0].stats.sort_runs += shared_runs->runs_written();

@@ -262,29 +262,25 @@ struct Source {
 Dfa TextPart(const KeyPartPlan& p, std::string_view separator) {
   if (p.is_literal) return Literal(p.literal);
   if (p.reverse) return Repeat(Digits(), 19, false);
-  auto signed_digits = [&](bool may_be_negative) {
+  // An integer: an optional '-' and digits; zero-padded to `width`, exactly
+  // `width` digits (the codec refuses negative and wider values there).
+  auto digits = [&](bool may_be_negative) {
+    if (p.width > 0) return Repeat(Digits(), p.width, false);
     Dfa d;
     const int sign = d.Add();
     if (may_be_negative) d.On(0, One('-'), sign);
-    const int min = p.width > 0 ? p.width : 1;
-    int at0 = 0, at1 = sign;
-    for (int i = 0; i < min; ++i) {
-      const int n0 = d.Add(), n1 = d.Add();
-      d.On(at0, Digits(), n0);
-      d.On(at1, Digits(), n1);
-      at0 = n0;
-      at1 = n1;
-    }
-    d.On(at0, Digits(), at0);
-    d.On(at1, Digits(), at1);
-    d.finals = {at0, at1};
+    const int body = d.Add();
+    d.On(0, Digits(), body);
+    d.On(sign, Digits(), body);
+    d.On(body, Digits(), body);
+    d.finals = {body};
     return d;
   };
   switch (p.value_type) {
     case ValueType::kInt:
-      return signed_digits(true);
+      return digits(true);
     case ValueType::kUInt:
-      return signed_digits(false);
+      return digits(false);
     case ValueType::kBool:
       return OneOf({"true", "false"});
     case ValueType::kFloat:
@@ -349,9 +345,9 @@ class Checker {
     const TableMapping& t = *plan_.mapping;
     for (size_t i = 0; i < plan_.cells.size() && i < t.columns.size(); ++i) {
       const CellPlan& c = plan_.cells[i];
-      const int s = NewSource(c.family,
-                              fmt::format("column '{}:{}'", c.family, ToStringBinary(c.qualifier)),
-                              t.columns[i].loc);
+      const int s =
+          NewSource(c.family, fmt::format("column '{}:{}'", c.family, ToStringBinary(c.qualifier)),
+                    t.columns[i].loc);
       std::vector<int> tails = {sources_[s].start};
       nfa_.Append(Literal(c.qualifier), &tails);
       nfa_.Accept(tails, s);
@@ -371,8 +367,8 @@ class Checker {
   // Adds the qualifiers of nest `n`; `outer` builds its parent's qualifier
   // (prefix + id) after a start state, for a nest at the second level.
   void AddNest(const NestPlan& n, const NestPlan* parent, const std::vector<const NestPlan*>& up) {
-    std::string what = fmt::format("the nest of '{}' (prefix '{}'", n.spec->table,
-                                   ToStringBinary(n.prefix));
+    std::string what =
+        fmt::format("the nest of '{}' (prefix '{}'", n.spec->table, ToStringBinary(n.prefix));
     if (parent != nullptr) what += fmt::format(", under the nest of '{}'", parent->spec->table);
     what += n.cells_layout ? ", layout cells)" : ")";
     const int s = NewSource(n.family, what, n.spec->loc);

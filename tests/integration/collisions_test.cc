@@ -57,8 +57,7 @@ class CollisionsTest : public ::testing::Test {
 
   std::string Write(const std::string& tables) {
     std::string path = dir_ + "/m.yaml";
-    std::ofstream(path) << "source: " << db_ << "\ntarget: " << target_ << "\ntables:\n"
-                        << tables;
+    std::ofstream(path) << "source: " << db_ << "\ntarget: " << target_ << "\ntables:\n" << tables;
     return path;
   }
   CommandResult Run(const std::string& command, const std::string& tables,
@@ -100,6 +99,25 @@ const Design kDesigns[] = {
             columns: [name]
 )",
      true, "a", 16},
+    {"second-level nest without prefix, ids of fixed width", R"(  - name: t
+    from: artist
+    families: [d]
+    key: {parts: [artist_id]}
+    nest:
+      - table: album
+        on: {artist_id: artist_id}
+        family: d
+        prefix: a
+        id: [{column: album_id, width: 3}]
+        columns: [title]
+        nest:
+          - table: track
+            on: {album_id: album_id}
+            family: d
+            id: [{column: track_no, width: 3}]
+            columns: [name]
+)",
+     false, "", 0},
     {"second-level nest with a prefix", R"(  - name: t
     from: artist
     families: [d]
@@ -223,8 +241,7 @@ const Design kDesigns[] = {
 
 void PrintTo(const Design& d, std::ostream* os) { *os << d.name; }
 
-class QualifierDesignTest : public CollisionsTest,
-                            public ::testing::WithParamInterface<Design> {};
+class QualifierDesignTest : public CollisionsTest, public ::testing::WithParamInterface<Design> {};
 
 TEST_P(QualifierDesignTest, RefusedBeforeAnythingIsWrittenWhenQualifiersCanCollide) {
   const Design& d = GetParam();
@@ -265,8 +282,8 @@ TEST_F(CollisionsTest, RepeatedNestIdsEndTheRunWithExit8) {
     nest:
       - {table: track, on: {album_id: album_id}, family: d, prefix: s, id: [disc], columns: [name]}
 )";
-  const int64_t expected = Count(
-      db_, "SELECT count(*) - count(DISTINCT (album_id, disc)) FROM track");
+  const int64_t expected =
+      Count(db_, "SELECT count(*) - count(DISTINCT (album_id, disc)) FROM track");
   ASSERT_GT(expected, 0);
   for (const char* extra : {"", "-q"}) {
     CommandResult r = Run("migrate", tables, extra);
@@ -279,7 +296,10 @@ TEST_F(CollisionsTest, RepeatedNestIdsEndTheRunWithExit8) {
   }
   // lint sees it from the child's unique keys.
   CommandResult lint = Run("lint", tables);
-  EXPECT_NE(lint.output.find("warning W111: t: the nested id of track (prefix 's') does not contain track_no"), std::string::npos) << lint.output;
+  EXPECT_NE(lint.output.find(
+                "warning W111: t: the nested id of track (prefix 's') does not contain track_no"),
+            std::string::npos)
+      << lint.output;
 }
 
 // Two driving rows with one row key: found whatever the read order, with
@@ -312,8 +332,9 @@ TEST_F(CollisionsTest, RowKeysSharedByTwoSourceRowsEndTheRunWithExit8) {
 // row whose every value is NULL gives a cell of nulls (json) or none
 // (cells, value): each is counted alike and the first is named.
 TEST_F(CollisionsTest, EmptyRowsAndEmptyNestedRowsAreCountedForEveryLayout) {
-  const int64_t empty_people = Count(db_, "SELECT count(*) FROM person WHERE name IS NULL AND "
-                                          "email IS NULL");
+  const int64_t empty_people = Count(db_,
+                                     "SELECT count(*) FROM person WHERE name IS NULL AND "
+                                     "email IS NULL");
   CommandResult r = Run("migrate", R"(  - name: p
     from: person
     families: [d]
@@ -321,9 +342,9 @@ TEST_F(CollisionsTest, EmptyRowsAndEmptyNestedRowsAreCountedForEveryLayout) {
     columns: [{column: name, to: "d:n"}, {column: email, to: "d:e"}]
 )");
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find(fmt::format("p: {} source row(s) had every mapped value NULL",
-                                      empty_people)),
-            std::string::npos)
+  EXPECT_NE(
+      r.output.find(fmt::format("p: {} source row(s) had every mapped value NULL", empty_people)),
+      std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("(the first: id=2)"), std::string::npos) << r.output;
 
@@ -340,9 +361,9 @@ TEST_F(CollisionsTest, EmptyRowsAndEmptyNestedRowsAreCountedForEveryLayout) {
 )",
                                    layout));
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find(fmt::format("a: {} nested row(s) had every value column NULL",
-                                        empty_tracks)),
-              std::string::npos)
+    EXPECT_NE(
+        r.output.find(fmt::format("a: {} nested row(s) had every value column NULL", empty_tracks)),
+        std::string::npos)
         << r.output;
     EXPECT_NE(r.output.find("a row of 'track' in source row album_id=2"), std::string::npos)
         << r.output;
@@ -360,9 +381,10 @@ TEST_F(CollisionsTest, HistoryLongerThanTheFamilyKeepsIsReported) {
     nest:
       - {table: salary, on: {id: emp_id}, family: s, prefix: "", id: [{literal: amount}], version: from_date, layout: value, columns: [amount]}
 )";
-  const int64_t beyond = Count(
-      db_, "SELECT coalesce(sum(greatest(n - 5, 0)), 0) FROM (SELECT count(*) n FROM salary "
-           "GROUP BY emp_id) g");
+  const int64_t beyond =
+      Count(db_,
+            "SELECT coalesce(sum(greatest(n - 5, 0)), 0) FROM (SELECT count(*) n FROM salary "
+            "GROUP BY emp_id) g");
   ASSERT_GT(beyond, 0);
   CommandResult r = Run("migrate", tables);
   EXPECT_EQ(r.exit_code, 0) << r.output;
@@ -376,9 +398,11 @@ TEST_F(CollisionsTest, HistoryLongerThanTheFamilyKeepsIsReported) {
   EXPECT_NE(plan.output.find(fmt::format("versions        {} cell(s)", beyond)), std::string::npos)
       << plan.output;
   CommandResult lint = Run("lint", tables);
-  EXPECT_NE(lint.output.find(fmt::format("warning W107: e: the nest of salary give one cell up to {} versions",
-                                         Count(db_, "SELECT max(n) FROM (SELECT count(*) n FROM salary GROUP BY emp_id) g"))),
-            std::string::npos)
+  EXPECT_NE(
+      lint.output.find(fmt::format(
+          "warning W107: e: the nest of salary give one cell up to {} versions",
+          Count(db_, "SELECT max(n) FROM (SELECT count(*) n FROM salary GROUP BY emp_id) g"))),
+      std::string::npos)
       << lint.output;
 }
 
@@ -408,8 +432,8 @@ TEST_F(CollisionsTest, AHugeRowIsSortedThroughRunsAndKeepsEveryCell) {
 
   // Ids that repeat across the spilled runs of the row.
   std::filesystem::remove_all(dir_ + "/store");
-  const int64_t repeats = Count(
-      db_, "SELECT count(*) - count(DISTINCT disc) FROM track WHERE album_id = 3");
+  const int64_t repeats =
+      Count(db_, "SELECT count(*) - count(DISTINCT disc) FROM track WHERE album_id = 3");
   r = Run("migrate", R"(  - name: t
     from: album
     families: [d]

@@ -235,9 +235,10 @@ TEST_F(ErrorsTest, InterruptedRunLeavesTableMarkedIncomplete) {
           "CREATE TABLE big (id int PRIMARY KEY, label text); INSERT INTO big SELECT g, "
           "repeat('x', 200) FROM generate_series(1, 3000000) g");
   std::string m = Write("m.yaml", MakeMapping(db, dir_, "big", "id", "label"));
-  // Interrupt after the table is created and writing has begun.
-  CommandResult r =
-      RunCommand("timeout --preserve-status -s INT 3 " + WidenBinary() + " migrate -m " + m);
+  // Interrupt after the table is created and writing has begun (small
+  // fetches make the run take longer than that, whatever the machine).
+  CommandResult r = RunCommand("timeout --preserve-status -s INT 3 " + WidenBinary() +
+                               " migrate --fetch-rows 20 -m " + m);
   ASSERT_EQ(r.exit_code, 130) << r.output;
   EXPECT_NE(r.output.find("interrupted"), std::string::npos) << r.output;
   CommandResult scan =

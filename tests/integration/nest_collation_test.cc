@@ -330,13 +330,23 @@ TEST_F(MySqlNestCollationTest, ColumnsTheServerCannotCompareAreRefusedBeforeRead
 TEST_F(MySqlNestCollationTest, ParentsEqualUnderTheCollationAreOneKey) {
   // Not a unique column: 'abc' and 'ABC' are two parent rows with one key.
   MySqlQuery(
-      db_, std::vector<std::string>{"CREATE TABLE p (id INT PRIMARY KEY, code VARCHAR(10) COLLATE "
+      db_, std::vector<std::string>{"CREATE TABLE p0 (id INT PRIMARY KEY, code VARCHAR(10) COLLATE "
                                     "utf8mb4_general_ci)",
                                     "CREATE TABLE c (id INT PRIMARY KEY, code VARCHAR(10) COLLATE "
                                     "utf8mb4_general_ci)",
-                                    "INSERT INTO p VALUES (1, 'abc'), (2, 'ABC')",
-                                    "INSERT INTO c VALUES (1, 'abc')", "SELECT 1"});
+                                    "INSERT INTO p0 VALUES (1, 'abc'), (2, 'ABC')",
+                                    "INSERT INTO c VALUES (1, 'abc')",
+                                    "CREATE TABLE p AS SELECT * FROM p0", "SELECT 1"});
+  // A table says from its schema that the column is no key: refused when planned.
   NestRun r = RunNest(db_, Mapping("{code: code}", "id"));
+  EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument) << r.status.ToString();
+  EXPECT_NE(r.status.message().find("not the primary key or a unique key"), std::string::npos)
+      << r.status.ToString();
+  // A view declares no key: the run finds the two rows equal as the
+  // database compares them, and stops.
+  MySqlQuery(db_, std::vector<std::string>{"DROP TABLE p", "CREATE VIEW p AS SELECT * FROM p0",
+                                           "SELECT 1"});
+  r = RunNest(db_, Mapping("{code: code}", "id"));
   EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument) << r.status.ToString();
   EXPECT_NE(r.status.message().find("repeat"), std::string::npos) << r.status.ToString();
   EXPECT_NE(r.status.message().find("as the database compares them"), std::string::npos)
