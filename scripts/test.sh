@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test.sh — the project's test command: install deps, build, and run all
-# tests (ctest) against throwaway PostgreSQL and MariaDB servers.
+# tests (ctest) against throwaway PostgreSQL and MariaDB servers and one
+# standalone HBase with its Thrift2 gateway, shared by every test.
 #
 # Usage: scripts/test.sh [EXTRA_CTEST_ARGS...]     e.g. scripts/test.sh -R pg
 #
@@ -11,8 +12,11 @@
 #   WIDEN_TEST_TIMEOUT     per-test timeout in seconds for tests without
 #                          their own TIMEOUT property (default 900)
 #   CI=true / WIDEN_REQUIRE_SERVERS=1
-#                          fail if a database server cannot be started
-#                          (otherwise the database tests are skipped)
+#                          fail if a server cannot be started (otherwise
+#                          the tests that need it are skipped)
+#   WIDEN_HBASE_IDLE_TIMEOUT_MS
+#                          the test gateway's idle timeout (default here
+#                          8000, so the reconnect test sleeps past it)
 # plus those of scripts/build.sh and scripts/with-servers.sh.
 # The exit code is ctest's (or the first failing step's).
 set -euo pipefail
@@ -40,7 +44,8 @@ scripts/build.sh "$REPO/$build_dir" "${cmake_args[@]}"
 # 3. Test, with servers. --no-tests=error: finding no tests at all is a
 # failure, not a pass.
 log "running tests"
-exec scripts/with-servers.sh --pg --mysql -- \
+export WIDEN_HBASE_IDLE_TIMEOUT_MS=${WIDEN_HBASE_IDLE_TIMEOUT_MS:-8000}
+exec scripts/with-servers.sh --pg --mysql --hbase -- \
   ctest --test-dir "$build_dir" --output-on-failure \
   -j "${WIDEN_TEST_JOBS:-2}" --timeout "${WIDEN_TEST_TIMEOUT:-900}" \
   --no-tests=error "$@"

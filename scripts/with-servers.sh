@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
 # with-servers.sh — run a command against throwaway database servers.
 #
-# Usage: scripts/with-servers.sh [--pg] [--mysql] -- COMMAND [ARGS...]
+# Usage: scripts/with-servers.sh [--pg] [--mysql] [--hbase] -- COMMAND [ARGS...]
 #
 # Starts a private PostgreSQL 15 (--pg) and/or MariaDB (--mysql) server that
 # listens only on 127.0.0.1 on a free port chosen at run time, with all data,
-# sockets and logs under one `mktemp -d` directory. Then runs COMMAND with
-# these variables exported:
+# sockets and logs under one `mktemp -d` directory, and/or (--hbase) a
+# standalone HBase with its Thrift2 gateway the same way
+# (scripts/hbase/server.sh; its jars come from ~/.m2, resolved by Maven the
+# first time). Then runs COMMAND with these variables exported:
 #
 #   WIDEN_TEST_PG_URL=postgresql://widen@127.0.0.1:PORT/postgres
 #   WIDEN_TEST_PG_HOST, WIDEN_TEST_PG_PORT, WIDEN_TEST_PG_USER=widen
 #   WIDEN_TEST_MYSQL_URL=mysql://widen@127.0.0.1:PORT/mysql
 #   WIDEN_TEST_MYSQL_HOST, WIDEN_TEST_MYSQL_PORT, WIDEN_TEST_MYSQL_USER=widen,
 #   WIDEN_TEST_MYSQL_SOCKET
+#   WIDEN_TEST_HBASE_URL=hbase://127.0.0.1:PORT (the Thrift2 gateway)
+#   WIDEN_TEST_HBASE_IDLE_TIMEOUT_MS  the gateway closes connections idle
+#                                     this long
 #
 # Both servers have a superuser-like `widen` user without password.
 # The servers are stopped (and the temp dir removed) when COMMAND ends, when
@@ -27,6 +32,8 @@
 #   WIDEN_KEEP_SERVERS=1    keep the temp dir (data + logs) after the run
 #   WIDEN_REQUIRE_SERVERS=1 fail if a requested server cannot be started
 #   WIDEN_PG_BINDIR=DIR     directory with initdb/pg_ctl (default: PG 15)
+#   WIDEN_HBASE_IDLE_TIMEOUT_MS  the gateway's idle timeout (default 60000)
+#   and the other knobs of scripts/hbase/server.sh
 #
 # Runs as root (PostgreSQL then runs as the `postgres` system user, since
 # initdb refuses root; MariaDB runs with --user=root) or as a normal user.
@@ -37,9 +44,10 @@ log() { echo "with-servers: $*" >&2 2>/dev/null || true; }
 
 usage() {
   cat <<'USAGE'
-Usage: scripts/with-servers.sh [--pg] [--mysql] -- COMMAND [ARGS...]
+Usage: scripts/with-servers.sh [--pg] [--mysql] [--hbase] -- COMMAND [ARGS...]
   --pg      start a throwaway PostgreSQL 15 server
   --mysql   start a throwaway MariaDB server
+  --hbase   start a throwaway standalone HBase and its Thrift2 gateway
 See the header of this script for exported variables and knobs.
 USAGE
 }
@@ -47,10 +55,12 @@ USAGE
 # ---------------------------------------------------------------- arguments
 want_pg=0
 want_mysql=0
+want_hbase=0
 while (($# > 0)); do
   case $1 in
     --pg) want_pg=1 ;;
     --mysql) want_mysql=1 ;;
+    --hbase) want_hbase=1 ;;
     --) shift; break ;;
     -h | --help) usage; exit 0 ;;
     *) log "unknown argument: $1"; usage >&2; exit 2 ;;
@@ -76,6 +86,8 @@ WORK=""        # the temp dir holding everything
 PG_DATA=""     # PostgreSQL data dir, set once initdb is attempted
 PG_BINDIR=""
 MYSQL_PID=""   # mariadbd pid, set once it was launched
+HBASE_DIR=""   # HBase's directory, set once it was launched
+HBASE_STARTER=""  # pid of the background `server.sh start`
 CMD_PID=""     # pid of COMMAND while it runs
 
 # Run a command as the PostgreSQL server user: `postgres` when we are root
@@ -147,6 +159,7 @@ cleanup() {
   fi
   stop_pg
   stop_mysql
+  stop_hbase
   if [[ -n $WORK && -d $WORK ]]; then
     if [[ ${WIDEN_KEEP_SERVERS:-0} == 1 ]]; then
       log "keeping $WORK (WIDEN_KEEP_SERVERS=1)"
@@ -435,6 +448,57 @@ SQL
   return 1
 }
 
+# ------------------------------------------------------------------ HBase
+HBASE_SCRIPT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/hbase/server.sh
+
+# Starts HBase in the background (it takes longest; the databases start
+# meanwhile); finish_hbase waits for it.
+launch_hbase() {
+  local port
+  HBASE_DIR=$WORK/hbase
+  mkdir -p "$HBASE_DIR"
+  if ! port=$(pick_port); then
+    HBASE_PORT=""
+    return 0
+  fi
+  HBASE_PORT=$port
+  log "starting HBase (Thrift2 gateway on 127.0.0.1:$port)"
+  "$HBASE_SCRIPT" start "$HBASE_DIR" "$port" >"$WORK/hbase-start.log" 2>&1 </dev/null &
+  HBASE_STARTER=$!
+}
+
+# Waits for launch_hbase; on success exports the WIDEN_TEST_HBASE_* variables.
+finish_hbase() {
+  local rc=0
+  HBASE_ERROR=""
+  if [[ -z $HBASE_PORT ]]; then
+    HBASE_ERROR="could not find a free port"
+    return 1
+  fi
+  wait "$HBASE_STARTER" || rc=$?
+  HBASE_STARTER=""
+  if ((rc != 0)); then
+    show_log "$WORK/hbase-start.log"
+    HBASE_ERROR="scripts/hbase/server.sh start failed (see above; logs in $HBASE_DIR/logs)"
+    return 1
+  fi
+  sed 's/^/with-servers:   /' "$WORK/hbase-start.log" >&2 2>/dev/null || true
+  export WIDEN_TEST_HBASE_URL="hbase://127.0.0.1:$HBASE_PORT"
+  export WIDEN_TEST_HBASE_IDLE_TIMEOUT_MS=${WIDEN_HBASE_IDLE_TIMEOUT_MS:-60000}
+  log "HBase ready: $WIDEN_TEST_HBASE_URL"
+}
+
+stop_hbase() {
+  [[ -n $HBASE_DIR ]] || return 0
+  if [[ -n $HBASE_STARTER ]]; then
+    kill -TERM "$HBASE_STARTER" 2>/dev/null || true
+    wait "$HBASE_STARTER" 2>/dev/null || true
+  fi
+  log "stopping HBase"
+  "$HBASE_SCRIPT" stop "$HBASE_DIR" >/dev/null 2>&1 || true
+  HBASE_DIR=""
+}
+
 # -------------------------------------------------------------------- main
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/widen-servers.XXXXXX")
 chmod 755 "$WORK"   # the postgres user must be able to enter it
@@ -448,6 +512,9 @@ if ((is_root && want_pg)) && id postgres >/dev/null 2>&1 &&
 fi
 log "temp dir $WORK"
 
+if ((want_hbase)); then
+  launch_hbase
+fi
 if ((want_pg)); then
   if ! start_pg; then
     unset WIDEN_TEST_PG_URL WIDEN_TEST_PG_HOST WIDEN_TEST_PG_PORT WIDEN_TEST_PG_USER
@@ -459,6 +526,12 @@ if ((want_mysql)); then
     unset WIDEN_TEST_MYSQL_URL WIDEN_TEST_MYSQL_HOST WIDEN_TEST_MYSQL_PORT \
       WIDEN_TEST_MYSQL_USER WIDEN_TEST_MYSQL_SOCKET
     server_failed MariaDB "$MYSQL_ERROR"
+  fi
+fi
+if ((want_hbase)); then
+  if ! finish_hbase; then
+    unset WIDEN_TEST_HBASE_URL WIDEN_TEST_HBASE_IDLE_TIMEOUT_MS
+    server_failed HBase "$HBASE_ERROR"
   fi
 fi
 

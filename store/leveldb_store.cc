@@ -69,60 +69,6 @@ std::string CanonicalName(const std::string& full_name) {
   return d.FullName();
 }
 
-std::string FamilyNames(const TableDescriptor& d) {
-  std::string out;
-  for (const FamilyDescriptor& f : d.families) {
-    if (!out.empty()) out += ", ";
-    out += f.name;
-  }
-  return out;
-}
-
-// The first difference between the families of two descriptors, or "".
-std::string FamilyDifference(const TableDescriptor& stored, const TableDescriptor& wanted) {
-  for (const FamilyDescriptor& w : wanted.families) {
-    if (stored.Family(w.name) == nullptr) {
-      return "column family '" + w.name + "' is not in the stored table (it has " +
-             FamilyNames(stored) + ")";
-    }
-  }
-  for (const FamilyDescriptor& s : stored.families) {
-    if (wanted.Family(s.name) == nullptr) {
-      return "the stored table has column family '" + s.name + "', which was not requested";
-    }
-  }
-  for (const FamilyDescriptor& w : wanted.families) {
-    const FamilyDescriptor& s = *stored.Family(w.name);
-    auto diff = [&](const char* option, const std::string& in_store, const std::string& asked) {
-      return "column family '" + w.name + "': " + option + " is " + in_store +
-             " in the stored table, " + asked + " requested";
-    };
-    auto b = [](bool v) { return std::string(v ? "true" : "false"); };
-    if (s.versions != w.versions) {
-      return diff("VERSIONS", std::to_string(s.versions), std::to_string(w.versions));
-    }
-    if (s.min_versions != w.min_versions) {
-      return diff("MIN_VERSIONS", std::to_string(s.min_versions), std::to_string(w.min_versions));
-    }
-    if (s.ttl_seconds != w.ttl_seconds) {
-      return diff("TTL", std::to_string(s.ttl_seconds), std::to_string(w.ttl_seconds));
-    }
-    if (s.compression != w.compression) return diff("COMPRESSION", s.compression, w.compression);
-    if (s.bloom_filter != w.bloom_filter) {
-      return diff("BLOOMFILTER", s.bloom_filter, w.bloom_filter);
-    }
-    if (s.block_size_bytes != w.block_size_bytes) {
-      return diff("BLOCKSIZE", std::to_string(s.block_size_bytes),
-                  std::to_string(w.block_size_bytes));
-    }
-    if (s.in_memory != w.in_memory) return diff("IN_MEMORY", b(s.in_memory), b(w.in_memory));
-    if (s.data_block_encoding != w.data_block_encoding) {
-      return diff("DATA_BLOCK_ENCODING", s.data_block_encoding, w.data_block_encoding);
-    }
-  }
-  return "";
-}
-
 bool IsKnownType(CellType t) {
   return t == CellType::kPut || t == CellType::kDelete || t == CellType::kDeleteColumn ||
          t == CellType::kDeleteFamily;
@@ -165,7 +111,8 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
     lf::AppendCellKeyPrefix(&key_, full_name_);
     prefix_bytes_ = key_.size();
     std::vector<std::pair<std::string, int>> versions;
-    for (const FamilyDescriptor& f : descriptor_.families) versions.emplace_back(f.name, f.versions);
+    for (const FamilyDescriptor& f : descriptor_.families)
+      versions.emplace_back(f.name, f.versions);
     SetVersions(std::move(versions));
   }
 
@@ -610,22 +557,7 @@ Status LevelDbStore::CreateTable(const TableDescriptor& descriptor) {
   if (!s.ok()) return FromLevelDb(s, "reading table " + Quoted(name));
   Result<TableDescriptor> stored = DecodeTableDescriptor(value);
   if (!stored.ok()) return stored.status().WithContext("table " + Quoted(name));
-  const std::string diff = FamilyDifference(*stored, descriptor);
-  if (!diff.empty()) {
-    return Status::FailedPrecondition("table " + Quoted(name) + " already exists in store '" +
-                                      path_ + "' with other families: " + diff);
-  }
-  for (const auto& [key, wanted] : descriptor.metadata) {
-    if (key.rfind("widen.state", 0) == 0) continue;  // bookkeeping, not layout
-    auto it = stored->metadata.find(key);
-    if (it != stored->metadata.end() && it->second != wanted) {
-      return Status::FailedPrecondition("table " + Quoted(name) + " already exists in store '" +
-                                        path_ + "' with other metadata '" + key +
-                                        "' (a different row key layout?): drop the table or "
-                                        "write to a new one");
-    }
-  }
-  return Status::OK();
+  return CheckSameTable(*stored, descriptor, "store '" + path_ + "'");
 }
 
 Status LevelDbStore::SetTableMetadata(const std::string& full_name, const std::string& key,

@@ -4,6 +4,9 @@
 #include <utility>
 
 #include "store/leveldb_store.h"
+#ifdef WIDEN_WITH_HBASE
+#include "store/hbase_store.h"
+#endif
 
 namespace widen {
 
@@ -28,7 +31,14 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& url, const StoreOp
     return std::unique_ptr<Store>(std::move(store));
   }
   if (StartsWith(url, kHBaseScheme)) {
-    return Status::InvalidArgument("hbase:// targets are not built yet");
+#ifdef WIDEN_WITH_HBASE
+    WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<HBaseStore> store, HBaseStore::Open(url, options));
+    return std::unique_ptr<Store>(std::move(store));
+#else
+    return Status::InvalidArgument("store URL '" + url +
+                                   "': this widen was built without HBase support "
+                                   "(-DWIDEN_WITH_HBASE=OFF)");
+#endif
   }
   return Status::InvalidArgument("unknown store URL '" + url +
                                  "'; accepted forms: leveldb:PATH (embedded store in directory "

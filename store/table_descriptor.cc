@@ -246,6 +246,60 @@ Result<TableDescriptor> DecodeJson(const Json& doc) {
   return d;
 }
 
+std::string FamilyNamesOf(const TableDescriptor& d) {
+  std::string out;
+  for (const FamilyDescriptor& f : d.families) {
+    if (!out.empty()) out += ", ";
+    out += f.name;
+  }
+  return out;
+}
+
+// The first difference between the families of two descriptors, or "".
+std::string FamilyDifference(const TableDescriptor& stored, const TableDescriptor& wanted) {
+  for (const FamilyDescriptor& w : wanted.families) {
+    if (stored.Family(w.name) == nullptr) {
+      return "column family '" + w.name + "' is not in the stored table (it has " +
+             FamilyNamesOf(stored) + ")";
+    }
+  }
+  for (const FamilyDescriptor& s : stored.families) {
+    if (wanted.Family(s.name) == nullptr) {
+      return "the stored table has column family '" + s.name + "', which was not requested";
+    }
+  }
+  for (const FamilyDescriptor& w : wanted.families) {
+    const FamilyDescriptor& s = *stored.Family(w.name);
+    auto diff = [&](const char* option, const std::string& in_store, const std::string& asked) {
+      return "column family '" + w.name + "': " + option + " is " + in_store +
+             " in the stored table, " + asked + " requested";
+    };
+    auto b = [](bool v) { return std::string(v ? "true" : "false"); };
+    if (s.versions != w.versions) {
+      return diff("VERSIONS", std::to_string(s.versions), std::to_string(w.versions));
+    }
+    if (s.min_versions != w.min_versions) {
+      return diff("MIN_VERSIONS", std::to_string(s.min_versions), std::to_string(w.min_versions));
+    }
+    if (s.ttl_seconds != w.ttl_seconds) {
+      return diff("TTL", std::to_string(s.ttl_seconds), std::to_string(w.ttl_seconds));
+    }
+    if (s.compression != w.compression) return diff("COMPRESSION", s.compression, w.compression);
+    if (s.bloom_filter != w.bloom_filter) {
+      return diff("BLOOMFILTER", s.bloom_filter, w.bloom_filter);
+    }
+    if (s.block_size_bytes != w.block_size_bytes) {
+      return diff("BLOCKSIZE", std::to_string(s.block_size_bytes),
+                  std::to_string(w.block_size_bytes));
+    }
+    if (s.in_memory != w.in_memory) return diff("IN_MEMORY", b(s.in_memory), b(w.in_memory));
+    if (s.data_block_encoding != w.data_block_encoding) {
+      return diff("DATA_BLOCK_ENCODING", s.data_block_encoding, w.data_block_encoding);
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string TableDescriptor::FullName() const {
@@ -289,6 +343,29 @@ Status TableDescriptor::Validate() const {
       return Status::InvalidArgument(where + ": split points must be strictly ascending; " +
                                      Quoted(split_points[i]) + " follows " +
                                      Quoted(split_points[i - 1]));
+    }
+  }
+  return Status::OK();
+}
+
+std::string FamilyNames(const TableDescriptor& d) { return FamilyNamesOf(d); }
+
+Status CheckSameTable(const TableDescriptor& stored, const TableDescriptor& wanted,
+                      const std::string& where) {
+  const std::string name = Quoted(wanted.FullName());
+  const std::string diff = FamilyDifference(stored, wanted);
+  if (!diff.empty()) {
+    return Status::FailedPrecondition("table " + name + " already exists in " + where +
+                                      " with other families: " + diff);
+  }
+  for (const auto& [key, value] : wanted.metadata) {
+    if (key.rfind(kBookkeepingMetadataPrefix, 0) == 0) continue;
+    auto it = stored.metadata.find(key);
+    if (it != stored.metadata.end() && it->second != value) {
+      return Status::FailedPrecondition("table " + name + " already exists in " + where +
+                                        " with other metadata '" + key +
+                                        "' (a different row key layout?): drop the table or "
+                                        "write to a new one");
     }
   }
   return Status::OK();

@@ -54,6 +54,22 @@ struct TableDescriptor {
 /// Splits "ns:table" (or "table") into namespace and table.
 void SplitTableName(std::string_view full, std::string* name_space, std::string* table);
 
+/// The family names of `d`, comma-separated ("d, a"), for messages.
+std::string FamilyNames(const TableDescriptor& d);
+
+/// Metadata keys that start with this are bookkeeping (a table's load state),
+/// not layout: CheckSameTable does not compare them.
+inline constexpr char kBookkeepingMetadataPrefix[] = "widen.state";
+
+/// Whether a table that exists (`stored`) may be written as `wanted`
+/// describes it: the same families with the same options, and no metadata
+/// key of `wanted` (bookkeeping aside) with another value in `stored`
+/// (another row key layout). Split points are not compared. OK, or
+/// FailedPrecondition naming the table, `where` ("store 'out/x'") and the
+/// first difference.
+Status CheckSameTable(const TableDescriptor& stored, const TableDescriptor& wanted,
+                      const std::string& where);
+
 /// Serialised descriptor (JSON text) as the embedded store keeps it; see docs/format.md.
 std::string EncodeTableDescriptor(const TableDescriptor& d);
 Result<TableDescriptor> DecodeTableDescriptor(std::string_view json);

@@ -1,0 +1,730 @@
+#include "store/hbase_store.h"
+
+#include <algorithm>
+#include <cassert>
+#include <charconv>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/bytes.h"
+#include "store/hbase_client_internal.h"
+
+namespace widen {
+
+namespace {
+
+using hbase_internal::ConnectionOptions;
+using hbase_internal::HBaseConnection;
+namespace thrift2 = hbase_internal::thrift2;
+
+constexpr std::string_view kScheme = "hbase://";
+// HBase's row key length is a Java short.
+constexpr size_t kMaxRowBytes = 32767;
+// HConstants.FOREVER: the TTL of a family whose cells never expire (seconds).
+constexpr int64_t kForeverSeconds = std::numeric_limits<int32_t>::max();
+// The bytes HBase counts for a cell besides row, family, qualifier and value
+// when it checks hbase.server.keyvalue.maxsize (the region server,
+// PrivateCellUtil.estimatedSerializedSizeOf): the KeyValue's key length (4),
+// value length (4), row length (2), family length (1), timestamp (8) and
+// type (1), plus a 4-byte length prefix. The gateway's own check
+// (hbase.client.keyvalue.maxsize) counts 4 bytes fewer, so with equal
+// limits the region server's is the one that binds.
+constexpr int64_t kCellOverheadBytes = 24;
+// Reopening a scanner that failed mid-way: at most this many times in a row.
+constexpr int kMaxScannerReopens = 5;
+
+std::string Quoted(std::string_view bytes) { return "'" + ToStringBinary(bytes) + "'"; }
+
+std::string CanonicalName(const std::string& full_name) {
+  TableDescriptor d;
+  SplitTableName(full_name, &d.name_space, &d.table);
+  return d.FullName();
+}
+
+thrift2::TTableName ThriftName(const std::string& full_name) {
+  thrift2::TTableName t;
+  std::string ns, table;
+  SplitTableName(full_name, &ns, &table);
+  t.__set_ns(ns);
+  t.__set_qualifier(table);
+  return t;
+}
+
+// An enum value by its name in the generated _VALUES_TO_NAMES map.
+template <typename Enum>
+bool EnumByName(const std::map<int, const char*>& names, const std::string& name, Enum* out) {
+  for (const auto& [value, text] : names) {
+    if (name == text) {
+      *out = static_cast<Enum>(value);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string EnumName(const std::map<int, const char*>& names, int value) {
+  auto it = names.find(value);
+  return it == names.end() ? "UNKNOWN(" + std::to_string(value) + ")" : std::string(it->second);
+}
+
+Result<thrift2::TTableDescriptor> ToThrift(const TableDescriptor& d) {
+  thrift2::TTableDescriptor t;
+  t.__set_tableName(ThriftName(d.FullName()));
+  std::vector<thrift2::TColumnFamilyDescriptor> families;
+  for (const FamilyDescriptor& f : d.families) {
+    const std::string where = "table " + Quoted(d.FullName()) + ", column family '" + f.name + "'";
+    if (f.ttl_seconds > kForeverSeconds) {
+      return Status::InvalidArgument(where + ": TTL " + std::to_string(f.ttl_seconds) +
+                                     " s is above HBase's largest, " +
+                                     std::to_string(kForeverSeconds) + " s");
+    }
+    thrift2::TColumnFamilyDescriptor c;
+    c.__set_name(f.name);
+    c.__set_maxVersions(f.versions);
+    c.__set_minVersions(f.min_versions);
+    c.__set_timeToLive(f.ttl_seconds > 0 ? static_cast<int32_t>(f.ttl_seconds)
+                                         : static_cast<int32_t>(kForeverSeconds));
+    c.__set_blockSize(f.block_size_bytes);
+    c.__set_inMemory(f.in_memory);
+    thrift2::TCompressionAlgorithm::type compression;
+    thrift2::TBloomFilterType::type bloom;
+    thrift2::TDataBlockEncoding::type encoding;
+    if (!EnumByName(thrift2::_TCompressionAlgorithm_VALUES_TO_NAMES, f.compression, &compression)) {
+      return Status::InvalidArgument(where + ": COMPRESSION '" + f.compression +
+                                     "' is unknown to HBase");
+    }
+    if (!EnumByName(thrift2::_TBloomFilterType_VALUES_TO_NAMES, f.bloom_filter, &bloom)) {
+      return Status::InvalidArgument(where + ": BLOOMFILTER '" + f.bloom_filter +
+                                     "' is unknown to HBase");
+    }
+    if (!EnumByName(thrift2::_TDataBlockEncoding_VALUES_TO_NAMES, f.data_block_encoding,
+                    &encoding)) {
+      return Status::InvalidArgument(where + ": DATA_BLOCK_ENCODING '" + f.data_block_encoding +
+                                     "' is unknown to HBase");
+    }
+    c.__set_compressionType(compression);
+    c.__set_bloomnFilterType(bloom);  // sic: the IDL's spelling
+    c.__set_dataBlockEncoding(encoding);
+    families.push_back(std::move(c));
+  }
+  t.__set_columns(std::move(families));
+  std::map<std::string, std::string> attributes(d.metadata.begin(), d.metadata.end());
+  t.__set_attributes(std::move(attributes));
+  return t;
+}
+
+TableDescriptor FromThrift(const thrift2::TTableDescriptor& t) {
+  TableDescriptor d;
+  d.name_space = t.tableName.__isset.ns && !t.tableName.ns.empty() ? t.tableName.ns : "default";
+  d.table = t.tableName.qualifier;
+  for (const thrift2::TColumnFamilyDescriptor& c : t.columns) {
+    FamilyDescriptor f;
+    f.name = c.name;
+    if (c.__isset.maxVersions) f.versions = c.maxVersions;
+    if (c.__isset.minVersions) f.min_versions = c.minVersions;
+    if (c.__isset.timeToLive && c.timeToLive != kForeverSeconds) f.ttl_seconds = c.timeToLive;
+    if (c.__isset.blockSize) f.block_size_bytes = c.blockSize;
+    if (c.__isset.inMemory) f.in_memory = c.inMemory;
+    if (c.__isset.compressionType) {
+      f.compression = EnumName(thrift2::_TCompressionAlgorithm_VALUES_TO_NAMES, c.compressionType);
+    }
+    if (c.__isset.bloomnFilterType) {
+      f.bloom_filter = EnumName(thrift2::_TBloomFilterType_VALUES_TO_NAMES, c.bloomnFilterType);
+    }
+    if (c.__isset.dataBlockEncoding) {
+      f.data_block_encoding =
+          EnumName(thrift2::_TDataBlockEncoding_VALUES_TO_NAMES, c.dataBlockEncoding);
+    }
+    d.families.push_back(std::move(f));
+  }
+  for (const auto& [k, v] : t.attributes) d.metadata[k] = v;
+  return d;
+}
+
+// REQUIRES: t is a delete marker type.
+thrift2::TDeleteType::type DeleteTypeOf(CellType t) {
+  switch (t) {
+    case CellType::kDelete:
+      return thrift2::TDeleteType::DELETE_COLUMN;  // one version
+    case CellType::kDeleteColumn:
+      return thrift2::TDeleteType::DELETE_COLUMNS;  // versions at or below the timestamp
+    default:
+      return thrift2::TDeleteType::DELETE_FAMILY;
+  }
+}
+
+bool IsKnownType(CellType t) {
+  return t == CellType::kPut || t == CellType::kDelete || t == CellType::kDeleteColumn ||
+         t == CellType::kDeleteFamily;
+}
+
+ConnectionOptions ConnectionOptionsOf(const HBaseOptions& o) {
+  ConnectionOptions c;
+  c.connect_timeout_ms = o.connect_timeout_ms;
+  c.rpc_timeout_ms = o.rpc_timeout_ms;
+  c.retry_budget_ms = o.retry_budget_ms;
+  return c;
+}
+
+// The table's split points as HBase has them now: its regions' start keys.
+Status RegionStartKeys(HBaseConnection* conn, const std::string& name,
+                       std::vector<std::string>* out) {
+  std::vector<thrift2::THRegionLocation> regions;
+  WIDEN_RETURN_IF_ERROR(conn->Retry(
+      "listing the regions of table " + Quoted(name),
+      [&](thrift2::THBaseServiceClient& c) { c.getAllRegionLocations(regions, name); }));
+  out->clear();
+  for (const auto& r : regions) {
+    if (r.regionInfo.__isset.startKey && !r.regionInfo.startKey.empty()) {
+      out->push_back(r.regionInfo.startKey);
+    }
+  }
+  std::sort(out->begin(), out->end());
+  out->erase(std::unique(out->begin(), out->end()), out->end());
+  return Status::OK();
+}
+
+Status GetDescriptor(HBaseConnection* conn, const std::string& name,
+                     thrift2::TTableDescriptor* out) {
+  return conn->Retry("describing table " + Quoted(name), [&](thrift2::THBaseServiceClient& c) {
+    c.getTableDescriptor(*out, ThriftName(name));
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Sink: sorted batches become putMultiple (and deleteMultiple) requests.
+
+class HBaseSink final : public BufferedCellSink {
+ public:
+  HBaseSink(std::unique_ptr<HBaseConnection> conn, std::string name, TableDescriptor descriptor,
+            size_t batch_bytes, const HBaseOptions& options)
+      : BufferedCellSink(batch_bytes, /*background=*/true),
+        conn_(std::move(conn)),
+        name_(std::move(name)),
+        descriptor_(std::move(descriptor)),
+        options_(options) {
+    std::vector<std::pair<std::string, int>> versions;
+    for (const FamilyDescriptor& f : descriptor_.families)
+      versions.emplace_back(f.name, f.versions);
+    SetVersions(std::move(versions));
+  }
+
+  ~HBaseSink() override { StopWriter(); }
+
+ protected:
+  Status WriteSorted(const CellBatch& batch) override {
+    // Every cell is checked before anything of the batch is sent.
+    for (size_t i = 0; i < batch.size(); ++i) WIDEN_RETURN_IF_ERROR(Check(batch.Get(i)));
+    size_t cells = 0;
+    size_t bytes = 0;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const CellView c = batch.Get(i);
+      if (c.type == CellType::kPut) {
+        if (puts_.empty() || puts_.back().row != c.row) {
+          puts_.emplace_back();
+          puts_.back().row.assign(c.row);
+        }
+        thrift2::TColumnValue v;
+        v.family.assign(c.family);
+        v.qualifier.assign(c.qualifier);
+        v.value.assign(c.value);
+        v.__set_timestamp(c.timestamp_ms);
+        puts_.back().columnValues.push_back(std::move(v));
+      } else {
+        thrift2::TDelete d;
+        d.row.assign(c.row);
+        thrift2::TColumn column;
+        column.family.assign(c.family);
+        if (c.type != CellType::kDeleteFamily) column.__set_qualifier(std::string(c.qualifier));
+        column.__set_timestamp(c.timestamp_ms);
+        d.__set_columns({std::move(column)});
+        d.__set_timestamp(c.timestamp_ms);
+        // The gateway picks the kind of marker from deleteType alone (a
+        // column without qualifier under DELETE_COLUMNS deletes the column
+        // with the empty qualifier, not the family).
+        d.__set_deleteType(DeleteTypeOf(c.type));
+        deletes_.push_back(std::move(d));
+      }
+      ++cells;
+      bytes += c.row.size() + c.family.size() + c.qualifier.size() + c.value.size();
+      if (cells >= options_.request_cells || bytes >= options_.request_bytes) {
+        WIDEN_RETURN_IF_ERROR(Send(cells));
+        cells = 0;
+        bytes = 0;
+      }
+    }
+    return cells > 0 ? Send(cells) : Status::OK();
+  }
+
+  Result<bool> HoldsDifferentValue(const CellView& cell) override {
+    thrift2::TGet get;
+    get.row.assign(cell.row);
+    thrift2::TColumn column;
+    column.family.assign(cell.family);
+    column.__set_qualifier(std::string(cell.qualifier));
+    get.__set_columns({std::move(column)});
+    get.__set_timestamp(cell.timestamp_ms);
+    thrift2::TResult result;
+    WIDEN_RETURN_IF_ERROR(
+        conn_->Retry("reading table " + Quoted(name_),
+                     [&](thrift2::THBaseServiceClient& c) { c.get(result, name_, get); }));
+    for (const auto& v : result.columnValues) {
+      if (v.timestamp == cell.timestamp_ms) return v.value != cell.value;
+    }
+    return false;
+  }
+
+ private:
+  Status Check(const CellView& c) {
+    auto where = [&] { return "table " + Quoted(name_) + ", row " + Quoted(c.row); };
+    if (c.row.empty() || c.row.size() > kMaxRowBytes) {
+      return Status::InvalidArgument(
+          "table " + Quoted(name_) + ": row key of " + std::to_string(c.row.size()) +
+          " bytes (HBase takes 1 to " + std::to_string(kMaxRowBytes) + ")" +
+          (c.row.empty() ? "" : ": row " + Quoted(c.row.substr(0, 64)) + "..."));
+    }
+    if (descriptor_.Family(c.family) == nullptr) {
+      return Status::InvalidArgument(where() + ": the table has no column family " +
+                                     Quoted(c.family) + " (families: " + FamilyNames(descriptor_) +
+                                     ")");
+    }
+    if (!IsKnownType(c.type)) {
+      return Status::InvalidArgument(where() + ": unknown cell type " +
+                                     std::to_string(static_cast<int>(c.type)));
+    }
+    if (c.type == CellType::kDeleteFamily && !c.qualifier.empty()) {
+      return Status::InvalidArgument(where() +
+                                     ": a DeleteFamily marker must have an empty qualifier, not " +
+                                     Quoted(c.qualifier));
+    }
+    if (c.timestamp_ms < 0) {
+      return Status::InvalidArgument(where() + ", column " + std::string(c.family) + ":" +
+                                     ToStringBinary(c.qualifier) + ": negative timestamp " +
+                                     std::to_string(c.timestamp_ms) + " (HBase takes 0 and above)");
+    }
+    const int64_t size =
+        static_cast<int64_t>(c.row.size() + c.family.size() + c.qualifier.size() + c.value.size()) +
+        kCellOverheadBytes;
+    if (options_.max_cell_bytes > 0 && size > options_.max_cell_bytes) {
+      return Status::InvalidArgument(
+          where() + ", column " + std::string(c.family) + ":" + ToStringBinary(c.qualifier) +
+          ": the cell is " + std::to_string(size) +
+          " bytes as HBase counts it, above its limit of " +
+          std::to_string(options_.max_cell_bytes) +
+          " (hbase.server.keyvalue.maxsize / hbase.client.keyvalue.maxsize)");
+    }
+    return Status::OK();
+  }
+
+  // Sends the requests built so far, re-sending them on retryable errors
+  // (every cell has its timestamp: a repeat writes the same cells).
+  Status Send(size_t cells) {
+    const std::string what = "writing " + std::to_string(cells) + " cells to table " +
+                             Quoted(name_) + " (HBase at " + conn_->address() + ")";
+    Status s;
+    if (!puts_.empty()) {
+      s = conn_->Retry(what, [&](thrift2::THBaseServiceClient& c) { c.putMultiple(name_, puts_); });
+    }
+    while (s.ok() && !deletes_.empty()) {
+      std::vector<thrift2::TDelete> failed;
+      s = conn_->Retry(what, [&](thrift2::THBaseServiceClient& c) {
+        c.deleteMultiple(failed, name_, deletes_);
+      });
+      if (s.ok() && failed.size() == deletes_.size()) {
+        s = Status::Unavailable(what + ": HBase applied none of " +
+                                std::to_string(deletes_.size()) + " delete markers");
+      }
+      if (s.ok()) deletes_ = std::move(failed);
+    }
+    puts_.clear();
+    deletes_.clear();
+    return s;
+  }
+
+  const std::unique_ptr<HBaseConnection> conn_;
+  const std::string name_;
+  const TableDescriptor descriptor_;
+  const HBaseOptions options_;
+  std::vector<thrift2::TPut> puts_;        // the request being built
+  std::vector<thrift2::TDelete> deletes_;  // delete markers of the same request
+};
+
+// ---------------------------------------------------------------------------
+// Reader: a scanner, its results flattened into cells.
+
+class HBaseReader final : public CellReader {
+ public:
+  HBaseReader(std::unique_ptr<HBaseConnection> conn, std::string name, thrift2::TScan scan,
+              uint64_t limit_rows, const HBaseOptions& options)
+      : conn_(std::move(conn)),
+        name_(std::move(name)),
+        scan_(std::move(scan)),
+        limit_rows_(limit_rows),
+        options_(options) {}
+
+  ~HBaseReader() override { Close(); }
+
+  // Opens the scanner and moves to the first cell.
+  void Start() {
+    status_ = Open(scan_);
+    if (status_.ok()) Advance();
+  }
+
+  bool Valid() const override { return valid_; }
+
+  void Next() override {
+    assert(valid_);
+    ++column_;
+    Advance();
+  }
+
+  CellView cell() const override {
+    assert(valid_);
+    return cell_;
+  }
+
+  Status status() const override { return status_; }
+
+ private:
+  Status Open(const thrift2::TScan& scan) {
+    return conn_->Retry("scanning table " + Quoted(name_), [&](thrift2::THBaseServiceClient& c) {
+      scanner_ = c.openScanner(name_, scan);
+      open_ = true;
+    });
+  }
+
+  void Close() {
+    if (!open_) return;
+    open_ = false;
+    (void)conn_->Call("closing a scanner of table " + Quoted(name_),
+                      [&](thrift2::THBaseServiceClient& c) { c.closeScanner(scanner_); });
+  }
+
+  // Fetches the next results into results_; false at the end or on error.
+  bool Fetch() {
+    results_.clear();
+    result_ = 0;
+    column_ = 0;
+    if (done_) return false;
+    int reopens = 0;
+    for (;;) {
+      Status s =
+          conn_->Call("scanning table " + Quoted(name_), [&](thrift2::THBaseServiceClient& c) {
+            c.getScannerRows(results_, scanner_, options_.scan_rows);
+          });
+      if (s.ok()) break;
+      // The scanner may be gone (connection dropped, scanner expired): open
+      // a new one at the row of the last cell returned; Advance skips what
+      // was returned already.
+      open_ = false;
+      if (++reopens > kMaxScannerReopens) {
+        status_ = s;
+        return false;
+      }
+      thrift2::TScan again = scan_;
+      if (returned_any_) again.__set_startRow(last_.row);
+      s = Open(again);
+      if (!s.ok()) {
+        status_ = s;
+        return false;
+      }
+      results_.clear();
+    }
+    if (results_.empty()) {
+      done_ = true;
+      Close();
+      return false;
+    }
+    return true;
+  }
+
+  // Moves to the cell at (result_, column_) or the next one after it that is
+  // to be returned.
+  void Advance() {
+    valid_ = false;
+    if (!status_.ok()) return;
+    for (;;) {
+      while (result_ < results_.size() && column_ >= results_[result_].columnValues.size()) {
+        ++result_;
+        column_ = 0;
+      }
+      if (result_ >= results_.size()) {
+        if (!Fetch()) return;
+        continue;
+      }
+      const thrift2::TResult& r = results_[result_];
+      const thrift2::TColumnValue& v = r.columnValues[column_];
+      CellView c;
+      c.row = r.row;
+      c.family = v.family;
+      c.qualifier = v.qualifier;
+      c.timestamp_ms = v.timestamp;
+      c.type = CellType::kPut;
+      c.value = v.value;
+      if (returned_any_) {
+        // After a reopened scanner: skip what was returned already.
+        if (c.row == last_.row && CompareCells(c, LastView()) <= 0) {
+          ++column_;
+          continue;
+        }
+        if (c.row != last_.row) {
+          if (limit_rows_ != 0 && rows_ >= limit_rows_) {
+            done_ = true;
+            Close();
+            return;
+          }
+          ++rows_;
+        }
+      } else {
+        ++rows_;
+      }
+      last_.row.assign(c.row);
+      last_.family.assign(c.family);
+      last_.qualifier.assign(c.qualifier);
+      last_.timestamp_ms = c.timestamp_ms;
+      returned_any_ = true;
+      cell_ = c;
+      valid_ = true;
+      return;
+    }
+  }
+
+  CellView LastView() const {
+    return CellView{last_.row,          last_.family,   last_.qualifier,
+                    last_.timestamp_ms, CellType::kPut, std::string_view()};
+  }
+
+  const std::unique_ptr<HBaseConnection> conn_;
+  const std::string name_;
+  const thrift2::TScan scan_;
+  const uint64_t limit_rows_;
+  const HBaseOptions options_;
+  int32_t scanner_ = 0;
+  bool open_ = false;
+  bool done_ = false;
+  std::vector<thrift2::TResult> results_;
+  size_t result_ = 0;  // index into results_
+  size_t column_ = 0;  // index into results_[result_].columnValues
+  bool returned_any_ = false;
+  CellCoordinates last_;  // the last cell returned
+  uint64_t rows_ = 0;     // rows returned (begun)
+  CellView cell_;
+  bool valid_ = false;
+  Status status_;
+};
+
+// The first row key after every key that starts with `prefix`, or "" when
+// there is none (the prefix is all 0xFF): HBase's Scan.setRowPrefixFilter.
+std::string PrefixStop(std::string prefix) {
+  while (!prefix.empty() && static_cast<unsigned char>(prefix.back()) == 0xFF) prefix.pop_back();
+  if (!prefix.empty())
+    prefix.back() = static_cast<char>(static_cast<unsigned char>(prefix.back()) + 1);
+  return prefix;
+}
+
+Status ParseUrl(const std::string& url, std::string* host, int* port) {
+  auto bad = [&](const std::string& why) {
+    return Status::InvalidArgument("store URL '" + url + "': " + why +
+                                   " (expected hbase://HOST:PORT, the Thrift2 gateway)");
+  };
+  if (url.rfind(kScheme, 0) != 0) return bad("not an hbase:// URL");
+  const std::string rest = url.substr(kScheme.size());
+  const size_t colon = rest.rfind(':');
+  if (colon == std::string::npos || colon == 0) return bad("no host and port");
+  *host = rest.substr(0, colon);
+  if (host->size() > 2 && host->front() == '[' && host->back() == ']') {
+    *host = host->substr(1, host->size() - 2);  // [::1]
+  }
+  const std::string p = rest.substr(colon + 1);
+  int value = 0;
+  auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), value);
+  if (p.empty() || ec != std::errc() || end != p.data() + p.size() || value < 1 || value > 65535) {
+    return bad("port '" + p + "' is not a number from 1 to 65535");
+  }
+  *port = value;
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<HBaseStore>> HBaseStore::Open(const std::string& url,
+                                                     const StoreOptions& options,
+                                                     const HBaseOptions& hbase) {
+  std::string host;
+  int port = 0;
+  WIDEN_RETURN_IF_ERROR(ParseUrl(url, &host, &port));
+  std::unique_ptr<HBaseStore> store(new HBaseStore(url, host, port, options, hbase));
+  thrift2::TThriftServerType::type type = thrift2::TThriftServerType::TWO;
+  Status s = store->conn_->Call(
+      "opening " + url, [&](thrift2::THBaseServiceClient& c) { type = c.getThriftServerType(); });
+  if (!s.ok()) return s;
+  if (type != thrift2::TThriftServerType::TWO) {
+    return Status::Unavailable(url +
+                               " is HBase's Thrift (1) gateway; widen needs the Thrift2 "
+                               "gateway (hbase thrift2, or hbase-daemon.sh start thrift2)");
+  }
+  return store;
+}
+
+HBaseStore::HBaseStore(std::string url, std::string host, int port, const StoreOptions& options,
+                       const HBaseOptions& hbase)
+    : url_(std::move(url)),
+      host_(std::move(host)),
+      port_(port),
+      options_(options),
+      hbase_(hbase),
+      conn_(NewConnection()) {}
+
+HBaseStore::~HBaseStore() = default;
+
+std::unique_ptr<HBaseConnection> HBaseStore::NewConnection() const {
+  return std::make_unique<HBaseConnection>(host_, port_, ConnectionOptionsOf(hbase_));
+}
+
+Status HBaseStore::EnsureNamespace(const std::string& name_space) {
+  if (name_space == "default") return Status::OK();
+  for (int attempt = 0;; ++attempt) {
+    std::vector<std::string> names;
+    WIDEN_RETURN_IF_ERROR(conn_->Retry(
+        "listing namespaces", [&](thrift2::THBaseServiceClient& c) { c.listNamespaces(names); }));
+    if (std::find(names.begin(), names.end(), name_space) != names.end()) return Status::OK();
+    thrift2::TNamespaceDescriptor d;
+    d.name = name_space;
+    Status s = conn_->Call("creating namespace '" + name_space + "'",
+                           [&](thrift2::THBaseServiceClient& c) { c.createNamespace(d); });
+    // Created, or by someone else meanwhile (FailedPrecondition: it
+    // exists); after a lost answer, look again.
+    if (s.ok() || s.code() == StatusCode::kFailedPrecondition) return Status::OK();
+    if (s.code() != StatusCode::kUnavailable || attempt >= 3) return s;
+  }
+}
+
+Status HBaseStore::CreateTable(const TableDescriptor& descriptor) {
+  WIDEN_RETURN_IF_ERROR(descriptor.Validate());
+  WIDEN_ASSIGN_OR_RETURN(thrift2::TTableDescriptor wanted, ToThrift(descriptor));
+  const std::string name = descriptor.FullName();
+  std::lock_guard<std::mutex> lock(mu_);
+  WIDEN_RETURN_IF_ERROR(EnsureNamespace(descriptor.name_space));
+  const std::string where = "HBase at '" + url_ + "'";
+  for (int attempt = 0;; ++attempt) {
+    bool exists = false;
+    WIDEN_RETURN_IF_ERROR(conn_->Retry(
+        "looking up table " + Quoted(name),
+        [&](thrift2::THBaseServiceClient& c) { exists = c.tableExists(wanted.tableName); }));
+    if (exists) {
+      thrift2::TTableDescriptor stored;
+      WIDEN_RETURN_IF_ERROR(GetDescriptor(conn_.get(), name, &stored));
+      return CheckSameTable(FromThrift(stored), descriptor, where);
+    }
+    // Not idempotent: after an error the loop looks at what HBase has.
+    Status s = conn_->Call("creating table " + Quoted(name), [&](thrift2::THBaseServiceClient& c) {
+      c.createTable(wanted, descriptor.split_points);
+    });
+    if (s.ok()) return s;
+    const bool may_exist =
+        s.code() == StatusCode::kUnavailable || s.code() == StatusCode::kFailedPrecondition;
+    if (!may_exist || attempt >= 3) return s;
+  }
+}
+
+Status HBaseStore::CheckExists(const std::string& name) {
+  bool exists = false;
+  WIDEN_RETURN_IF_ERROR(conn_->Retry(
+      "looking up table " + Quoted(name),
+      [&](thrift2::THBaseServiceClient& c) { exists = c.tableExists(ThriftName(name)); }));
+  if (exists) return Status::OK();
+  return Status::NotFound("table " + Quoted(name) + " does not exist in HBase at '" + url_ + "'");
+}
+
+Result<TableDescriptor> HBaseStore::DescribeTable(const std::string& full_name) {
+  const std::string name = CanonicalName(full_name);
+  std::lock_guard<std::mutex> lock(mu_);
+  // The gateway's error for a missing table carries only the table's name.
+  WIDEN_RETURN_IF_ERROR(CheckExists(name));
+  thrift2::TTableDescriptor t;
+  WIDEN_RETURN_IF_ERROR(GetDescriptor(conn_.get(), name, &t));
+  TableDescriptor d = FromThrift(t);
+  WIDEN_RETURN_IF_ERROR(RegionStartKeys(conn_.get(), name, &d.split_points));
+  return d;
+}
+
+Status HBaseStore::SetTableMetadata(const std::string& full_name, const std::string& key,
+                                    const std::string& value) {
+  const std::string name = CanonicalName(full_name);
+  std::lock_guard<std::mutex> lock(mu_);
+  WIDEN_RETURN_IF_ERROR(CheckExists(name));
+  thrift2::TTableDescriptor t;
+  WIDEN_RETURN_IF_ERROR(GetDescriptor(conn_.get(), name, &t));
+  auto it = t.attributes.find(key);
+  if (it != t.attributes.end() && it->second == value) return Status::OK();
+  t.attributes[key] = value;
+  t.__isset.attributes = true;
+  // Setting a value is idempotent: a repeat leaves the same descriptor.
+  return conn_->Retry("altering the metadata of table " + Quoted(name),
+                      [&](thrift2::THBaseServiceClient& c) { c.modifyTable(t); });
+}
+
+Result<std::vector<TableDescriptor>> HBaseStore::ListTables() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<thrift2::TTableDescriptor> all;
+  WIDEN_RETURN_IF_ERROR(conn_->Retry("listing tables", [&](thrift2::THBaseServiceClient& c) {
+    c.getTableDescriptorsByPattern(all, ".*", false);
+  }));
+  std::vector<TableDescriptor> tables;
+  for (const auto& t : all) {
+    TableDescriptor d = FromThrift(t);
+    if (d.name_space == "hbase") continue;
+    WIDEN_RETURN_IF_ERROR(RegionStartKeys(conn_.get(), d.FullName(), &d.split_points));
+    tables.push_back(std::move(d));
+  }
+  std::sort(tables.begin(), tables.end(), [](const TableDescriptor& a, const TableDescriptor& b) {
+    return a.FullName() < b.FullName();
+  });
+  return tables;
+}
+
+Result<std::unique_ptr<CellSink>> HBaseStore::NewSink(const std::string& full_name) {
+  WIDEN_ASSIGN_OR_RETURN(TableDescriptor d, DescribeTable(full_name));
+  std::string name = d.FullName();
+  return std::unique_ptr<CellSink>(
+      new HBaseSink(NewConnection(), std::move(name), std::move(d), options_.batch_bytes, hbase_));
+}
+
+Result<std::unique_ptr<CellReader>> HBaseStore::NewReader(const std::string& full_name,
+                                                          const ReadOptions& options) {
+  if (options.max_versions < 1) {
+    return Status::InvalidArgument("max_versions must be at least 1, not " +
+                                   std::to_string(options.max_versions));
+  }
+  const std::string name = CanonicalName(full_name);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    WIDEN_RETURN_IF_ERROR(CheckExists(name));
+  }
+  // The rows asked for: [max(start, prefix), min(stop, end of prefix)).
+  std::string start = options.start_row;
+  std::string stop = options.stop_row;
+  if (!options.row_prefix.empty()) {
+    start = std::max(start, options.row_prefix);
+    const std::string prefix_stop = PrefixStop(options.row_prefix);
+    if (!prefix_stop.empty() && (stop.empty() || prefix_stop < stop)) stop = prefix_stop;
+  }
+  thrift2::TScan scan;
+  if (!start.empty()) scan.__set_startRow(start);
+  if (!stop.empty()) scan.__set_stopRow(stop);
+  scan.__set_maxVersions(options.max_versions);
+  scan.__set_batchSize(hbase_.scan_cells_per_result);
+  scan.__set_caching(hbase_.scan_rows);
+  auto reader = std::make_unique<HBaseReader>(NewConnection(), name, std::move(scan),
+                                              options.limit_rows, hbase_);
+  if (!stop.empty() && start >= stop) return std::unique_ptr<CellReader>(std::move(reader));
+  reader->Start();
+  return std::unique_ptr<CellReader>(std::move(reader));
+}
+
+}  // namespace widen

@@ -1,0 +1,111 @@
+// Test helpers for the HBase that scripts/with-servers.sh --hbase starts:
+// its URL from the environment, and a raw client of its Thrift2 gateway made
+// of the generated Thrift code only (none of widen's HBase code), so tests
+// check tables through HBase's own view of them and can drop what they made.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <thrift/protocol/TBinaryProtocol.h>
+#include <thrift/transport/TBufferTransports.h>
+#include <thrift/transport/TSocket.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "THBaseService.h"
+
+namespace widen::testing {
+
+namespace thrift2 = ::apache::hadoop::hbase::thrift2;
+
+/// WIDEN_TEST_HBASE_URL (hbase://127.0.0.1:PORT), or "" when unset; callers
+/// use WIDEN_REQUIRE_HBASE.
+inline std::string HBaseUrl() {
+  const char* v = std::getenv("WIDEN_TEST_HBASE_URL");
+  return v == nullptr ? "" : v;
+}
+
+/// The test gateway's idle timeout (WIDEN_TEST_HBASE_IDLE_TIMEOUT_MS; HBase's
+/// default 60000 when unset).
+inline int HBaseIdleTimeoutMs() {
+  const char* v = std::getenv("WIDEN_TEST_HBASE_IDLE_TIMEOUT_MS");
+  return v == nullptr ? 60000 : std::atoi(v);
+}
+
+/// A connection to the gateway of `url` through the generated client alone.
+/// Throws what Thrift throws (a test failure).
+class RawHBase {
+ public:
+  explicit RawHBase(const std::string& url) {
+    const std::string hostport = url.substr(url.find("//") + 2);
+    const size_t colon = hostport.rfind(':');
+    socket_ = std::make_shared<apache::thrift::transport::TSocket>(
+        hostport.substr(0, colon), std::stoi(hostport.substr(colon + 1)));
+    socket_->setRecvTimeout(120000);
+    transport_ = std::make_shared<apache::thrift::transport::TBufferedTransport>(socket_);
+    client_ = std::make_unique<thrift2::THBaseServiceClient>(
+        std::make_shared<apache::thrift::protocol::TBinaryProtocol>(transport_));
+    transport_->open();
+  }
+  ~RawHBase() {
+    try {
+      transport_->close();
+    } catch (...) {
+    }
+  }
+
+  thrift2::THBaseServiceClient* operator->() { return client_.get(); }
+
+  static thrift2::TTableName Name(const std::string& full) {
+    thrift2::TTableName t;
+    const size_t colon = full.find(':');
+    t.__set_ns(colon == std::string::npos ? "default" : full.substr(0, colon));
+    t.__set_qualifier(colon == std::string::npos ? full : full.substr(colon + 1));
+    return t;
+  }
+
+  /// Disables and deletes the table if it exists.
+  void DropTable(const std::string& full) {
+    const thrift2::TTableName t = Name(full);
+    if (!client_->tableExists(t)) return;
+    if (client_->isTableEnabled(t)) client_->disableTable(t);
+    client_->deleteTable(t);
+  }
+
+  /// HBase's descriptor of the table.
+  thrift2::TTableDescriptor Describe(const std::string& full) {
+    thrift2::TTableDescriptor d;
+    client_->getTableDescriptor(d, Name(full));
+    return d;
+  }
+
+  /// The start keys of the table's regions, ascending, the first ("") left out.
+  std::vector<std::string> RegionStartKeys(const std::string& full) {
+    std::vector<thrift2::THRegionLocation> regions;
+    client_->getAllRegionLocations(regions, full);
+    std::vector<std::string> keys;
+    for (const auto& r : regions) {
+      if (!r.regionInfo.startKey.empty()) keys.push_back(r.regionInfo.startKey);
+    }
+    std::sort(keys.begin(), keys.end());
+    return keys;
+  }
+
+ private:
+  std::shared_ptr<apache::thrift::transport::TSocket> socket_;
+  std::shared_ptr<apache::thrift::transport::TTransport> transport_;
+  std::unique_ptr<thrift2::THBaseServiceClient> client_;
+};
+
+}  // namespace widen::testing
+
+#define WIDEN_REQUIRE_HBASE(url)                                                          \
+  std::string url = ::widen::testing::HBaseUrl();                                         \
+  if (url.empty()) {                                                                      \
+    if (std::getenv("CI") != nullptr && std::string(std::getenv("CI")) == "true")         \
+      FAIL() << "WIDEN_TEST_HBASE_URL is not set under CI";                               \
+    GTEST_SKIP() << "WIDEN_TEST_HBASE_URL not set (run through scripts/with-servers.sh)"; \
+  }
