@@ -82,6 +82,8 @@ struct DdlOptions {
   uint64_t sample_rows = 0;   // driving rows read for quantiles (0 = all)
   bool no_metadata = false;   // leave out METADATA (widen.key)
   bool no_namespace = false;  // leave out create_namespace
+  bool apply = false;         // create the tables in the target instead of printing
+  std::string target_url;     // --apply: overrides the mapping's target
 };
 
 /// `cancel` (may be null) turns true on Ctrl-C; the run then stops cleanly.

@@ -2,7 +2,8 @@
 // — create_namespace, create with every family option, SPLITS and the row
 // key layout as METADATA — from the same TableDescriptors widen creates
 // tables from. Paste the output into `hbase shell`, or run it with
-// `hbase shell -n FILE`.
+// `hbase shell -n FILE`. With --apply, widen creates them in the target
+// itself (hbase:// or leveldb:) instead.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -14,9 +15,50 @@
 #include "cmd/design_util.h"
 #include "cmd/exit_codes.h"
 #include "store/hbase_ddl.h"
+#include "store/store.h"
 #include "transform/split_points.h"
 
 namespace widen {
+
+namespace {
+
+// Creates `tables` in the target (their namespaces first), or checks that
+// they exist as described; one line per table.
+int ApplyDdl(const DdlOptions& o, const Mapping& mapping,
+             const std::vector<TableDescriptor>& tables) {
+  std::string url = o.target_url;
+  if (url.empty()) {
+    if (!mapping.target_problem.ok()) return FailWith(mapping.target_problem);
+    url = mapping.target_url;
+  }
+  if (url.empty()) {
+    return FailWith(Status::InvalidArgument(fmt::format(
+        "{}: no target: set 'target' in the mapping or pass --target URL", mapping.file)));
+  }
+  if (o.no_metadata) {
+    return FailWith(Status::InvalidArgument(
+        "--no-metadata: widen creates tables with their row key layout; leave it out with "
+        "--apply"));
+  }
+  auto store = Store::Open(url, StoreOptions());
+  if (!store.ok()) return FailWith(store.status());
+  for (const TableDescriptor& d : tables) {
+    auto before = (*store)->DescribeTable(d.FullName());
+    if (!before.ok() && before.status().code() != StatusCode::kNotFound) {
+      return FailWith(before.status());
+    }
+    if (Status s = (*store)->CreateTable(d); !s.ok()) return FailWith(s);
+    if (before.ok()) {
+      std::printf("%s: exists with the same families and row key layout\n", d.FullName().c_str());
+    } else {
+      std::printf("%s: created, %zu region(s)\n", d.FullName().c_str(), d.split_points.size() + 1);
+    }
+  }
+  std::fflush(stdout);
+  return kExitOk;
+}
+
+}  // namespace
 
 int RunDdl(const DdlOptions& o) {
   DesignLoadOptions lo;
@@ -59,6 +101,7 @@ int RunDdl(const DdlOptions& o) {
     }
     descriptors.push_back(std::move(d));
   }
+  if (o.apply) return ApplyDdl(o, in.mapping, descriptors);
   out += "# TTL 2147483647 is HBase's FOREVER; METADATA widen.key is the row key layout\n";
   HBaseDdlOptions ho;
   ho.metadata = !o.no_metadata;
@@ -90,6 +133,11 @@ CommandRunner AddDdlCommand(CLI::App* app) {
       ->check(CLI::Range(uint64_t{0}, std::numeric_limits<uint64_t>::max()));
   c->add_flag("--no-metadata", o->no_metadata, "Leave out METADATA (the widen.key row key layout)");
   c->add_flag("--no-namespace", o->no_namespace, "Leave out create_namespace");
+  c->add_flag("--apply", o->apply,
+              "Create the namespaces and tables in the target (hbase://HOST:PORT or "
+              "leveldb:PATH) instead of printing statements; an existing table must have the "
+              "same families and row key layout");
+  c->add_option("--target", o->target_url, "With --apply: target URL, overrides the mapping's");
   return [o, c] { return c->parsed() ? RunDdl(*o) : -1; };
 }
 

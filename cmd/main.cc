@@ -15,7 +15,8 @@ int main(int argc, char** argv) {
   using namespace widen;
   CLI::App app{
       "widen: migrate a PostgreSQL or MySQL database into a wide-column store (the "
-      "embedded LevelDB store, with HBase's cell model), following a DDI mapping"};
+      "embedded LevelDB store, with HBase's cell model, or HBase through its Thrift2 gateway), "
+      "following a DDI mapping"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "widen 0.1.0");
 
@@ -48,7 +49,7 @@ int main(int argc, char** argv) {
       app.add_subcommand("scan", "Print a target table's cells as HBase's shell shows a scan");
   scan->add_option("table", so.table, "Target table (ns:table)")->required();
   scan->add_option("-m,--mapping", so.mapping_path, "Mapping file (for its target)");
-  scan->add_option("--target", so.target_url, "Target URL (e.g. leveldb:PATH)");
+  scan->add_option("--target", so.target_url, "Target URL (leveldb:PATH or hbase://HOST:PORT)");
   scan->add_option("--limit", so.limit, "Rows to print at most (0 = all)")
       ->check(CLI::Range(int64_t{0}, std::numeric_limits<int64_t>::max()));
   scan->add_option("--prefix", so.prefix, "Only rows starting with this (\\xNN for bytes)");
@@ -62,7 +63,7 @@ int main(int argc, char** argv) {
   get->add_option("table", go.table, "Target table (ns:table)")->required();
   get->add_option("row", go.row, "Row key (\\xNN for bytes)")->required();
   get->add_option("-m,--mapping", go.mapping_path, "Mapping file (for its target)");
-  get->add_option("--target", go.target_url, "Target URL (e.g. leveldb:PATH)");
+  get->add_option("--target", go.target_url, "Target URL (leveldb:PATH or hbase://HOST:PORT)");
   get->add_option("--versions", go.versions, "Versions per column")->check(CLI::Range(1, 1 << 30));
   get->add_flag("--decode", go.decode, "Show the row key decoded into its named parts");
 

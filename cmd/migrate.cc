@@ -25,6 +25,7 @@
 #include "transform/assembler.h"
 #include "transform/parallel.h"
 #include "transform/plan.h"
+#include "transform/split_points.h"
 
 namespace widen {
 
@@ -159,8 +160,10 @@ int RunMigrate(const MigrateOptions& o, const std::atomic<bool>* cancel) {
     return Fail(m.target_problem);
   }
   if (m.target_url.empty()) {
-    return Fail(Status::InvalidArgument(fmt::format(
-        "{}: no target: set 'target' in the mapping or pass --target leveldb:PATH", m.file)));
+    return Fail(Status::InvalidArgument(
+        fmt::format("{}: no target: set 'target' in the mapping or pass --target leveldb:PATH or "
+                    "hbase://HOST:PORT",
+                    m.file)));
   }
   if (!o.only_table.empty() && m.FindTable(o.only_table) == nullptr) {
     std::vector<std::string> names;
@@ -252,7 +255,13 @@ int RunMigrate(const MigrateOptions& o, const std::atomic<bool>* cancel) {
   // Every table is created (or checked) before any is written, and marked
   // incomplete until its run ends.
   for (const TablePlan& tp : plan->tables) {
-    Status s = (*store)->CreateTable(tp.descriptor);
+    // A salted key pre-splits at its buckets (no source read); other split
+    // points come from `widen ddl --apply --regions N` before the run.
+    TableDescriptor d = tp.descriptor;
+    auto split = ComputeSplitPoints(tp, source->get(), SplitOptions());
+    if (!split.ok()) return Fail(split.status());
+    d.split_points = split->points;
+    Status s = (*store)->CreateTable(d);
     if (s.ok()) s = (*store)->SetTableMetadata(tp.descriptor.FullName(), kStateMetadata, "loading");
     if (!s.ok()) return Fail(s);
   }

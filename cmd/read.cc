@@ -32,7 +32,8 @@ Result<std::string> ResolveTarget(const ReadOptionsCli& o) {
     WIDEN_RETURN_IF_ERROR(mapping.target_problem);
     if (!mapping.target_url.empty()) return mapping.target_url;
   }
-  return Status::InvalidArgument("no target: pass --target leveldb:PATH or -m mapping.yaml");
+  return Status::InvalidArgument(
+      "no target: pass --target leveldb:PATH (or hbase://HOST:PORT) or -m mapping.yaml");
 }
 
 Result<std::string> ParseRowArg(const char* what, const std::string& text) {

@@ -1,0 +1,184 @@
+// widen's commands on an hbase:// target (the real HBase of
+// scripts/with-servers.sh --pg --hbase): `ddl --apply` creates the tables
+// with the split points `widen ddl` prints, a salted key pre-splits at its
+// buckets, a table with another row key layout is refused (exit 5), and an
+// unreachable gateway exits 3. Regions are read through HBase's own view
+// (the raw Thrift client), not widen's.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "common/bytes.h"
+#include "tests/integration/hbase_env.h"
+#include "tests/integration/test_env.h"
+
+namespace widen::testing {
+namespace {
+
+constexpr int64_t kRunTimestampMs = 1700000000000;
+
+// service_orders' orders table under another name, with key `key_yaml`.
+std::string OrdersMapping(const std::string& table, const std::string& key_yaml) {
+  return fmt::format(R"(source: ${{WIDEN_SOURCE_URL}}
+tables:
+  - name: {}
+    from: service_order
+    families: [{{name: d, versions: 2, ttl: 864000000, compression: GZ, bloom_filter: ROWCOL}}]
+    key: {}
+    columns:
+      - {{column: status, to: "d:status"}}
+      - {{column: amount, to: "d:amount"}}
+)",
+                     table, key_yaml);
+}
+
+class HBaseCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    WIDEN_REQUIRE_PG(pg);
+    WIDEN_REQUIRE_HBASE(hbase);
+    hbase_ = hbase;
+    db_url_ = FreshPgDatabase(pg, "widen_it_hbase_cli");
+    const std::string dir = SourceDir() + "/examples/service_orders/";
+    RunPsqlFile(db_url_, dir + "schema.pg.sql");
+    RunPsqlFile(db_url_, dir + "data.pg.sql");
+    dir_ = MakeTempDir();
+    ns_ = "wc" + std::to_string(getpid());
+  }
+
+  void TearDown() override {
+    if (hbase_.empty()) return;
+    RawHBase raw(hbase_);
+    for (const auto& t : made_) raw.DropTable(t);
+  }
+
+  std::string WriteMapping(const std::string& name, const std::string& text) {
+    const std::string path = dir_ + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  CommandResult Widen(const std::string& args) {
+    return RunCommand(
+        fmt::format("WIDEN_SOURCE_URL={} {} {}", ShellQuote(db_url_), WidenBinary(), args));
+  }
+
+  std::string hbase_, db_url_, dir_, ns_;
+  std::vector<std::string> made_;
+};
+
+TEST_F(HBaseCliTest, DdlApplyCreatesTheTablesWidenDdlPrints) {
+  const std::string table = ns_ + ":orders";
+  made_.push_back(table);
+  const std::string mapping =
+      WriteMapping("m.yaml", OrdersMapping(table, "{parts: [{column: order_id, width: 6}]}"));
+  // The split points `widen ddl` prints (quantiles of the real keys).
+  CommandResult printed = Widen(fmt::format("ddl -m {} --regions 4", ShellQuote(mapping)));
+  ASSERT_EQ(printed.exit_code, 0) << printed.output;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(printed.output, m, std::regex(R"(SPLITS => \[([^\]]*)\])")))
+      << printed.output;
+  std::vector<std::string> splits;
+  const std::string list = m[1].str();
+  const std::regex quoted("'([^']*)'");
+  for (std::sregex_iterator it(list.begin(), list.end(), quoted), end; it != end; ++it) {
+    std::string bytes;
+    ASSERT_TRUE(FromStringBinary((*it)[1].str(), &bytes));
+    splits.push_back(bytes);
+  }
+  ASSERT_EQ(splits.size(), 3u) << printed.output;
+
+  CommandResult applied =
+      Widen(fmt::format("ddl -m {} --regions 4 --apply --target {}", ShellQuote(mapping), hbase_));
+  ASSERT_EQ(applied.exit_code, 0) << applied.output;
+  EXPECT_NE(applied.output.find(table + ": created, 4 region(s)"), std::string::npos)
+      << applied.output;
+  RawHBase raw(hbase_);
+  EXPECT_EQ(raw.RegionStartKeys(table), splits);
+  const thrift2::TTableDescriptor d = raw.Describe(table);
+  ASSERT_EQ(d.columns.size(), 1u);
+  EXPECT_EQ(d.columns[0].maxVersions, 2);
+  EXPECT_EQ(d.columns[0].timeToLive, 864000000);
+  EXPECT_EQ(d.columns[0].compressionType, thrift2::TCompressionAlgorithm::GZ);
+  EXPECT_EQ(d.columns[0].bloomnFilterType, thrift2::TBloomFilterType::ROWCOL);
+  EXPECT_EQ(d.attributes.count("widen.key"), 1u);
+
+  // Again: the table is there as designed; migrate then fills it as it is.
+  applied =
+      Widen(fmt::format("ddl -m {} --regions 4 --apply --target {}", ShellQuote(mapping), hbase_));
+  ASSERT_EQ(applied.exit_code, 0) << applied.output;
+  EXPECT_NE(applied.output.find(table + ": exists"), std::string::npos) << applied.output;
+  CommandResult migrated = Widen(fmt::format("migrate -q -m {} --target {} --timestamp-ms {}",
+                                             ShellQuote(mapping), hbase_, kRunTimestampMs));
+  ASSERT_EQ(migrated.exit_code, 0) << migrated.output;
+  EXPECT_EQ(raw.RegionStartKeys(table), splits);
+  const auto orders = PgQuery(db_url_, "SELECT count(*) FROM service_order");
+  EXPECT_EQ(std::to_string(ReadTable(hbase_, table).size()), orders[0][0]);
+
+  // The embedded store takes --apply too.
+  const std::string lev = "leveldb:" + dir_ + "/store";
+  applied =
+      Widen(fmt::format("ddl -m {} --regions 4 --apply --target {}", ShellQuote(mapping), lev));
+  ASSERT_EQ(applied.exit_code, 0) << applied.output;
+  EXPECT_NE(applied.output.find(table + ": created, 4 region(s)"), std::string::npos);
+}
+
+TEST_F(HBaseCliTest, SaltedKeyPreSplitsAtItsBuckets) {
+  const std::string table = ns_ + ":salted";
+  made_.push_back(table);
+  {
+    RawHBase raw(hbase_);
+    raw.DropTable(table);
+  }
+  const std::string mapping = WriteMapping(
+      "salted.yaml",
+      OrdersMapping(table, "{form: binary, salt: {buckets: 4}, parts: [{column: order_id}]}"));
+  CommandResult r = Widen(fmt::format("migrate -q -m {} --target {} --timestamp-ms {}",
+                                      ShellQuote(mapping), hbase_, kRunTimestampMs));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // Binary form: the salt is the first byte, bucket 0 to 3 (docs/format.md).
+  RawHBase raw(hbase_);
+  EXPECT_EQ(raw.RegionStartKeys(table), (std::vector<std::string>{"\x01", "\x02", "\x03"}));
+  const auto orders = PgQuery(db_url_, "SELECT count(*) FROM service_order");
+  EXPECT_EQ(std::to_string(ReadTable(hbase_, table).size()), orders[0][0]);
+}
+
+TEST_F(HBaseCliTest, TableWithAnotherRowKeyLayoutIsRefusedWithExit5) {
+  const std::string table = ns_ + ":layout";
+  made_.push_back(table);
+  {
+    RawHBase raw(hbase_);
+    raw.DropTable(table);
+  }
+  const std::string first =
+      WriteMapping("a.yaml", OrdersMapping(table, "{parts: [{column: order_id, width: 6}]}"));
+  const std::string second =
+      WriteMapping("b.yaml", OrdersMapping(table, "{parts: [{column: order_id, width: 8}]}"));
+  CommandResult r = Widen(fmt::format("migrate -q -m {} --target {} --timestamp-ms {}",
+                                      ShellQuote(first), hbase_, kRunTimestampMs));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = Widen(fmt::format("migrate -q -m {} --target {} --timestamp-ms {}", ShellQuote(second),
+                        hbase_, kRunTimestampMs));
+  EXPECT_EQ(r.exit_code, 5) << r.output;
+  EXPECT_NE(r.output.find("other metadata 'widen.key'"), std::string::npos) << r.output;
+  r = Widen(fmt::format("ddl -m {} --apply --target {}", ShellQuote(second), hbase_));
+  EXPECT_EQ(r.exit_code, 5) << r.output;
+}
+
+TEST_F(HBaseCliTest, UnreachableGatewayExits3) {
+  // Nothing listens on port 1.
+  CommandResult r = Widen("scan t --target hbase://127.0.0.1:1");
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("127.0.0.1:1"), std::string::npos) << r.output;
+  r = Widen("get t row --target hbase://127.0.0.1");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+}
+
+}  // namespace
+}  // namespace widen::testing
