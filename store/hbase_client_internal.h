@@ -82,6 +82,9 @@ class HBaseConnection {
   /// Closes the socket (the next request reconnects).
   void Disconnect();
 
+  /// Whether a socket is open (it may still have been closed by the peer).
+  bool connected() const { return client_ != nullptr; }
+
  private:
   Status Connect();
 

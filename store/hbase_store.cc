@@ -398,9 +398,12 @@ class HBaseReader final : public CellReader {
     });
   }
 
+  // Closes the scanner, if its connection is still up (a scanner on a lost
+  // connection expires by itself; no reconnecting just to close it).
   void Close() {
     if (!open_) return;
     open_ = false;
+    if (!conn_->connected()) return;
     (void)conn_->Call("closing a scanner of table " + Quoted(name_),
                       [&](thrift2::THBaseServiceClient& c) { c.closeScanner(scanner_); });
   }

@@ -10,6 +10,7 @@
 #include <thrift/transport/TBufferTransports.h>
 #include <thrift/transport/TSocket.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <string>
