@@ -135,6 +135,12 @@ write_config() {
     zookeeper.recovery.retry 1
     zookeeper.recovery.retry.intervalmill 200
     hbase.thrift.server.socket.read.timeout "${WIDEN_HBASE_IDLE_TIMEOUT_MS:-60000}"
+    # compression without native libraries (hbase-compression-aircompressor);
+    # BZIP2 has no such codec and stays unavailable
+    hbase.io.compress.snappy.codec org.apache.hadoop.hbase.io.compress.aircompressor.SnappyCodec
+    hbase.io.compress.lz4.codec org.apache.hadoop.hbase.io.compress.aircompressor.Lz4Codec
+    hbase.io.compress.zstd.codec org.apache.hadoop.hbase.io.compress.aircompressor.ZstdCodec
+    hbase.io.compress.lzo.codec org.apache.hadoop.hbase.io.compress.aircompressor.LzoCodec
   )
   {
     echo '<?xml version="1.0"?>'
@@ -173,7 +179,7 @@ jvm_options() {
 # True when pid $1 is a JVM started with DIR $2's config.
 ours() {
   [[ $1 =~ ^[0-9]+$ && -r /proc/$1/cmdline ]] &&
-    tr '\0' ' ' <"/proc/$1/cmdline" | grep -qF -- "-cp $2/conf:"
+    tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -qF -- "-cp $2/conf:"
 }
 
 launch() {
@@ -181,7 +187,7 @@ launch() {
   shift 3
   cp=$(<"$CLASSPATH_FILE")
   # shellcheck disable=SC2046  # the options are words
-  setsid "$JAVA" $(jvm_options "$heap") -Dhbase.log.dir="$dir/logs" \
+  "$JAVA" $(jvm_options "$heap") -Dhbase.log.dir="$dir/logs" \
     -Dhbase.log.file="$name.log" -cp "$dir/conf:$cp" "$@" \
     </dev/null >"$dir/logs/$name.out" 2>&1 &
   echo $! >"$dir/$name.pid"
@@ -215,6 +221,10 @@ start() {
   mkdir -p "$dir" && dir=$(cd "$dir" && pwd)
   [[ -f $dir/hbase.pid ]] && ours "$(<"$dir/hbase.pid")" "$dir" && die "HBase already runs in $dir"
   command -v "$JAVA" >/dev/null || die "$JAVA not found (install openjdk-17-jdk-headless, see scripts/deps.sh)"
+  # Another server on the port would answer the readiness probe for us.
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+    die "127.0.0.1:$port is already in use"
+  fi
   CLASSPATH_FILE=$(resolve_classpath)
   zk_port=$(free_port) || die "no free port for ZooKeeper"
   write_config "$dir" "$zk_port"
@@ -223,9 +233,10 @@ start() {
     org.apache.hadoop.hbase.thrift2.ThriftServer -b 127.0.0.1 -p "$port" start
   # A short probe timeout: while the master initialises, the gateway holds a
   # call in its client's retry back-off (~11 s); a new probe sees sooner.
-  until ping "$port" 3; do
+  # (kill -0, not `ours`: until it has exec'd java, the child is a shell)
+  until ping "$port" 3 && kill -0 "$(<"$dir/thrift2.pid")" 2>/dev/null; do
     for name in hbase thrift2; do
-      if ! ours "$(<"$dir/$name.pid")" "$dir"; then
+      if ! kill -0 "$(<"$dir/$name.pid")" 2>/dev/null; then
         tail -n 30 "$dir/logs/$name.out" >&2 || true
         stop "$dir"
         die "the $name JVM exited during start-up (logs in $dir/logs)"
