@@ -104,6 +104,12 @@ void BufferedCellSink::Track(const CellView* prev, const CellView& c) {
   }
   if (c.timestamp_ms == prev->timestamp_ms && c.type == prev->type) {
     ++stats_.overwritten;
+    // The earlier cell is gone: its bytes (the last written one's, when it
+    // was in an earlier batch, are kept in last_bytes_).
+    stats_.overwritten_bytes +=
+        prev->value.data() == nullptr && prev->row.data() == last_.row.data()
+            ? last_bytes_
+            : prev->row.size() + prev->family.size() + prev->qualifier.size() + prev->value.size();
     if (!stats_.first_overwritten) stats_.first_overwritten = Copy(c);
     return;
   }
@@ -141,7 +147,9 @@ Status BufferedCellSink::WriteOrdered(const CellBatch& batch) {
   stats_.batches += 1;
   if (!wrote_any_) lowest_ = Copy(batch.Get(0));
   wrote_any_ = true;
-  last_ = Copy(batch.Get(batch.size() - 1));
+  const CellView tail = batch.Get(batch.size() - 1);
+  last_ = Copy(tail);
+  last_bytes_ = tail.row.size() + tail.family.size() + tail.qualifier.size() + tail.value.size();
   return Status::OK();
 }
 

@@ -61,6 +61,8 @@ struct SinkStats {
   /// so the earlier one is lost. Exact over everything put into the sink
   /// (see BufferedCellSink for the one case where the target is asked).
   uint64_t overwritten = 0;
+  /// Bytes (row + family + qualifier + value) of the cells replaced.
+  uint64_t overwritten_bytes = 0;
   /// The first such cell (in key order), when overwritten > 0.
   std::optional<CellCoordinates> first_overwritten;
   /// Put cells of a column that come after its family's VERSIONS newer
@@ -99,7 +101,9 @@ class BufferedCellSink : public CellSink {
   /// `spill_dir`: where spilled runs go ("" = $TMPDIR, else /tmp).
   explicit BufferedCellSink(size_t batch_bytes = 4 << 20, bool background = false,
                             std::string spill_dir = "")
-      : batch_bytes_(batch_bytes), threshold_(batch_bytes), background_(background),
+      : batch_bytes_(batch_bytes),
+        threshold_(batch_bytes),
+        background_(background),
         runs_(std::move(spill_dir)) {}
   ~BufferedCellSink() override;
 
@@ -163,18 +167,19 @@ class BufferedCellSink : public CellSink {
   SinkStats stats_;
 
   // Order state, touched by whichever thread writes (one at a time).
-  CellBatch held_;          // sorted, not yet written: waits for the next batch
-  bool spilling_ = false;   // batches go to runs_ until the next Drain
+  CellBatch held_;         // sorted, not yet written: waits for the next batch
+  bool spilling_ = false;  // batches go to runs_ until the next Drain
   CellRuns runs_;
-  bool wrote_any_ = false;  // some cell reached WriteSorted
-  CellCoordinates last_;    // the last cell written (valid when wrote_any_)
-  CellCoordinates lowest_;  // the first cell ever written (valid when wrote_any_)
+  bool wrote_any_ = false;   // some cell reached WriteSorted
+  CellCoordinates last_;     // the last cell written (valid when wrote_any_)
+  uint64_t last_bytes_ = 0;  // its row + family + qualifier + value bytes
+  CellCoordinates lowest_;   // the first cell ever written (valid when wrote_any_)
   // While merging runs that overlap cells written before the spill: the
   // range [lowest_, written_high_] to ask HoldsDifferentValue about.
   bool check_written_ = false;
   CellCoordinates written_high_;
   std::vector<std::pair<std::string, int>> versions_;  // family -> VERSIONS
-  std::string version_family_;                          // cache of VersionsOf
+  std::string version_family_;                         // cache of VersionsOf
   int version_limit_ = 0;
   uint64_t column_puts_ = 0;  // put versions of the current column so far
 

@@ -365,7 +365,8 @@ TEST_F(CollisionsTest, EmptyRowsAndEmptyNestedRowsAreCountedForEveryLayout) {
         r.output.find(fmt::format("a: {} nested row(s) had every value column NULL", empty_tracks)),
         std::string::npos)
         << r.output;
-    EXPECT_NE(r.output.find("a row of 'track' in source row album_id=2"), std::string::npos)
+    EXPECT_NE(r.output.find("track (album_id=2, track_no=5) in source row album_id=2"),
+              std::string::npos)
         << r.output;
   }
 }
@@ -400,7 +401,7 @@ TEST_F(CollisionsTest, HistoryLongerThanTheFamilyKeepsIsReported) {
   CommandResult lint = Run("lint", tables);
   EXPECT_NE(
       lint.output.find(fmt::format(
-          "warning W107: e: the nest of salary give one cell up to {} versions",
+          "warning W107: e: nested rows of salary give one cell up to {} versions",
           Count(db_, "SELECT max(n) FROM (SELECT count(*) n FROM salary GROUP BY emp_id) g"))),
       std::string::npos)
       << lint.output;
