@@ -7,16 +7,22 @@
 // `batch_bytes` it is sorted in HBase's cell order and handed on.
 //
 // BufferedCellSink also makes sure the target receives the cells in key
-// order, as one long sorted stream, whatever order they are put in: batches
-// that follow each other in key order are written as they come (one batch
-// is held back until the next shows the order holds); as soon as a batch
-// does not, it and every later one is spilled to temporary files as a
-// sorted run (store/cell_runs.h), and Flush merges the runs into the target.
-// (A store fed interleaved batches rewrites the data in compactions.)
-// Because every cell reaches the target through one ordered stream, the sink
-// sees exactly which cells replace another put into it (same row, family,
-// qualifier, timestamp and type), how many distinct rows were written, and
-// which versions of a column lie beyond its family's VERSIONS.
+// order, as one long sorted stream, whatever order they are put in (a store
+// fed interleaved batches rewrites the data in compactions):
+//  - when the target table held no cell when the sink was made and can read
+//    back what the sink wrote (StartsEmpty, ReadBack), batches that follow
+//    each other in key order are written as they come (one batch is held
+//    back until the next shows the order holds). As soon as one does not,
+//    the cells written so far are read back into a first sorted run, that
+//    batch and every later one are spilled as sorted runs
+//    (store/cell_runs.h), and Flush merges the runs into the target (writing
+//    only the cells not written yet);
+//  - otherwise every batch is spilled, and Flush merges them.
+// Because every cell of the sink is seen in one ordered stream, the sink
+// counts exactly which cells replace another put into it (same row, family,
+// qualifier, timestamp and type), how many distinct rows it wrote, and which
+// versions of a column lie beyond its family's VERSIONS; cells the target
+// held before the sink are not counted.
 //
 // Thread safety: a sink is used by one thread at a time (a background sink
 // also runs its own writer thread internally).
@@ -26,6 +32,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -126,15 +133,20 @@ class BufferedCellSink : public CellSink {
   /// cleared after it returns.
   virtual Status WriteSorted(const CellBatch& batch) = 0;
 
-  /// Only when cells stop arriving in key order after some were already
-  /// written (a rare pattern: ordered batches, then one that is not), the
-  /// sink asks the target about merged cells that fall among those written:
-  /// true when the target already holds a cell with the same coordinates
-  /// and a different value (it is then counted as overwritten; a cell left
-  /// at the same coordinates with the same value by an earlier run, or put
-  /// twice, cannot be told apart and loses nothing). The default answers
-  /// false (the target cannot tell).
-  virtual Result<bool> HoldsDifferentValue(const CellView& cell);
+  /// True when the target table held no cell when the sink was made, and
+  /// ReadBack returns what the sink wrote: batches in key order are then
+  /// written as they come. Asked once, before the first batch is handed on,
+  /// from the thread that writes. The default answers false: every batch is
+  /// sorted externally and written at Flush.
+  virtual Result<bool> StartsEmpty();
+
+  /// Calls `fn` with the target's cells from `from` to `to` (both included,
+  /// coordinates only: the values need not be given), in HBase cell order,
+  /// every version and type as stored. Called only when StartsEmpty() said
+  /// true, so they are the cells this sink wrote. The default returns
+  /// Internal.
+  virtual Status ReadBack(const CellView& from, const CellView& to,
+                          const std::function<Status(const CellView&)>& fn);
 
   /// Stops the writer thread after writing what it holds. REQUIRES: a
   /// derived class whose WriteSorted uses its own members calls this in its
@@ -145,13 +157,18 @@ class BufferedCellSink : public CellSink {
   // Sorts `batch` and hands it on (written in order, held back, or
   // spilled); clears it.
   Status WriteBatch(CellBatch* batch);
-  // Writes a batch that follows every cell written so far, counting rows,
-  // replaced cells and versions as it goes.
+  // Writes a batch that follows every cell written so far, counting its cells.
   Status WriteOrdered(const CellBatch& batch);
-  // Counts one cell of the ordered stream against the one before it.
-  void Track(const CellView* prev, const CellView& cell);
+  // Writes a batch whose cells were counted; remembers the range written.
+  Status WriteCounted(const CellBatch& batch);
+  // Counts one cell of the ordered stream against the one before it (cells
+  // and bytes, rows, replaced cells, versions beyond VERSIONS).
+  void Track(const CellView& cell);
   // Writes the held batch, or merges the spilled runs into the target.
   Status Drain();
+  // Starts sorting externally: what was written is read back into the
+  // first run, and counting starts again over the merged stream.
+  Status BeginSpill();
   Status Spill(const CellBatch& batch);
   // Hands the current batch to the writer thread (waits for the previous one).
   Status Ship();
@@ -167,17 +184,18 @@ class BufferedCellSink : public CellSink {
   SinkStats stats_;
 
   // Order state, touched by whichever thread writes (one at a time).
+  enum class Mode { kUndecided, kInOrder, kSortAll };
+  Mode mode_ = Mode::kUndecided;
   CellBatch held_;         // sorted, not yet written: waits for the next batch
   bool spilling_ = false;  // batches go to runs_ until the next Drain
   CellRuns runs_;
-  bool wrote_any_ = false;   // some cell reached WriteSorted
-  CellCoordinates last_;     // the last cell written (valid when wrote_any_)
-  uint64_t last_bytes_ = 0;  // its row + family + qualifier + value bytes
-  CellCoordinates lowest_;   // the first cell ever written (valid when wrote_any_)
-  // While merging runs that overlap cells written before the spill: the
-  // range [lowest_, written_high_] to ask HoldsDifferentValue about.
-  bool check_written_ = false;
-  CellCoordinates written_high_;
+  bool wrote_any_ = false;  // some cell reached WriteSorted
+  CellCoordinates lowest_;  // the first cell written (valid when wrote_any_)
+  CellCoordinates last_;    // the last cell written (valid when wrote_any_)
+  // The last cell counted (Track), and its bytes.
+  bool tracked_any_ = false;
+  CellCoordinates tracked_;
+  uint64_t tracked_bytes_ = 0;
   std::vector<std::pair<std::string, int>> versions_;  // family -> VERSIONS
   std::string version_family_;                         // cache of VersionsOf
   int version_limit_ = 0;

@@ -261,24 +261,6 @@ class HBaseSink final : public BufferedCellSink {
     return cells > 0 ? Send(cells) : Status::OK();
   }
 
-  Result<bool> HoldsDifferentValue(const CellView& cell) override {
-    thrift2::TGet get;
-    get.row.assign(cell.row);
-    thrift2::TColumn column;
-    column.family.assign(cell.family);
-    column.__set_qualifier(std::string(cell.qualifier));
-    get.__set_columns({std::move(column)});
-    get.__set_timestamp(cell.timestamp_ms);
-    thrift2::TResult result;
-    WIDEN_RETURN_IF_ERROR(
-        conn_->Retry("reading table " + Quoted(name_),
-                     [&](thrift2::THBaseServiceClient& c) { c.get(result, name_, get); }));
-    for (const auto& v : result.columnValues) {
-      if (v.timestamp == cell.timestamp_ms) return v.value != cell.value;
-    }
-    return false;
-  }
-
  private:
   Status Check(const CellView& c) {
     auto where = [&] { return "table " + Quoted(name_) + ", row " + Quoted(c.row); };

@@ -102,9 +102,11 @@ using leveldb_store_internal::Database;
 
 class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
  public:
+  /// `starts_empty`: the table held no cell when the sink was made.
   LevelDbSink(std::shared_ptr<Database> db, std::string full_name, TableDescriptor descriptor,
-              size_t batch_bytes)
+              size_t batch_bytes, bool starts_empty)
       : BufferedCellSink(batch_bytes, /*background=*/true),
+        starts_empty_(starts_empty),
         db_(std::move(db)),
         full_name_(std::move(full_name)),
         descriptor_(std::move(descriptor)) {
@@ -148,16 +150,31 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
     return Status::OK();
   }
 
-  Result<bool> HoldsDifferentValue(const CellView& cell) override {
-    std::string key;
-    lf::AppendCellKeyPrefix(&key, full_name_);
-    lf::AppendEscapedTerminated(&key, cell.row);
-    lf::AppendCellKeyAfterRow(&key, cell);
-    std::string value;
-    leveldb::Status s = db_->db->Get(leveldb::ReadOptions(), key, &value);
-    if (s.IsNotFound()) return false;
-    if (!s.ok()) return FromLevelDb(s, "reading table " + Quoted(full_name_));
-    return value != cell.value;
+  Result<bool> StartsEmpty() override { return starts_empty_; }
+
+  // The table's cell keys from `from` to `to`, decoded (values not read).
+  Status ReadBack(const CellView& from, const CellView& to,
+                  const std::function<Status(const CellView&)>& fn) override {
+    std::string lo, hi;
+    lf::AppendCellKeyPrefix(&lo, full_name_);
+    hi = lo;
+    lf::AppendEscapedTerminated(&lo, from.row);
+    lf::AppendCellKeyAfterRow(&lo, from);
+    lf::AppendEscapedTerminated(&hi, to.row);
+    lf::AppendCellKeyAfterRow(&hi, to);
+    std::unique_ptr<leveldb::Iterator> it(db_->db->NewIterator(leveldb::ReadOptions()));
+    lf::DecodedCellKey k;
+    for (it->Seek(lo); it->Valid(); it->Next()) {
+      const leveldb::Slice key = it->key();
+      if (std::string_view(key.data(), key.size()) > std::string_view(hi)) break;
+      if (!lf::DecodeCellKey(std::string_view(key.data(), key.size()), &k)) {
+        return Status::DataLoss("table " + Quoted(full_name_) + ": a malformed cell key");
+      }
+      WIDEN_RETURN_IF_ERROR(
+          fn(CellView{k.row, k.family, k.qualifier, k.timestamp_ms, k.type, std::string_view()}));
+    }
+    if (!it->status().ok()) return FromLevelDb(it->status(), "reading table " + Quoted(full_name_));
+    return Status::OK();
   }
 
  private:
@@ -206,6 +223,7 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
                      leveldb::Slice(cell.value.data(), cell.value.size()));
   }
 
+  const bool starts_empty_;
   const std::shared_ptr<Database> db_;
   const std::string full_name_;
   const TableDescriptor descriptor_;
@@ -607,8 +625,16 @@ Result<std::vector<TableDescriptor>> LevelDbStore::ListTables() {
 Result<std::unique_ptr<CellSink>> LevelDbStore::NewSink(const std::string& full_name) {
   WIDEN_ASSIGN_OR_RETURN(TableDescriptor d, DescribeTable(full_name));
   std::string name = d.FullName();
+  // Whether the table holds any cell yet: its sink may then write cells that
+  // come in key order as they come (BufferedCellSink).
+  std::string prefix;
+  lf::AppendCellKeyPrefix(&prefix, name);
+  std::unique_ptr<leveldb::Iterator> it(db_->db->NewIterator(leveldb::ReadOptions()));
+  it->Seek(prefix);
+  if (!it->status().ok()) return FromLevelDb(it->status(), "reading table " + Quoted(name));
+  const bool empty = !it->Valid() || !it->key().starts_with(prefix);
   return std::unique_ptr<CellSink>(
-      new LevelDbSink(db_, std::move(name), std::move(d), options_.batch_bytes));
+      new LevelDbSink(db_, std::move(name), std::move(d), options_.batch_bytes, empty));
 }
 
 Result<std::unique_ptr<CellReader>> LevelDbStore::NewReader(const std::string& full_name,

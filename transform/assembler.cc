@@ -288,7 +288,7 @@ class TableAssembler {
     bool held = false;
     PendingCell prev;
     Status s = runs->Merge(
-        [&](const CellView& c) {
+        [&](const CellView& c, bool) {
           if (held) {
             if (c.timestamp_ms == prev.timestamp_ms && c.qualifier == prev.qualifier &&
                 c.family == prev.family) {

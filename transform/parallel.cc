@@ -257,17 +257,21 @@ Status RunJobs(const TablePlan& plan, const std::vector<RowRange>& ranges,
     Status status;
   };
   std::vector<Job> jobs(n);
-  // When row keys do not follow the ranges, all jobs feed one external sort
-  // whose merge is written through one sink after the jobs: the store gets
-  // one stream in key order, and replaced cells between jobs are seen.
+  // When row keys do not follow the ranges, every job sorts its cells into
+  // runs of its own, merged after the jobs (equal cells in range order, as
+  // one job would write them) through one sink: the store gets one stream
+  // in key order, and replaced cells between jobs are seen.
   const bool ordered = n > 1 && KeyFollowsSplit(plan);
-  std::shared_ptr<CellRuns> shared_runs;
-  if (n > 1 && !ordered) shared_runs = std::make_shared<CellRuns>();
+  const bool sorted = n > 1 && !ordered;
+  std::vector<std::shared_ptr<CellRuns>> job_runs;
   for (size_t i = 0; i < n; ++i) {
-    if (shared_runs == nullptr || i == 0) {
+    if (!sorted || i == 0) {
       WIDEN_ASSIGN_OR_RETURN(jobs[i].sink, new_sink());
     }
-    if (shared_runs != nullptr) jobs[i].sorter = std::make_unique<RunsSink>(shared_runs);
+    if (sorted) {
+      job_runs.push_back(std::make_shared<CellRuns>());
+      jobs[i].sorter = std::make_unique<RunsSink>(job_runs.back());
+    }
   }
   // When row keys sort like the ranges, the store gets the cells in key
   // order, as from one job: the first job writes, the others spool, and the
@@ -372,15 +376,19 @@ Status RunJobs(const TablePlan& plan, const std::vector<RowRange>& ranges,
     }
   }
 
-  if (shared_runs != nullptr && first_error.ok() && !stop) {
-    // One merge of every job's runs, through the first job's sink.
+  if (sorted && first_error.ok() && !stop) {
+    // One merge of every job's runs, in range order, through the first job's sink.
     CellSink* sink = jobs[0].sink.get();
-    Status s =
-        shared_runs->Merge([sink](const CellView& c) { return sink->Put(c); }, options.cancel);
+    std::vector<CellRuns*> sets;
+    for (const auto& r : job_runs) sets.push_back(r.get());
+    Status s = CellRuns::MergeAll(
+        sets, [sink](const CellView& c, bool) { return sink->Put(c); }, options.cancel);
     if (s.ok()) s = sink->Close();
     AddSinkStats(sink->stats(), &jobs[0].stats);
-    jobs[0].stats.sort_runs += shared_runs->runs_written();
-    jobs[0].stats.sort_bytes += shared_runs->bytes_written();
+    for (const auto& r : job_runs) {
+      jobs[0].stats.sort_runs += r->runs_written();
+      jobs[0].stats.sort_bytes += r->bytes_written();
+    }
     if (s.code() == StatusCode::kCancelled) {
       jobs[0].status = s;
     } else if (!s.ok()) {
