@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "common/cell_check.h"
 #include "transform/key_codec.h"
 #include "transform/preview_internal.h"
 
@@ -257,7 +258,8 @@ class PreviewSink : public CellSink {
         mode_(mode),
         fingerprints_(fingerprints),
         suspects_(suspects),
-        index_(o.max_examples, out) {}
+        index_(o.max_examples, out),
+        checker_(plan.descriptor, CellLimits()) {}
 
   Status OnRow(std::string_view key, int64_t ts, const Row& source) {
     WIDEN_RETURN_IF_ERROR(EndRow());
@@ -284,6 +286,8 @@ class PreviewSink : public CellSink {
   }
 
   Status Put(const CellView& cell) override {
+    // What every store refuses (common/cell_check.h), the dry run refuses.
+    WIDEN_RETURN_IF_ERROR(checker_.Check(cell));
     const uint64_t b =
         cell.row.size() + cell.family.size() + cell.qualifier.size() + cell.value.size();
     ++stats_.cells;
@@ -334,6 +338,8 @@ class PreviewSink : public CellSink {
   }
 
   Status Flush() override { return EndRow(); }
+  /// In memory: nothing to make durable.
+  Status Sync() override { return EndRow(); }
   Status Close() override { return EndRow(); }
   const SinkStats& stats() const override { return stats_; }
 
@@ -422,6 +428,7 @@ class PreviewSink : public CellSink {
   FingerprintSet* fingerprints_;
   const std::unordered_set<uint64_t>* suspects_;
   CollisionIndex index_;
+  CellChecker checker_;
   SinkStats stats_;
 
   bool in_row_ = false;

@@ -1,4 +1,4 @@
-#include "store/cell_runs.h"
+#include "common/cell_runs.h"
 
 #include <algorithm>
 #include <random>
@@ -22,7 +22,10 @@ struct Owned {
 // order; equal cells in the order they were added.
 TEST(CellRunsTest, MergesManyRunsInCellOrderKeepingAddOrderForEqualCells) {
   std::mt19937 rng(7);
-  const std::string alphabet("\x00\x01\x7f\x80\xff" "ab", 7);
+  const std::string alphabet(
+      "\x00\x01\x7f\x80\xff"
+      "ab",
+      7);
   auto random_bytes = [&](size_t max) {
     std::string s(rng() % (max + 1), '\0');
     for (char& c : s) c = alphabet[rng() % alphabet.size()];

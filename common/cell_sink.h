@@ -1,17 +1,22 @@
 // CellSink: where the transformer puts the cells of one target table.
 //
 // A sink is a small interface like leveldb::WritableFile: Put buffers a cell,
-// Flush makes everything put so far durable in the target, Close flushes and
-// releases the target. BufferedCellSink writes the buffering once (DuckDB's
-// BaseAppender): cells are copied into a CellBatch, and when the batch reaches
-// `batch_bytes` it is sorted in HBase's cell order and handed on.
+// Flush hands everything put so far to the target (written, readable, but
+// not yet durable: a crash of the machine may lose it), Sync flushes and
+// makes it durable, Close syncs and releases the target. Whatever records
+// that cells are in a table (a table's state, store/state_store.h) is
+// written only after Sync (or Close) returned OK. BufferedCellSink writes
+// the buffering once (DuckDB's BaseAppender): cells are copied into a
+// CellBatch, and when the batch reaches `batch_bytes` it is checked
+// (CellChecker, when the sink knows its table), sorted in HBase's cell order
+// and handed on.
 //
 // BufferedCellSink also makes sure the target receives the cells in key
 // order, as one long sorted stream, whatever order they are put in: batches
 // that follow each other in key order are written as they come (one batch
 // is held back until the next shows the order holds); as soon as a batch
 // does not, it and every later one is spilled to temporary files as a
-// sorted run (store/cell_runs.h), and Flush merges the runs into the target.
+// sorted run (common/cell_runs.h), and Flush merges the runs into the target.
 // (A store fed interleaved batches rewrites the data in compactions.)
 // Because every cell reaches the target through one ordered stream, the sink
 // sees exactly which cells replace another put into it (same row, family,
@@ -35,8 +40,10 @@
 #include <vector>
 
 #include "common/cell.h"
+#include "common/cell_check.h"
+#include "common/cell_runs.h"
 #include "common/status.h"
-#include "store/cell_runs.h"
+#include "common/table_descriptor.h"
 
 namespace widen {
 
@@ -79,10 +86,16 @@ class CellSink {
   virtual ~CellSink() = default;
   /// Takes a copy of the cell's bytes (the view need not outlive the call).
   virtual Status Put(const CellView& cell) = 0;
-  /// Writes out everything put so far.
+  /// Writes out everything put so far: readers of the target see it, but it
+  /// is not durable (a crash of the machine, or of HBase's region server
+  /// before its WAL is written, may lose it).
   virtual Status Flush() = 0;
-  /// Flushes and releases the target. REQUIRES: no Put after Close.
-  virtual Status Close() = 0;
+  /// Flushes, then makes every cell put so far durable in the target: it
+  /// survives a crash of this process and of the machine. A sink whose
+  /// cells are temporary (a spool, a sort) only flushes.
+  virtual Status Sync() = 0;
+  /// Syncs and releases the target. REQUIRES: no Put after Close.
+  virtual Status Close() { return Sync(); }
   virtual const SinkStats& stats() const = 0;
 };
 
@@ -99,14 +112,19 @@ class BufferedCellSink : public CellSink {
   /// `spill_dir`: where spilled runs go ("" = $TMPDIR, else /tmp).
   explicit BufferedCellSink(size_t batch_bytes = 4 << 20, bool background = false,
                             std::string spill_dir = "")
-      : batch_bytes_(batch_bytes), threshold_(batch_bytes), background_(background),
+      : batch_bytes_(batch_bytes),
+        threshold_(batch_bytes),
+        background_(background),
         runs_(std::move(spill_dir)) {}
   ~BufferedCellSink() override;
 
   Status Put(const CellView& cell) final;
   /// Writes everything put so far (merging spilled runs) and waits for it.
+  /// InvalidArgument when a cell fails the checks (SetTable); the batch
+  /// that holds it is not written.
   Status Flush() final;
-  Status Close() override { return Flush(); }
+  /// Flush, then SyncWritten.
+  Status Sync() final;
   const SinkStats& stats() const final { return stats_; }
 
   /// Tells the sink each family's VERSIONS, for stats().beyond_versions.
@@ -115,12 +133,24 @@ class BufferedCellSink : public CellSink {
     versions_ = std::move(family_versions);
   }
 
+  /// Tells the sink its table: each family's VERSIONS (as SetVersions), and
+  /// that every cell is checked against the table and `limits`
+  /// (common/cell_check.h) before its batch is written; a batch holding a
+  /// refused cell is not written, and the refusal is returned by the Put,
+  /// Flush, Sync or Close that writes (or, with `background`, follows) it.
+  /// REQUIRES: called before the first Put.
+  void SetTable(const TableDescriptor& table, const CellLimits& limits);
+
  protected:
   /// The one hook: write `batch`, sorted in HBase cell order and after every
   /// batch written before it. Called only with a non-empty batch, from one
   /// thread at a time (the writer thread when `background`); the batch is
   /// cleared after it returns.
   virtual Status WriteSorted(const CellBatch& batch) = 0;
+
+  /// Makes every batch WriteSorted wrote so far durable (see Sync). Called
+  /// after a Flush, from the caller's thread, the writer being idle.
+  virtual Status SyncWritten() = 0;
 
   /// Only when cells stop arriving in key order after some were already
   /// written (a rare pattern: ordered batches, then one that is not), the
@@ -161,10 +191,11 @@ class BufferedCellSink : public CellSink {
   bool background_;
   CellBatch batch_;
   SinkStats stats_;
+  std::optional<CellChecker> checker_;  // set by SetTable
 
   // Order state, touched by whichever thread writes (one at a time).
-  CellBatch held_;          // sorted, not yet written: waits for the next batch
-  bool spilling_ = false;   // batches go to runs_ until the next Drain
+  CellBatch held_;         // sorted, not yet written: waits for the next batch
+  bool spilling_ = false;  // batches go to runs_ until the next Drain
   CellRuns runs_;
   bool wrote_any_ = false;  // some cell reached WriteSorted
   CellCoordinates last_;    // the last cell written (valid when wrote_any_)
@@ -174,7 +205,7 @@ class BufferedCellSink : public CellSink {
   bool check_written_ = false;
   CellCoordinates written_high_;
   std::vector<std::pair<std::string, int>> versions_;  // family -> VERSIONS
-  std::string version_family_;                          // cache of VersionsOf
+  std::string version_family_;                         // cache of VersionsOf
   int version_limit_ = 0;
   uint64_t column_puts_ = 0;  // put versions of the current column so far
 
@@ -192,7 +223,8 @@ class BufferedCellSink : public CellSink {
 /// each sorted and added to `runs` as one run, so several producers (the
 /// parallel jobs of one table) can feed one external sort whose merge then
 /// reaches the store as one ordered stream. Flush and Close add what is
-/// buffered. stats() counts cells and bytes put (spilled_runs/bytes: the
+/// buffered. Cells are not checked here: the sink the merge is written
+/// into checks them. stats() counts cells and bytes put (spilled_runs/bytes: the
 /// runs this sink added).
 class RunsSink : public CellSink {
  public:
@@ -200,6 +232,8 @@ class RunsSink : public CellSink {
       : runs_(std::move(runs)), batch_bytes_(batch_bytes) {}
   Status Put(const CellView& cell) override;
   Status Flush() override;
+  /// Flush: sorted runs are temporary (nothing outlives the process).
+  Status Sync() override { return Flush(); }
   Status Close() override { return Flush(); }
   const SinkStats& stats() const override { return stats_; }
 
