@@ -10,14 +10,12 @@
 #include <fmt/format.h>
 
 #include "common/bytes.h"
-#include "store/cell_runs.h"
+#include "common/cell_check.h"
+#include "common/cell_runs.h"
 
 namespace widen {
 
 namespace {
-
-// HBase's limit on a row key (Short.MAX_VALUE bytes).
-constexpr size_t kMaxRowKeyBytes = 32767;
 
 // A row whose cells take more than this (bytes, an estimate including the
 // bookkeeping per cell) is sorted in runs spilled to temporary files rather

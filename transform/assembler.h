@@ -23,9 +23,9 @@
 #include <string>
 #include <string_view>
 
+#include "common/cell_sink.h"
 #include "common/status.h"
 #include "extract/source.h"
-#include "store/cell_sink.h"
 #include "transform/plan.h"
 
 namespace widen {

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "store/table_descriptor.h"
+#include "common/table_descriptor.h"
 #include "transform/cell_timestamp.h"
 #include "transform/key_anatomy.h"
 #include "transform/plan.h"

@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "common/status.h"
+#include "common/table_descriptor.h"
 #include "extract/source.h"
 #include "mapping/mapping.h"
-#include "store/table_descriptor.h"
 #include "transform/key_codec.h"
 #include "transform/value_codec.h"
 

@@ -1,4 +1,4 @@
-#include "store/cell_sink.h"
+#include "common/cell_sink.h"
 
 namespace widen {
 
@@ -39,8 +39,24 @@ Status BufferedCellSink::Put(const CellView& cell) {
   return Status::OK();
 }
 
+void BufferedCellSink::SetTable(const TableDescriptor& table, const CellLimits& limits) {
+  std::vector<std::pair<std::string, int>> versions;
+  for (const FamilyDescriptor& f : table.families) versions.emplace_back(f.name, f.versions);
+  SetVersions(std::move(versions));
+  checker_.emplace(table, limits);
+}
+
 Status BufferedCellSink::WriteBatch(CellBatch* batch) {
   if (batch->empty()) return Status::OK();
+  if (checker_) {
+    // Every cell is checked once, before anything of its batch is written
+    // or spilled; a refused batch is dropped.
+    Status s = checker_->CheckBatch(*batch);
+    if (!s.ok()) {
+      batch->Clear();
+      return s;
+    }
+  }
   if (!IsSorted(*batch)) batch->Sort();  // stable: cells with equal coordinates keep their order
   Status s;
   if (mode_ == Mode::kUndecided) {
@@ -253,6 +269,11 @@ Status BufferedCellSink::Flush() {
     WIDEN_RETURN_IF_ERROR(WriteBatch(&batch_));
   }
   return Drain();
+}
+
+Status BufferedCellSink::Sync() {
+  WIDEN_RETURN_IF_ERROR(Flush());
+  return SyncWritten();
 }
 
 Status RunsSink::Put(const CellView& cell) {

@@ -1,4 +1,4 @@
-#include "store/cell_runs.h"
+#include "common/cell_runs.h"
 
 #include <algorithm>
 #include <random>

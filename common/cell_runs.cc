@@ -1,4 +1,4 @@
-#include "store/cell_runs.h"
+#include "common/cell_runs.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -12,11 +12,13 @@
 
 #include <fmt/format.h>
 
+#include "common/cell_record_internal.h"
+
 namespace widen {
 
 namespace {
 
-constexpr size_t kHeadBytes = 4 * 4 + 8 + 1;  // four lengths, timestamp, type
+using cell_record::kHeadBytes;
 constexpr size_t kWriteBufferBytes = 1 << 20;
 constexpr size_t kReadBufferBytes = 256 << 10;
 
@@ -29,18 +31,6 @@ std::string TempDir(const std::string& dir) {
 Status IoError(const char* what, const std::string& path, int err) {
   return Status::Unavailable(
       fmt::format("{} the temporary sort file {}: {}", what, path, std::strerror(err)));
-}
-
-void AppendRecord(const CellView& c, std::string* out) {
-  char head[kHeadBytes];
-  const uint32_t lens[4] = {
-      static_cast<uint32_t>(c.row.size()), static_cast<uint32_t>(c.family.size()),
-      static_cast<uint32_t>(c.qualifier.size()), static_cast<uint32_t>(c.value.size())};
-  std::memcpy(head, lens, sizeof lens);
-  std::memcpy(head + 16, &c.timestamp_ms, 8);
-  head[24] = static_cast<char>(c.type);
-  out->append(head, sizeof head);
-  out->append(c.row).append(c.family).append(c.qualifier).append(c.value);
 }
 
 }  // namespace
@@ -62,7 +52,7 @@ struct CellRuns::Run {
   }
 
   Status Write(const CellView& c) {
-    AppendRecord(c, &buffer);
+    cell_record::Append(c, &buffer);
     return buffer.size() >= kWriteBufferBytes ? FlushWrites() : Status::OK();
   }
 
@@ -120,24 +110,12 @@ struct CellRuns::Run {
       valid = false;
       return Status::OK();
     }
-    uint32_t lens[4];
-    std::memcpy(lens, buffer.data() + pos, sizeof lens);
-    const size_t body = size_t{lens[0]} + lens[1] + lens[2] + lens[3];
+    const size_t body = cell_record::BodyBytes(buffer.data() + pos);
     WIDEN_ASSIGN_OR_RETURN(have, Fill(kHeadBytes + body));
     if (!have) {
       return Status::Unavailable(fmt::format("the temporary sort file {} ends mid-record", path));
     }
-    const char* head = buffer.data() + pos;
-    std::memcpy(&cell.timestamp_ms, head + 16, 8);
-    cell.type = static_cast<CellType>(static_cast<unsigned char>(head[24]));
-    const char* p = head + kHeadBytes;
-    cell.row = std::string_view(p, lens[0]);
-    p += lens[0];
-    cell.family = std::string_view(p, lens[1]);
-    p += lens[1];
-    cell.qualifier = std::string_view(p, lens[2]);
-    p += lens[2];
-    cell.value = std::string_view(p, lens[3]);
+    cell = cell_record::Parse(buffer.data() + pos);
     pos += kHeadBytes + body;
     valid = true;
     return Status::OK();

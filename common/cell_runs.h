@@ -6,13 +6,8 @@
 //
 // Each run is one unlinked temporary file under the directory given, else
 // $TMPDIR, else /tmp (gone when the process ends, whatever happens). A run
-// holds records written back to back; the layout is private to one process
-// and never persisted (host byte order):
-//
-//   +---------+---------+---------+---------+--------------+------+-----+--------+-----------+-------+
-//   | row len | fam len | qual len| val len | timestamp_ms | type | row | family | qualifier |
-//   value | | u32     | u32     | u32     | u32     | i64          | u8   |     |        | | |
-//   +---------+---------+---------+---------+--------------+------+-----+--------+-----------+-------+
+// holds records written back to back, in the layout drawn in
+// common/cell_record_internal.h (private to one process, never persisted).
 //
 // Memory: writing buffers 1 MiB; merging reads each run through a 256 KiB
 // buffer (larger only for a record that does not fit). At most kMaxRuns runs

@@ -1,10 +1,15 @@
 // CellSink: where the transformer puts the cells of one target table.
 //
 // A sink is a small interface like leveldb::WritableFile: Put buffers a cell,
-// Flush makes everything put so far durable in the target, Close flushes and
-// releases the target. BufferedCellSink writes the buffering once (DuckDB's
-// BaseAppender): cells are copied into a CellBatch, and when the batch reaches
-// `batch_bytes` it is sorted in HBase's cell order and handed on.
+// Flush hands everything put so far to the target (written, readable, but
+// not yet durable: a crash of the machine may lose it), Sync flushes and
+// makes it durable, Close syncs and releases the target. Whatever records
+// that cells are in a table (a table's state, store/state_store.h) is
+// written only after Sync (or Close) returned OK. BufferedCellSink writes
+// the buffering once (DuckDB's BaseAppender): cells are copied into a
+// CellBatch, and when the batch reaches `batch_bytes` it is checked
+// (CellChecker, when the sink knows its table), sorted in HBase's cell order
+// and handed on.
 //
 // BufferedCellSink also makes sure the target receives the cells in key
 // order, as one long sorted stream, whatever order they are put in (a store
@@ -15,7 +20,7 @@
 //    back until the next shows the order holds). As soon as one does not,
 //    the cells written so far are read back into a first sorted run, that
 //    batch and every later one are spilled as sorted runs
-//    (store/cell_runs.h), and Flush merges the runs into the target (writing
+//    (common/cell_runs.h), and Flush merges the runs into the target (writing
 //    only the cells not written yet);
 //  - otherwise every batch is spilled, and Flush merges them.
 // Because every cell of the sink is seen in one ordered stream, the sink
@@ -42,8 +47,10 @@
 #include <vector>
 
 #include "common/cell.h"
+#include "common/cell_check.h"
+#include "common/cell_runs.h"
 #include "common/status.h"
-#include "store/cell_runs.h"
+#include "common/table_descriptor.h"
 
 namespace widen {
 
@@ -88,10 +95,16 @@ class CellSink {
   virtual ~CellSink() = default;
   /// Takes a copy of the cell's bytes (the view need not outlive the call).
   virtual Status Put(const CellView& cell) = 0;
-  /// Writes out everything put so far.
+  /// Writes out everything put so far: readers of the target see it, but it
+  /// is not durable (a crash of the machine, or of HBase's region server
+  /// before its WAL is written, may lose it).
   virtual Status Flush() = 0;
-  /// Flushes and releases the target. REQUIRES: no Put after Close.
-  virtual Status Close() = 0;
+  /// Flushes, then makes every cell put so far durable in the target: it
+  /// survives a crash of this process and of the machine. A sink whose
+  /// cells are temporary (a spool, a sort) only flushes.
+  virtual Status Sync() = 0;
+  /// Syncs and releases the target. REQUIRES: no Put after Close.
+  virtual Status Close() { return Sync(); }
   virtual const SinkStats& stats() const = 0;
 };
 
@@ -116,8 +129,11 @@ class BufferedCellSink : public CellSink {
 
   Status Put(const CellView& cell) final;
   /// Writes everything put so far (merging spilled runs) and waits for it.
+  /// InvalidArgument when a cell fails the checks (SetTable); the batch
+  /// that holds it is not written.
   Status Flush() final;
-  Status Close() override { return Flush(); }
+  /// Flush, then SyncWritten.
+  Status Sync() final;
   const SinkStats& stats() const final { return stats_; }
 
   /// Tells the sink each family's VERSIONS, for stats().beyond_versions.
@@ -126,12 +142,24 @@ class BufferedCellSink : public CellSink {
     versions_ = std::move(family_versions);
   }
 
+  /// Tells the sink its table: each family's VERSIONS (as SetVersions), and
+  /// that every cell is checked against the table and `limits`
+  /// (common/cell_check.h) before its batch is written; a batch holding a
+  /// refused cell is not written, and the refusal is returned by the Put,
+  /// Flush, Sync or Close that writes (or, with `background`, follows) it.
+  /// REQUIRES: called before the first Put.
+  void SetTable(const TableDescriptor& table, const CellLimits& limits);
+
  protected:
   /// The one hook: write `batch`, sorted in HBase cell order and after every
   /// batch written before it. Called only with a non-empty batch, from one
   /// thread at a time (the writer thread when `background`); the batch is
   /// cleared after it returns.
   virtual Status WriteSorted(const CellBatch& batch) = 0;
+
+  /// Makes every batch WriteSorted wrote so far durable (see Sync). Called
+  /// after a Flush, from the caller's thread, the writer being idle.
+  virtual Status SyncWritten() = 0;
 
   /// True when the target table held no cell when the sink was made, and
   /// ReadBack returns what the sink wrote: batches in key order are then
@@ -182,6 +210,7 @@ class BufferedCellSink : public CellSink {
   bool background_;
   CellBatch batch_;
   SinkStats stats_;
+  std::optional<CellChecker> checker_;  // set by SetTable
 
   // Order state, touched by whichever thread writes (one at a time).
   enum class Mode { kUndecided, kInOrder, kSortAll };
@@ -215,7 +244,8 @@ class BufferedCellSink : public CellSink {
 /// each sorted and added to `runs` as one run, so several producers (the
 /// parallel jobs of one table) can feed one external sort whose merge then
 /// reaches the store as one ordered stream. Flush and Close add what is
-/// buffered. stats() counts cells and bytes put (spilled_runs/bytes: the
+/// buffered. Cells are not checked here: the sink the merge is written
+/// into checks them. stats() counts cells and bytes put (spilled_runs/bytes: the
 /// runs this sink added).
 class RunsSink : public CellSink {
  public:
@@ -223,6 +253,8 @@ class RunsSink : public CellSink {
       : runs_(std::move(runs)), batch_bytes_(batch_bytes) {}
   Status Put(const CellView& cell) override;
   Status Flush() override;
+  /// Flush: sorted runs are temporary (nothing outlives the process).
+  Status Sync() override { return Flush(); }
   Status Close() override { return Flush(); }
   const SinkStats& stats() const override { return stats_; }
 

@@ -1,4 +1,4 @@
-#include "store/cell_sink.h"
+#include "common/cell_sink.h"
 
 #include <algorithm>
 #include <map>
@@ -67,6 +67,14 @@ class RecordingSink : public BufferedCellSink {
   }
   bool starts_empty_;
   std::vector<CellCoordinates> stored_;
+
+  Status SyncWritten() override {
+    ++syncs;
+    return Status::OK();
+  }
+
+ public:
+  int syncs = 0;  // SyncWritten calls
 };
 
 TEST(BufferedCellSinkTest, FlushSortsAndCounts) {
@@ -112,6 +120,39 @@ TEST(BufferedCellSinkTest, CloseFlushes) {
   ASSERT_TRUE(sink.Close().ok());
   EXPECT_EQ(sink.batches.size(), 1u);
   EXPECT_EQ(sink.stats().cells, 1u);
+}
+
+// Flush writes without syncing; Sync writes, then syncs once; Close syncs.
+TEST(BufferedCellSinkTest, SyncWritesThenSyncsAndFlushDoesNotSync) {
+  RecordingSink sink(1 << 20, /*background=*/true);
+  ASSERT_TRUE(sink.Put(CellView{"r", "d", "q", 1, CellType::kPut, "v"}).ok());
+  ASSERT_TRUE(sink.Flush().ok());
+  EXPECT_EQ(sink.batches.size(), 1u);
+  EXPECT_EQ(sink.syncs, 0);
+  ASSERT_TRUE(sink.Put(CellView{"s", "d", "q", 1, CellType::kPut, "v"}).ok());
+  ASSERT_TRUE(sink.Sync().ok());
+  EXPECT_EQ(sink.batches.size(), 2u);  // written before the sync
+  EXPECT_EQ(sink.syncs, 1);
+  ASSERT_TRUE(sink.Close().ok());
+  EXPECT_EQ(sink.syncs, 2);
+}
+
+// A sink whose batch fails is not synced: Sync returns the write's error.
+TEST(BufferedCellSinkTest, SyncReturnsAWriteErrorWithoutSyncing) {
+  RecordingSink sink(1 << 20);
+  ASSERT_TRUE(sink.Put(CellView{"r", "d", "q", 1, CellType::kPut, "v"}).ok());
+  sink.next_status = Status::Unavailable("gone");
+  EXPECT_EQ(sink.Sync().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(sink.syncs, 0);
+}
+
+TEST(RunsSinkTest, SyncAddsWhatIsBuffered) {
+  auto runs = std::make_shared<CellRuns>();
+  RunsSink sink(runs);
+  ASSERT_TRUE(sink.Put(CellView{"r", "d", "q", 1, CellType::kPut, "v"}).ok());
+  EXPECT_EQ(runs->runs(), 0u);
+  ASSERT_TRUE(sink.Sync().ok());
+  EXPECT_EQ(runs->runs(), 1u);
 }
 
 TEST(BufferedCellSinkTest, RefusedBatchIsReportedOnceAndNotCounted) {
