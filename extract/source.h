@@ -5,8 +5,11 @@
 //   postgresql://USER[:PASSWORD]@HOST:PORT/DB     (also postgres://)
 //   mysql://USER[:PASSWORD]@HOST:PORT/DB          (MySQL or MariaDB)
 // It reads inside one read-only transaction on one consistent snapshot, and
-// never writes. The SQL it runs is built here from a ScanSpec (identifiers are
-// quoted for the engine; values never spliced into SQL text).
+// never writes. The SQL it runs is built from a ScanSpec by SelectBuilder
+// (extract/select_builder.h) in the engine's SqlDialect: identifiers quoted
+// for the engine, values (ranges, bounds, paging keys) bound as parameters,
+// never spliced into SQL text. Aggregate queries are its SourceStats
+// (extract/source_stats.h).
 //
 // A RowStream is an iterator like leveldb::Iterator: Valid(), Next(), row(),
 // status(). Errors are sticky in status(); row() is a view valid until Next().

@@ -4,6 +4,12 @@
 // identifiers on both engines, and connection errors with their Status codes.
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -675,6 +681,33 @@ TEST(SourceErrorsTest, PostgresErrorsAreCodedBySqlState) {
   EXPECT_EQ(st.code(), StatusCode::kUnavailable) << st.ToString();
   src.reset();
   PgQuery(db, "DROP OWNED BY widen_noperm; DROP ROLE widen_noperm; DROP ROLE widen_nologin");
+}
+
+// A server that accepts the connection and never answers: the connection
+// gives up after connect_timeout (widen polls libpq's connection itself).
+TEST(SourceErrorsTest, PostgresServerThatNeverAnswersTimesOut) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(listen(fd, 4), 0);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const auto start = std::chrono::steady_clock::now();
+  auto s = Source::Open(
+      fmt::format("postgresql://u@127.0.0.1:{}/db?connect_timeout=2", ntohs(addr.sin_port)),
+      SourceOptions());
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  close(fd);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), StatusCode::kUnavailable) << s.status().ToString();
+  EXPECT_NE(s.status().message().find("timeout expired"), std::string::npos)
+      << s.status().ToString();
+  EXPECT_GE(seconds, 1.5);
+  EXPECT_LT(seconds, 8.0);
 }
 
 }  // namespace

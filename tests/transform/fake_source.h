@@ -39,7 +39,8 @@ class FakeSource : public Source, public SourceStats {
     }
     return nullptr;
   }
-  /// Makes LargestGroups/SummarizeColumn behave like the default Source.
+  /// Makes stats() answer as a source without aggregate queries does
+  /// (UnsupportedStats).
   bool unsupported_aggregates = false;
   int scans = 0;
 
