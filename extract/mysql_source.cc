@@ -15,9 +15,10 @@
 
 #include <fmt/format.h>
 
-#include "extract/source_internal.h"
-
+#include "extract/mysql_dialect_internal.h"
 #include "extract/mysql_text_internal.h"
+#include "extract/select_builder.h"
+#include "extract/source_internal.h"
 
 namespace widen {
 
@@ -25,6 +26,12 @@ using source_internal::OverQuery;
 using source_internal::Unordered;
 
 using mysql_internal::ColumnKind;
+using mysql_internal::ColumnMeta;
+using mysql_internal::LinkSide;
+using mysql_internal::MySqlCatalog;
+using mysql_internal::MySqlDialect;
+using mysql_internal::SideOf;
+using mysql_internal::TextCompare;
 
 namespace {
 
@@ -95,22 +102,6 @@ Status ConnectError(const std::string& url, const std::exception& e) {
   }
 }
 
-// What the reader knows about one source column.
-struct ColumnMeta {
-  ColumnKind kind = ColumnKind::kOther;
-  int precision = 0;  // DECIMAL(p, s)
-  int scale = 0;
-  std::string source_type;
-  bool nullable = true;
-  // Text columns: character set and collation ("" when unknown), the
-  // declared length in characters (-1 when unknown), and whether it is an
-  // ENUM or SET (which ORDER BY sorts by the members' numbers, not as text).
-  std::string charset;
-  std::string collation;
-  int64_t max_chars = -1;
-  bool enum_or_set = false;
-};
-
 // The kind of a result column from Connector/C++'s metadata (free-form
 // queries, where information_schema does not apply).
 ColumnKind KindForResultColumn(sql::ResultSetMetaData* md, unsigned i) {
@@ -159,55 +150,25 @@ ColumnKind KindForResultColumn(sql::ResultSetMetaData* md, unsigned i) {
   }
 }
 
-std::string Col(const ColumnExpr& c) {
-  return MySqlSource::QuoteIdent(c.alias) + "." + MySqlSource::QuoteIdent(c.column);
-}
-
 bool IsTextKind(ColumnKind k) { return k == ColumnKind::kText || k == ColumnKind::kJson; }
 
 // True when a keyset predicate on this kind compares exactly what ORDER BY sorts.
 bool CanPageOn(ColumnKind k) { return k != ColumnKind::kOther && k != ColumnKind::kGeometry; }
 
-// Text as unsigned UTF-8 bytes: the order of CompareValues.
-std::string Bytewise(const std::string& expr) {
-  return "CAST(CONVERT(" + expr + " USING utf8mb4) AS BINARY)";
-}
-
 // Declared lengths up to this many characters pad merge keys; longer (TEXT)
 // or unknown lengths are measured (the longest value).
 constexpr int64_t kMaxDeclaredPadChars = 512;
 
-// One side of a nest's `=`: a column of a table or of a free-form query.
-struct LinkSide {
-  std::string table;
-  std::string query;
-  std::string column;
-  std::string Id() const { return (query.empty() ? "t:" + table : "q:" + query) + '\x1f' + column; }
-  // A FROM item with the side's columns and no rows, for probes.
-  std::string EmptyFrom() const {
-    return query.empty() ? MySqlSource::QuoteIdent(table)
-                         : "(SELECT * FROM (" + query + ") AS widen_q LIMIT 0)";
-  }
-  std::string Rows() const {
-    return query.empty() ? MySqlSource::QuoteIdent(table) : "(" + query + ") AS widen_q";
-  }
-};
+// A FROM item with the side's columns and no rows, for probes.
+std::string EmptyFrom(const LinkSide& side) {
+  return side.query.empty() ? MySqlSource::QuoteIdent(side.table)
+                            : "(SELECT * FROM (" + side.query + ") AS widen_q LIMIT 0)";
+}
 
-// The side of column `c` of a scan: its table (the driving one or a joined
-// one, by alias) or the scan's free-form query.
-LinkSide SideOf(const ScanSpec& spec, const ColumnExpr& c) {
-  LinkSide side;
-  side.column = c.column;
-  if (c.alias == spec.alias) {
-    side.table = spec.table;
-    side.query = spec.query;
-    return side;
-  }
-  side.table = c.alias;
-  for (const auto& j : spec.joins) {
-    if (j.alias == c.alias) side.table = j.table;
-  }
-  return side;
+// A FROM item with the side's rows.
+std::string RowsOf(const LinkSide& side) {
+  return side.query.empty() ? MySqlSource::QuoteIdent(side.table)
+                            : "(" + side.query + ") AS widen_q";
 }
 
 }  // namespace
@@ -217,7 +178,10 @@ struct MySqlSource::Session {
   std::string masked_url;
   bool schema_loaded = false;
   SourceSchema schema;
-  std::map<std::string, std::map<std::string, ColumnMeta>> meta;  // table -> column -> meta
+  // The columns of tables and described queries, and how nest links compare.
+  MySqlCatalog catalog;
+  // How this server's SQL is written (reads `catalog`).
+  MySqlDialect dialect{catalog};
   // Per table without a primary key: the columns of its narrowest UNIQUE
   // index whose columns are all NOT NULL, a total order to page by.
   std::map<std::string, std::vector<std::string>> unique_not_null;
@@ -225,13 +189,10 @@ struct MySqlSource::Session {
   // run on the connection until it is read to its end or destroyed.
   const void* unbuffered_owner = nullptr;
   std::string unbuffered_table;
-
-  const ColumnMeta* Find(const std::string& table, const std::string& column) const {
-    auto t = meta.find(table);
-    if (t == meta.end()) return nullptr;
-    auto c = t->second.find(column);
-    return c == t->second.end() ? nullptr : &c->second;
-  }
+  // LinkSide::Id() -> the longest value, in characters (measured once).
+  std::map<std::string, int64_t> longest;
+  // Prepared `SET @widen_p1 = ?, ...` statements, by their number of parameters.
+  std::map<size_t, std::unique_ptr<sql::PreparedStatement>> set_params;
 
   // Scans read side by side are checked to be paged (ScanSpec::shared), so
   // this is a bug.
@@ -241,208 +202,62 @@ struct MySqlSource::Session {
         masked_url, table, unbuffered_table));
   }
 
-  // Free-form queries (ScanSpec::query) described so far: query -> column -> meta.
-  std::map<std::string, std::map<std::string, ColumnMeta>> query_meta;
-
-  // How the server's `=` compares two text columns of a nest: in the
-  // collation it derives for them (which the merge keys use), padded to
-  // `pad_chars` characters; `error` when it cannot compare them.
-  struct TextCompare {
-    std::string collation;
-    std::string charset;
-    int64_t pad_chars = 1;
-    std::string error;
-  };
-  // LinkSide::Id() of the parent + '\x1e' + of the child -> how they compare.
-  std::map<std::string, TextCompare> text_compare;
-  // LinkSide::Id() -> the longest value, in characters (measured once).
-  std::map<std::string, int64_t> longest;
-
-  const ColumnMeta* Meta(const LinkSide& side) const {
-    if (side.query.empty()) return Find(side.table, side.column);
-    auto q = query_meta.find(side.query);
-    if (q == query_meta.end()) return nullptr;
-    auto c = q->second.find(side.column);
-    return c == q->second.end() ? nullptr : &c->second;
-  }
-
   Status LoadSchema();
   /// Finds out how `=` compares the text columns `parent` and `child` (the
   /// collation, the padding), once; throws the connector's exceptions.
   void PrepareTextCompare(const LinkSide& parent, const LinkSide& child);
-  /// Runs `sql` with LIMIT 0 and records its columns in query_meta (and *t).
+  /// Runs `sql` with LIMIT 0 and records its columns in catalog.queries (and *t).
   Status DescribeQuery(const std::string& sql, SourceTable* t);
   /// Loads the schema and describes spec.query, as far as not done yet.
   Status Prepare(const ScanSpec& spec);
+  /// Sets the session variables of the placeholders (@widen_p1, ...) to
+  /// `params` through one prepared statement; throws the connector's
+  /// exceptions. REQUIRES: no unbuffered result is open.
+  void SetParams(const std::vector<Value>& params);
 };
 
 namespace {
 
-// The pieces of a scan's SQL, and how to decode and page it.
+// A scan's query (SelectBuilder with the MySQL dialect), and how to decode
+// and page it.
 struct QueryPlan {
-  std::string select;              // "SELECT ... FROM ... LEFT JOIN ..."
-  std::vector<std::string> items;  // the selected expressions (visible, then hidden)
-  std::string from;                // " FROM ... LEFT JOIN ..."
-  std::vector<std::string> preds;  // ANDed: the mapping's where, NOT NULL filters
-  std::vector<ColumnKind> kinds;   // per selected column (visible, then hidden key columns)
+  ScanSpec spec;
+  SelectOptions options;          // the page key (when paged); every key's value selected
+  BuiltQuery first;               // the first page's query
+  std::vector<ColumnKind> kinds;  // per selected column (visible, then hidden key columns)
   std::vector<std::string> names;
   std::vector<std::string> source_types;
   std::vector<bool> nullable;
-  size_t visible = 0;  // the spec's columns, then its merge keys
-  struct Key {
-    size_t index;  // into the selected columns: the value bound for the next page
-    ColumnMeta meta;
-    std::string expr;  // as ordered and compared
-    std::string rhs;   // the right-hand side of a comparison with `expr`, "{}" for the variable
-  };
-  std::vector<Key> keys;  // merge keys, order_by, then unique_key columns not already in it
   bool paged = false;
   std::string not_paged_why;         // when !paged: the reason, for messages
-  std::string order;                 // " ORDER BY ..." (may be empty)
   std::vector<std::string> unknown;  // columns missing from the schema
   std::string error;                 // a link the server cannot compare
 };
 
-// The right-hand side comparing a key column (as itself) with a variable,
-// typed so that the comparison is exact; "{}" stands for the variable.
-std::string KeyRhs(const ColumnMeta& m) {
-  switch (m.kind) {
-    case ColumnKind::kText:
-    case ColumnKind::kJson:
-    case ColumnKind::kBytes:
-      return "CAST({} AS BINARY)";
-    case ColumnKind::kDecimal:
-      return fmt::format("CAST({{}} AS DECIMAL({}, {}))", std::max(m.precision, 1), m.scale);
-    case ColumnKind::kDate:
-      return "CAST({} AS DATE)";
-    case ColumnKind::kDateTime:
-    case ColumnKind::kTimestamp:
-      return "CAST({} AS DATETIME(6))";
-    case ColumnKind::kTime:
-      return "CAST({} AS TIME(6))";
-    default:
-      return "{}";
-  }
-}
-
-// A text column in a collation: itself when it has that collation (an index
-// on it can order it), else converted.
-std::string InCollation(const std::string& col, const ColumnMeta& m, const std::string& charset,
-                        const std::string& collation) {
-  if (m.collation == collation && m.charset == charset && !m.enum_or_set) return col;
-  return "CONVERT(" + col + " USING " + charset + ") COLLATE " + collation;
-}
-
-QueryPlan BuildQuery(const MySqlSource::Session& s, const ScanSpec& spec) {
+// Keyset: merge keys, order_by, then the unique key's columns in the
+// column's own order (not already ordered so). Without a unique key (or with
+// a key type that cannot be compared exactly) the scan is one unbuffered
+// result ordered by the merge keys and order_by alone. A table without a
+// primary key pages by a UNIQUE index of NOT NULL columns when it has one.
+// `page_rows` rows per page (the first page's LIMIT).
+QueryPlan PlanQuery(const MySqlSource::Session& s, const ScanSpec& spec, int page_rows) {
+  const MySqlDialect& d = s.dialect;
+  const SelectBuilder builder(d);
   QueryPlan q;
-  auto table_of = [&](const std::string& alias) -> std::string {
-    if (alias == spec.alias) return spec.table;
-    for (const auto& j : spec.joins) {
-      if (j.alias == alias) return j.table;
-    }
-    return alias;
-  };
-  auto meta_of = [&](const ColumnExpr& c, bool* known) {
-    const ColumnMeta* m = nullptr;
-    if (!spec.query.empty() && c.alias == spec.alias) {
-      auto q = s.query_meta.find(spec.query);
-      if (q != s.query_meta.end()) {
-        auto it = q->second.find(c.column);
-        if (it != q->second.end()) m = &it->second;
-      }
-    } else {
-      m = s.Find(table_of(c.alias), c.column);
-    }
-    *known = m != nullptr;
-    ColumnMeta unknown;
-    unknown.kind = c.is_text ? ColumnKind::kText : ColumnKind::kOther;
-    return m != nullptr ? *m : unknown;
-  };
-  std::vector<std::string> items;
-  std::vector<ColumnExpr> selected;
-  auto add_item = [&](std::string item, ColumnKind kind, std::string name, std::string source_type,
-                      bool nullable) {
-    items.push_back(std::move(item));
-    q.kinds.push_back(kind);
-    q.names.push_back(std::move(name));
-    q.source_types.push_back(std::move(source_type));
-    q.nullable.push_back(nullable);
-  };
-  auto add = [&](const ColumnExpr& c) {
-    bool known = false;
-    ColumnMeta m = meta_of(c, &known);
+  q.spec = spec;
+  bool known = false;
+  auto check = [&](const ColumnExpr& c) {
+    d.MetaOf(spec, c, &known);
     if (!known) q.unknown.push_back(c.alias + "." + c.column);
-    // FLOAT: the text protocol prints 6 significant digits; the float widened
-    // to a double prints exactly (shortest round-trip form).
-    add_item(m.kind == ColumnKind::kFloat ? "CAST(" + Col(c) + " AS DOUBLE)" : Col(c), m.kind,
-             c.column, m.source_type, m.nullable);
-    selected.push_back(c);
-    return selected.size() - 1;
   };
-  for (const auto& c : spec.columns) add(c);
-
-  // Merge keys (MergeLink), one per `on` pair: for text, the column's weight
-  // string in the collation the server's `=` uses for the pair, padded with
-  // the collation's pad weights (PAD SPACE: a space's; NO PAD: zeros, below
-  // every character) to the longest value of either side, so that byte
-  // order and equality are the collation's; the rows are ordered by the column in that collation
-  // (an index on it serves the order when it is the column's own). A decimal compared with a float
-  // compares as a double, as the server does. Other types compare by value (the column itself), or
-  // by their text (types read as text, such as UUID). Each key is paged on its column's value.
-  struct PageKey {
-    ColumnExpr column;
-    std::string expr, rhs;
-  };
-  std::vector<PageKey> merge_keys;
-  for (const MergeLink& link : spec.merge) {
-    for (const auto& [c, peer_column] : link.on) {
-      bool known = false;
-      const ColumnMeta m = meta_of(c, &known);
-      if (!known) q.unknown.push_back(c.alias + "." + c.column);
-      const LinkSide self = SideOf(spec, c);
-      const LinkSide peer{link.peer_table, link.peer_query, peer_column};
-      const LinkSide& parent = link.child ? peer : self;
-      const LinkSide& child = link.child ? self : peer;
-      const ColumnMeta* pm = s.Meta(peer);
-      std::string key = Col(c), expr = Col(c), rhs = KeyRhs(m);
-      ColumnKind kind = m.kind;
-      if (m.kind == ColumnKind::kText) {
-        auto it = s.text_compare.find(parent.Id() + '\x1e' + child.Id());
-        if (it == s.text_compare.end()) {
-          q.error = fmt::format("no collation found for {} = {}", parent.Id(), child.Id());
-        } else if (!it->second.error.empty()) {
-          q.error = it->second.error;
-        } else {
-          const auto& tc = it->second;
-          expr = InCollation(Col(c), m, tc.charset, tc.collation);
-          key = fmt::format("WEIGHT_STRING({} AS CHAR({}))", expr, tc.pad_chars);
-          rhs = "CONVERT({} USING " + tc.charset + ") COLLATE " + tc.collation;
-          kind = ColumnKind::kBytes;
-        }
-      } else if (m.kind == ColumnKind::kDecimal && pm != nullptr &&
-                 (pm->kind == ColumnKind::kFloat || pm->kind == ColumnKind::kDouble)) {
-        key = "CAST(" + Col(c) + " AS DOUBLE)";
-        kind = ColumnKind::kDouble;
-      } else if (m.kind == ColumnKind::kFloat) {
-        key = "CAST(" + Col(c) + " AS DOUBLE)";
-      } else if (m.kind == ColumnKind::kOther) {
-        key = expr = Bytewise(Col(c));
-        rhs = "CAST({} AS BINARY)";
-        kind = ColumnKind::kBytes;
-      }
-      add_item(key, kind, "widen_merge_" + c.column, m.source_type, m.nullable);
-      selected.push_back(ColumnExpr{});  // not a column: never a paging value
-      merge_keys.push_back(PageKey{c, std::move(expr), std::move(rhs)});
+  for (const auto& c : spec.columns) check(c);
+  for (size_t l = 0; l < spec.merge.size(); ++l) {
+    for (size_t i = 0; i < spec.merge[l].on.size(); ++i) {
+      check(spec.merge[l].on[i].first);
+      const std::string error = d.MergeKey(spec, l, i).error;
+      if (!error.empty()) q.error = error;
     }
   }
-  q.visible = items.size();
-
-  // Keyset: merge keys, order_by, then the unique key's columns in the
-  // column's own order (not already ordered so). Without a unique key (or
-  // with a key type that cannot be compared exactly) the scan is one
-  // unbuffered result ordered by the merge keys and order_by alone. A table
-  // without a primary key pages by a UNIQUE index of NOT NULL columns when
-  // it has one.
   std::vector<ColumnExpr> unique_key = spec.unique_key;
   if (unique_key.empty() && spec.query.empty()) {
     auto u = s.unique_not_null.find(spec.table);
@@ -450,90 +265,46 @@ QueryPlan BuildQuery(const MySqlSource::Session& s, const ScanSpec& spec) {
       for (const auto& c : u->second) unique_key.push_back(ColumnExpr{spec.alias, c, false});
     }
   }
-  std::vector<PageKey> key_cols = merge_keys;
-  auto add_key = [&](const ColumnExpr& c, bool bytewise) {
-    bool known = false;
-    const ColumnMeta m = meta_of(c, &known);
-    PageKey k{c, Col(c), KeyRhs(m)};
-    if (IsTextKind(m.kind)) {
-      if (bytewise || m.collation.empty()) {
-        k.expr = Bytewise(Col(c));
-      } else {
-        // The column's own collation, as its index orders it.
-        k.expr = InCollation(Col(c), m, m.charset, m.collation);
-        k.rhs = "CONVERT({} USING " + m.charset + ") COLLATE " + m.collation;
-      }
-    }
-    for (const auto& e : key_cols) {
-      if (e.expr == k.expr) return;
-    }
-    key_cols.push_back(std::move(k));
-  };
-  for (const auto& c : spec.order_by) add_key(c, true);
-  const size_t ordered = key_cols.size();
-  // A key the database declares unique is ordered in its own collation (its
-  // index serves each page). Columns taken from the mapping (a table without
-  // a key) may hold values equal under the collation but not as bytes ('k'
-  // and 'k ' under PAD SPACE): they are ordered and compared as bytes, as
-  // widen compares them, so that each row is read once.
-  for (const auto& u : unique_key) add_key(u, spec.unique_key_from_mapping);
+  q.options.select_key_values = true;
+  q.options.page_key = unique_key;
+  q.options.limit = page_rows;
+  q.first = builder.Build(spec, q.options);
   q.paged = !unique_key.empty();
   if (!q.paged) q.not_paged_why = "it has no primary key or unique key of NOT NULL columns";
-  for (const auto& k : key_cols) {
-    bool known = false;
-    const ColumnMeta m = meta_of(k.column, &known);
+  for (const auto& k : q.first.keys) {
+    const ColumnMeta m = d.MetaOf(spec, k.term.column, &known);
     if (q.paged && !CanPageOn(m.kind)) {
       q.paged = false;
       q.not_paged_why = fmt::format(
           "column {}.{} ({}) is part of the key it would be read in pages by, and widen cannot "
           "compare such values exactly",
-          k.column.alias, k.column.column,
+          k.term.column.alias, k.term.column.column,
           m.source_type.empty() ? "of an unknown type" : m.source_type);
     }
   }
-  if (!q.paged) key_cols.resize(ordered);
-  for (const auto& k : key_cols) {
-    size_t index = selected.size();
-    for (size_t i = 0; i < selected.size(); ++i) {
-      if (selected[i].alias == k.column.alias && selected[i].column == k.column.column) index = i;
-    }
-    bool known = false;
-    ColumnMeta m = meta_of(k.column, &known);
-    if (index == selected.size()) {
-      // Hidden: read for paging only (after the merge keys).
-      if (!known) q.unknown.push_back(k.column.alias + "." + k.column.column);
-      add_item(
-          m.kind == ColumnKind::kFloat ? "CAST(" + Col(k.column) + " AS DOUBLE)" : Col(k.column),
-          m.kind, k.column.column, m.source_type, m.nullable);
-      selected.push_back(k.column);
-      index = items.size() - 1;
-    }
-    q.keys.push_back(QueryPlan::Key{index, m, k.expr, k.rhs});
+  if (!q.paged) {
+    q.options.page_key.clear();
+    q.options.limit = 0;
+    q.first = builder.Build(spec, q.options);
   }
-
-  if (spec.query.empty()) {
-    q.from = " FROM " + MySqlSource::QuoteIdent(spec.table) + " AS " +
-             MySqlSource::QuoteIdent(spec.alias);
-  } else {
-    q.from = " FROM (" + spec.query + ") AS " + MySqlSource::QuoteIdent(spec.alias);
-  }
-  for (const auto& j : spec.joins) {
-    q.from += " LEFT JOIN " + MySqlSource::QuoteIdent(j.table) + " AS " +
-              MySqlSource::QuoteIdent(j.alias) + " ON ";
-    for (size_t i = 0; i < j.on.size(); ++i) {
-      if (i) q.from += " AND ";
-      q.from += MySqlSource::QuoteIdent(j.alias) + "." + MySqlSource::QuoteIdent(j.on[i].second) +
-                " = " + Col(j.on[i].first);
+  for (const SelectItem& item : q.first.items) {
+    const ColumnExpr& c = item.role == SelectItem::Role::kMergeKey
+                              ? spec.merge[item.link].on[item.pair].first
+                              : item.column;
+    const ColumnMeta m = d.MetaOf(spec, c, &known);
+    if (item.role == SelectItem::Role::kKeyValue && !known) {
+      q.unknown.push_back(c.alias + "." + c.column);  // hidden: read for paging only
     }
+    if (item.role == SelectItem::Role::kMergeKey) {
+      q.kinds.push_back(d.MergeKey(spec, item.link, item.pair).kind);
+      q.names.push_back("widen_merge_" + c.column);
+    } else {
+      q.kinds.push_back(m.kind);
+      q.names.push_back(c.column);
+    }
+    q.source_types.push_back(m.source_type);
+    q.nullable.push_back(m.nullable);
   }
-  q.select = "SELECT ";
-  for (size_t i = 0; i < items.size(); ++i) q.select += (i ? ", " : "") + items[i];
-  q.select += q.from;
-  q.items = std::move(items);
-  if (!spec.where.empty()) q.preds.push_back("(" + spec.where + ")");
-  for (const auto& c : spec.not_null) q.preds.push_back(Col(c) + " IS NOT NULL");
-  if (spec.range) q.preds.push_back(source_internal::RangePredicate(spec, Col));
-  for (size_t i = 0; i < q.keys.size(); ++i) q.order += (i ? ", " : " ORDER BY ") + q.keys[i].expr;
   return q;
 }
 
@@ -550,22 +321,24 @@ Status CheckShared(const QueryPlan& q, const ScanSpec& spec, const std::string& 
 
 class MySqlRowStream : public RowStream {
  public:
-  MySqlRowStream(MySqlSource::Session* s, int id, std::string table, int fetch_rows)
-      : s_(s), id_(id), table_(std::move(table)), fetch_rows_(fetch_rows < 1 ? 1 : fetch_rows) {}
+  MySqlRowStream(MySqlSource::Session* s, std::string table, int fetch_rows)
+      : s_(s), table_(std::move(table)), fetch_rows_(fetch_rows < 1 ? 1 : fetch_rows) {}
 
   ~MySqlRowStream() override {
     try {
       rs_.reset();  // an unbuffered result reads its remaining rows here
       stmt_.reset();
-      set_vars_.reset();
     } catch (const std::exception&) {
       // Read-only; the transaction ends with the source.
     }
     ReleaseUnbuffered();
   }
 
-  Status Start(const ScanSpec& spec) {
-    q_ = BuildQuery(*s_, spec);
+  /// `inner_params`: the values of the placeholders of spec.query (a query
+  /// built around another scan's), which then has none of its own.
+  Status Start(const ScanSpec& spec, std::vector<Value> inner_params) {
+    q_ = PlanQuery(*s_, spec, fetch_rows_);
+    inner_params_ = std::move(inner_params);
     from_mapping_ = spec.unique_key_from_mapping;
     for (const auto& j : spec.joins) joins_ += (joins_.empty() ? "" : ", ") + j.table;
     if (!q_.unknown.empty()) {
@@ -576,23 +349,27 @@ class MySqlRowStream : public RowStream {
       return Status::InvalidArgument(
           fmt::format("source {}: table '{}': {}", s_->masked_url, table_, q_.error));
     }
+    if (!inner_params_.empty() && !q_.first.params.empty()) {
+      return Status::Internal("a scan over a query with parameters has parameters of its own");
+    }
     WIDEN_RETURN_IF_ERROR(CheckShared(q_, spec, table_));
-    schema_.resize(q_.visible);
-    for (size_t i = 0; i < q_.visible; ++i) {
+    const size_t visible = q_.first.visible;
+    schema_.resize(visible);
+    for (size_t i = 0; i < visible; ++i) {
       schema_[i].name = q_.names[i];
       schema_[i].type = mysql_internal::TypeForKind(q_.kinds[i]);
       schema_[i].source_type = q_.source_types[i];
       schema_[i].nullable = q_.nullable[i];
     }
     // SET columns: their labels joined by ',' (JSON shows them as an array).
-    sets_.assign(q_.visible, false);
-    for (size_t i = 0; i < q_.visible; ++i) {
+    sets_.assign(visible, false);
+    for (size_t i = 0; i < visible; ++i) {
       const std::string& t = q_.source_types[i];  // "set('a','b')"; "set" in a query's result
       sets_[i] = q_.kinds[i] == ColumnKind::kText && (t == "set" || t.rfind("set(", 0) == 0);
     }
-    row_.values.resize(q_.visible);
-    hidden_.values.resize(q_.kinds.size() - q_.visible);
-    last_key_.resize(q_.keys.size());
+    row_.values.resize(visible);
+    hidden_.values.resize(q_.kinds.size() - visible);
+    last_key_.resize(q_.first.keys.size());
     RunPage(/*first=*/true);
     if (status_.ok()) Advance();
     return status_;
@@ -604,56 +381,21 @@ class MySqlRowStream : public RowStream {
   const RowSchema& schema() const override { return schema_; }
   Status status() const override { return status_; }
 
-  // The SQL of the next page (the first page when `first`).
-  std::string PageSql(bool first) const {
-    std::vector<std::string> preds = q_.preds;
-    if (!first) {
-      // (k1 > v1) OR (k1 = v1 AND k2 > v2) OR ...; a NULL last value (NULLs
-      // sort first) turns "> v" into IS NOT NULL and "= v" into IS NULL.
-      std::string ors;
-      for (size_t i = 0; i < q_.keys.size(); ++i) {
-        std::string term;
-        for (size_t j = 0; j <= i; ++j) {
-          const auto& k = q_.keys[j];
-          const std::string rhs = fmt::format(fmt::runtime(k.rhs), Var(j));
-          std::string cmp;
-          const bool last = i + 1 == q_.keys.size();
-          if (j < i) {
-            cmp = last_key_[j].is_null() ? k.expr + " IS NULL" : k.expr + " = " + rhs;
-          } else if (!last) {
-            cmp = last_key_[j].is_null() ? k.expr + " IS NOT NULL" : k.expr + " > " + rhs;
-          } else if (!last_key_[j].is_null()) {
-            // ">=": the previous page's last row comes again, so that a
-            // second row with the same key (a join that is not many-to-one)
-            // is seen and reported instead of being skipped.
-            cmp = k.expr + " >= " + rhs;
-          }
-          if (!cmp.empty()) term += (term.empty() ? "" : " AND ") + cmp;
-        }
-        ors += (i ? " OR " : "") + ("(" + (term.empty() ? std::string("TRUE") : term) + ")");
-      }
-      std::string pred = "(" + ors + ")";
-      if (!last_key_[0].is_null()) {
-        // Lets the server use an index range on the first key column.
-        pred = q_.keys[0].expr + " >= " + fmt::format(fmt::runtime(q_.keys[0].rhs), Var(0)) +
-               " AND " + pred;
-      }
-      preds.push_back(pred);
-    }
-    std::string sql = q_.select;
-    for (size_t i = 0; i < preds.size(); ++i) sql += (i ? " AND " : " WHERE ") + preds[i];
-    sql += q_.order;
-    if (q_.paged) sql += fmt::format(" LIMIT {}", Limit(first));
-    return sql;
-  }
-
-  const QueryPlan& query() const { return q_; }
-
  private:
-  // Later pages carry the previous page's last row again (see PageSql).
+  // Later pages carry the previous page's last row again (see Page).
   int Limit(bool first) const { return first ? fetch_rows_ : fetch_rows_ + 1; }
 
-  std::string Var(size_t i) const { return fmt::format("@widen_s{}_k{}", id_, i); }
+  // The query of the next page (the first page when `first`).
+  BuiltQuery Page(bool first) const {
+    if (first) return q_.first;
+    // The rows at or after the previous page's last row (">="): it comes
+    // again, so that a second row with the same key (a join that is not
+    // many-to-one) is seen and reported instead of being skipped.
+    SelectOptions o = q_.options;
+    o.after = last_key_;
+    o.limit = Limit(false);
+    return SelectBuilder(s_->dialect).Build(q_.spec, o);
+  }
 
   void ReleaseUnbuffered() {
     if (s_->unbuffered_owner == this) {
@@ -673,68 +415,27 @@ class MySqlRowStream : public RowStream {
     ReleaseUnbuffered();
   }
 
-  // Binds the previous page's last key values to the session variables.
-  void BindKeys() {
-    if (!set_vars_) {
-      std::string sql = "SET ";
-      for (size_t i = 0; i < q_.keys.size(); ++i) sql += (i ? ", " : "") + Var(i) + " = ?";
-      set_vars_.reset(s_->conn->prepareStatement(sql));
-    }
-    for (size_t i = 0; i < q_.keys.size(); ++i) {
-      const Value& v = last_key_[i];
-      const unsigned p = static_cast<unsigned>(i + 1);
-      if (v.is_null()) {
-        set_vars_->setNull(p, 0);
-        continue;
-      }
-      switch (v.type()) {
-        case ValueType::kInt:
-        case ValueType::kBool:
-          set_vars_->setInt64(p, v.as_int());
-          break;
-        case ValueType::kUInt:
-          set_vars_->setUInt64(p, v.as_uint());
-          break;
-        case ValueType::kFloat:
-          set_vars_->setDouble(p, v.as_double());
-          break;
-        case ValueType::kDate:
-        case ValueType::kTime:
-        case ValueType::kTimestamp:
-          set_vars_->setString(p, v.ToText());
-          break;
-        case ValueType::kTimestampTz:  // as the session (UTC) prints it
-          set_vars_->setString(p, Value::Temporal(ValueType::kTimestamp, v.as_int()).ToText());
-          break;
-        default:
-          set_vars_->setString(p, std::string(v.as_bytes()));
-          break;
-      }
-    }
-    set_vars_->execute();
-  }
-
   void RunPage(bool first) {
     if (s_->unbuffered_owner != nullptr && s_->unbuffered_owner != this) {
       return Fail(s_->Busy(table_));
     }
-    const std::string sql = PageSql(first);
+    const BuiltQuery page = Page(first);
     try {
       rs_.reset();
       stmt_.reset();
-      if (!first) BindKeys();
+      s_->SetParams(page.params.empty() ? inner_params_ : page.params);
       stmt_.reset(s_->conn->createStatement());
       if (!q_.paged) {
         stmt_->setResultSetType(sql::ResultSet::TYPE_FORWARD_ONLY);
         s_->unbuffered_owner = this;
         s_->unbuffered_table = table_;
       }
-      rs_.reset(stmt_->executeQuery(sql));
+      rs_.reset(stmt_->executeQuery(page.sql));
       page_rows_ = 0;
       page_limit_ = Limit(first);
       skip_repeat_ = !first;
     } catch (const std::exception& e) {
-      Fail(QueryError(fmt::format("table {}: query failed ({})", table_, sql), e));
+      Fail(QueryError(fmt::format("table {}: query failed ({})", table_, page.sql), e));
     }
   }
 
@@ -764,7 +465,7 @@ class MySqlRowStream : public RowStream {
     skipped_ = false;
     const unsigned n = static_cast<unsigned>(q_.kinds.size());
     for (unsigned i = 0; i < n; ++i) {
-      Value& v = i < q_.visible ? row_.values[i] : hidden_.values[i - q_.visible];
+      Value& v = i < q_.first.visible ? row_.values[i] : hidden_.values[i - q_.first.visible];
       const ValueType type = mysql_internal::TypeForKind(q_.kinds[i]);
       if (rs_->isNull(i + 1)) {
         v.SetNull(type);
@@ -782,7 +483,7 @@ class MySqlRowStream : public RowStream {
     if (!q_.paged) return;
     // Paging needs a total order: equal keys would be cut between pages.
     bool same = have_last_;
-    for (size_t k = 0; k < q_.keys.size(); ++k) {
+    for (size_t k = 0; k < q_.first.keys.size(); ++k) {
       const Value& v = KeyValue(k);
       if (same && CompareValues(v, last_key_[k]) != 0) same = false;
     }
@@ -808,29 +509,27 @@ class MySqlRowStream : public RowStream {
           "which must name one row of it)",
           table_, DescribeKey(), joins_.empty() ? "" : " (to " + joins_ + ")")));
     }
-    for (size_t k = 0; k < q_.keys.size(); ++k) last_key_[k] = KeyValue(k);
+    for (size_t k = 0; k < q_.first.keys.size(); ++k) last_key_[k] = KeyValue(k);
     have_last_ = true;
   }
 
   const Value& KeyValue(size_t k) const {
-    const size_t i = q_.keys[k].index;
-    return i < q_.visible ? row_.values[i] : hidden_.values[i - q_.visible];
+    const size_t i = q_.first.keys[k].item;
+    return i < q_.first.visible ? row_.values[i] : hidden_.values[i - q_.first.visible];
   }
 
   std::string DescribeKey() const {
     std::string s;
-    for (size_t k = 0; k < q_.keys.size(); ++k) {
+    for (size_t k = 0; k < q_.first.keys.size(); ++k) {
       s += (k ? ", " : "") + KeyValue(k).DebugString();
     }
     return s;
   }
 
   MySqlSource::Session* s_;
-  int id_;
   std::string table_;
   int fetch_rows_;
   QueryPlan q_;
-  std::unique_ptr<sql::PreparedStatement> set_vars_;
   std::unique_ptr<sql::Statement> stmt_;
   std::unique_ptr<sql::ResultSet> rs_;
   int page_rows_ = 0;
@@ -842,6 +541,7 @@ class MySqlRowStream : public RowStream {
   bool from_mapping_ = false;  // the paging key is ScanSpec::unique_key_from_mapping
   std::string joins_;          // the joined tables, for messages
   std::vector<Value> last_key_;
+  std::vector<Value> inner_params_;  // of spec.query's placeholders
   RowSchema schema_;
   Row row_, hidden_;
   std::vector<bool> sets_;  // per visible column: a SET
@@ -852,7 +552,7 @@ class MySqlRowStream : public RowStream {
 
 Status MySqlSource::Session::LoadSchema() {
   schema = SourceSchema();
-  meta.clear();
+  catalog.tables.clear();
   std::unique_ptr<sql::Statement> st(conn->createStatement());
   std::unique_ptr<sql::ResultSet> rs;
   // MariaDB's JSON is LONGTEXT with CHECK (json_valid(`col`)).
@@ -910,7 +610,7 @@ Status MySqlSource::Session::LoadSchema() {
     c.nullable = std::string(rs->getString(5)) == "YES";
     m.source_type = c.source_type;
     m.nullable = c.nullable;
-    meta[it->first][c.name] = m;
+    catalog.tables[it->first][c.name] = m;
     it->second.columns.push_back(std::move(c));
   }
   // Keys: (table, constraint) -> columns in ordinal order.
@@ -1009,13 +709,13 @@ Status MySqlSource::Session::DescribeQuery(const std::string& sql, SourceTable* 
     cols[c.name] = m;
     t->columns.push_back(std::move(c));
   }
-  query_meta[sql] = std::move(cols);
+  catalog.queries[sql] = std::move(cols);
   return Status::OK();
 }
 
 void MySqlSource::Session::PrepareTextCompare(const LinkSide& parent, const LinkSide& child) {
   const std::string id = parent.Id() + '\x1e' + child.Id();
-  if (text_compare.count(id) > 0) return;
+  if (catalog.text_compare.count(id) > 0) return;
   TextCompare tc;
   const std::string a = "widen_a." + QuoteIdent(parent.column);
   const std::string b = "widen_b." + QuoteIdent(child.column);
@@ -1030,7 +730,7 @@ void MySqlSource::Session::PrepareTextCompare(const LinkSide& parent, const Link
   try {
     std::unique_ptr<sql::ResultSet> rs(st->executeQuery(
         "SELECT COLLATION(" + both + "), CHARSET(" + both + ") FROM (SELECT 1) AS widen_one " +
-        "LEFT JOIN " + parent.EmptyFrom() + " AS widen_a ON FALSE LEFT JOIN " + child.EmptyFrom() +
+        "LEFT JOIN " + EmptyFrom(parent) + " AS widen_a ON FALSE LEFT JOIN " + EmptyFrom(child) +
         " AS widen_b ON FALSE WHERE (" + a + " = " + b + ") IS NULL"));
     if (rs->next()) {
       tc.collation = rs->getString(1);
@@ -1042,18 +742,18 @@ void MySqlSource::Session::PrepareTextCompare(const LinkSide& parent, const Link
         "nest on {} = {}: the server cannot compare the two columns ({}); give them one "
         "character set and collation",
         name(parent), name(child), OneLine(e.what()));
-    text_compare[id] = tc;
+    catalog.text_compare[id] = tc;
     return;
   }
   // Pad to the longest value either side can hold (declared), or holds.
   for (const LinkSide* side : {&parent, &child}) {
-    const ColumnMeta* m = Meta(*side);
+    const ColumnMeta* m = catalog.Meta(*side);
     int64_t n = m != nullptr ? m->max_chars : -1;
     if (n < 0 || n > kMaxDeclaredPadChars) {
       auto it = longest.find(side->Id());
       if (it == longest.end()) {
         std::unique_ptr<sql::ResultSet> rs(st->executeQuery(
-            "SELECT MAX(CHAR_LENGTH(" + QuoteIdent(side->column) + ")) FROM " + side->Rows()));
+            "SELECT MAX(CHAR_LENGTH(" + QuoteIdent(side->column) + ")) FROM " + RowsOf(*side)));
         n = rs->next() && !rs->isNull(1) ? static_cast<int64_t>(rs->getUInt64(1)) : 0;
         longest[side->Id()] = n;
       } else {
@@ -1062,25 +762,25 @@ void MySqlSource::Session::PrepareTextCompare(const LinkSide& parent, const Link
     }
     tc.pad_chars = std::max(tc.pad_chars, n);
   }
-  text_compare[id] = tc;
+  catalog.text_compare[id] = tc;
 }
 
 Status MySqlSource::Session::Prepare(const ScanSpec& spec) {
   try {
     if (!schema_loaded) WIDEN_RETURN_IF_ERROR(LoadSchema());
-    if (!spec.query.empty() && query_meta.count(spec.query) == 0) {
+    if (!spec.query.empty() && catalog.queries.count(spec.query) == 0) {
       SourceTable t;
       WIDEN_RETURN_IF_ERROR(DescribeQuery(spec.query, &t));
     }
     for (const MergeLink& link : spec.merge) {
-      if (!link.peer_query.empty() && query_meta.count(link.peer_query) == 0) {
+      if (!link.peer_query.empty() && catalog.queries.count(link.peer_query) == 0) {
         SourceTable t;
         WIDEN_RETURN_IF_ERROR(DescribeQuery(link.peer_query, &t));
       }
       for (const auto& [c, peer_column] : link.on) {
         const LinkSide self = SideOf(spec, c);
         const LinkSide peer{link.peer_table, link.peer_query, peer_column};
-        const ColumnMeta* m = Meta(self);
+        const ColumnMeta* m = catalog.Meta(self);
         if (m == nullptr || m->kind != ColumnKind::kText) continue;
         if (link.child) {
           PrepareTextCompare(peer, self);
@@ -1093,6 +793,37 @@ Status MySqlSource::Session::Prepare(const ScanSpec& spec) {
     return QueryError(fmt::format("source {}: reading the schema", masked_url), e);
   }
   return Status::OK();
+}
+
+void MySqlSource::Session::SetParams(const std::vector<Value>& params) {
+  if (params.empty()) return;
+  auto& st = set_params[params.size()];
+  if (st == nullptr) {
+    std::string sql = "SET ";
+    for (size_t i = 0; i < params.size(); ++i) {
+      sql += (i ? ", " : "") + dialect.Placeholder(i) + " = ?";
+    }
+    st.reset(conn->prepareStatement(sql));
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    const unsigned p = static_cast<unsigned>(i + 1);
+    const mysql_internal::MySqlBinding b = mysql_internal::MySqlBindingFor(params[i]);
+    switch (b.setter) {
+      case mysql_internal::MySqlBinding::Setter::kInt64:
+        st->setInt64(p, b.i);
+        break;
+      case mysql_internal::MySqlBinding::Setter::kUInt64:
+        st->setUInt64(p, b.u);
+        break;
+      case mysql_internal::MySqlBinding::Setter::kDouble:
+        st->setDouble(p, b.d);
+        break;
+      case mysql_internal::MySqlBinding::Setter::kString:
+        st->setString(p, b.s);
+        break;
+    }
+  }
+  st->execute();
 }
 
 MySqlSource::MySqlSource(std::string url, SourceOptions options)
@@ -1109,6 +840,7 @@ MySqlSource::~MySqlSource() {
   } catch (const std::exception&) {
   }
   try {
+    session_->set_params.clear();  // statements of the connection, closed before it
     session_->conn.reset();
   } catch (const std::exception&) {
   }
@@ -1274,12 +1006,7 @@ Result<SourceSchema> MySqlSource::Introspect() {
 std::string MySqlSource::SelectSql(const ScanSpec& spec) const {
   // The merge keys' collations come from the server (errors show in CheckScan).
   if (session_->unbuffered_owner == nullptr) (void)session_->Prepare(spec);
-  QueryPlan q = BuildQuery(*session_, spec);
-  std::string sql = q.select;
-  for (size_t i = 0; i < q.preds.size(); ++i) sql += (i ? " AND " : " WHERE ") + q.preds[i];
-  sql += q.order;
-  if (q.paged) sql += fmt::format(" LIMIT {}", options_.fetch_rows < 1 ? 1 : options_.fetch_rows);
-  return sql;
+  return PlanQuery(*session_, spec, options_.fetch_rows < 1 ? 1 : options_.fetch_rows).first.sql;
 }
 
 Result<SourceTable> MySqlSource::DescribeQuery(const std::string& sql) {
@@ -1297,7 +1024,7 @@ Status MySqlSource::CheckScan(const ScanSpec& spec) {
   const std::string name = spec.query.empty() ? spec.table : spec.alias;
   if (session_->unbuffered_owner != nullptr) return session_->Busy(name);
   WIDEN_RETURN_IF_ERROR(session_->Prepare(spec));
-  QueryPlan q = BuildQuery(*session_, spec);
+  const QueryPlan q = PlanQuery(*session_, spec, options_.fetch_rows < 1 ? 1 : options_.fetch_rows);
   if (!q.unknown.empty()) {
     return Status::NotFound(fmt::format("source {}: table '{}': no column {} in the schema",
                                         session_->masked_url, name, q.unknown.front()));
@@ -1308,25 +1035,15 @@ Status MySqlSource::CheckScan(const ScanSpec& spec) {
   }
   WIDEN_RETURN_IF_ERROR(CheckShared(q, spec, name));
   // EXPLAIN checks names and the `where` text without reading rows.
-  const std::string sql = SelectSql(spec);
   try {
+    session_->SetParams(q.first.params);
     std::unique_ptr<sql::Statement> st(session_->conn->createStatement());
-    std::unique_ptr<sql::ResultSet> rs(st->executeQuery("EXPLAIN " + sql));
+    std::unique_ptr<sql::ResultSet> rs(st->executeQuery("EXPLAIN " + q.first.sql));
   } catch (const std::exception& e) {
-    return QueryError(fmt::format("table {}: query failed ({})", name, sql), e);
+    return QueryError(fmt::format("table {}: query failed ({})", name, q.first.sql), e);
   }
   return Status::OK();
 }
-
-namespace {
-
-std::string Where(const QueryPlan& q) {
-  std::string w;
-  for (size_t i = 0; i < q.preds.size(); ++i) w += (i ? " AND " : " WHERE ") + q.preds[i];
-  return w;
-}
-
-}  // namespace
 
 Result<std::vector<GroupCount>> MySqlSource::LargestGroups(const ScanSpec& spec,
                                                            const std::vector<ColumnExpr>& group_by,
@@ -1335,20 +1052,28 @@ Result<std::vector<GroupCount>> MySqlSource::LargestGroups(const ScanSpec& spec,
     return Status::InvalidArgument("LargestGroups needs group columns and a positive limit");
   }
   WIDEN_RETURN_IF_ERROR(session_->Prepare(spec));
-  const QueryPlan q = BuildQuery(*session_, Unordered(spec, group_by));
-  if (!q.unknown.empty()) {
-    return Status::NotFound(fmt::format("source {}: no column {} in the schema",
-                                        session_->masked_url, q.unknown.front()));
+  const ScanSpec rows = Unordered(spec, group_by);
+  for (const auto& c : group_by) {
+    bool known = false;
+    session_->dialect.MetaOf(rows, c, &known);
+    if (!known) {
+      return Status::NotFound(fmt::format("source {}: no column {}.{} in the schema",
+                                          session_->masked_url, c.alias, c.column));
+    }
   }
+  BuiltQuery q = SelectBuilder(session_->dialect).Build(rows);
   // Text marked is_text groups by its bytes, not by the column's collation,
   // which merges 'a' and 'A'; other text as the server compares it.
   std::string inner = "SELECT ", outer = "SELECT ", group;
   std::vector<std::string> names;
   for (size_t i = 0; i < group_by.size(); ++i) {
     const std::string g = fmt::format("widen_g{}", i), b = fmt::format("widen_b{}", i);
-    const bool text = IsTextKind(q.kinds[i]) && group_by[i].is_text;
-    inner += (i ? ", " : "") + q.items[i] + " AS " + g;
-    if (text) inner += ", " + Bytewise(q.items[i]) + " AS " + b;
+    bool known = false;
+    const bool text =
+        IsTextKind(session_->dialect.MetaOf(rows, group_by[i], &known).kind) && group_by[i].is_text;
+    const std::string& item = q.items[i].expr;
+    inner += (i ? ", " : "") + item + " AS " + g;
+    if (text) inner += ", " + session_->dialect.TextByteOrder(item) + " AS " + b;
     outer += (i ? ", " : "") + (text ? "MIN(" + g + ") AS " + g : g);
     group += (i ? ", " : "") + (text ? b : g);
     names.push_back(g);
@@ -1357,41 +1082,48 @@ Result<std::vector<GroupCount>> MySqlSource::LargestGroups(const ScanSpec& spec,
   const std::string sql = fmt::format(
       "{}, COUNT(*) AS widen_n FROM ({}{}{}) AS widen_x GROUP BY {} ORDER BY widen_n "
       "DESC, {} LIMIT {}",
-      outer, inner, q.from, Where(q), group, group, limit);
-  WIDEN_ASSIGN_OR_RETURN(auto rows, Scan(OverQuery(sql, names)));
-  return source_internal::ReadGroups(rows.get());
+      outer, inner, q.from, q.where, group, group, limit);
+  WIDEN_ASSIGN_OR_RETURN(auto out, ScanWith(OverQuery(sql, names), std::move(q.params)));
+  return source_internal::ReadGroups(out.get());
 }
 
 Result<ColumnSummary> MySqlSource::SummarizeColumn(const ScanSpec& spec, const ColumnExpr& column) {
   WIDEN_RETURN_IF_ERROR(session_->Prepare(spec));
-  const QueryPlan q = BuildQuery(*session_, Unordered(spec, {column}));
-  if (!q.unknown.empty()) {
-    return Status::NotFound(fmt::format("source {}: no column {} in the schema",
-                                        session_->masked_url, q.unknown.front()));
+  const ScanSpec rows = Unordered(spec, {column});
+  bool known = false;
+  const ColumnMeta m = session_->dialect.MetaOf(rows, column, &known);
+  if (!known) {
+    return Status::NotFound(fmt::format("source {}: no column {}.{} in the schema",
+                                        session_->masked_url, column.alias, column.column));
   }
+  BuiltQuery q = SelectBuilder(session_->dialect).Build(rows);
   // Text: the bytewise smallest and largest, as widen orders it.
-  const std::string x = q.items[0];
-  const bool text = IsTextKind(q.kinds[0]);
-  const std::string lo =
-      text ? "CONVERT(MIN(" + Bytewise(x) + ") USING utf8mb4)" : "MIN(" + x + ")";
-  const std::string hi =
-      text ? "CONVERT(MAX(" + Bytewise(x) + ") USING utf8mb4)" : "MAX(" + x + ")";
+  const std::string x = q.items[0].expr;
+  const std::string bytes = session_->dialect.TextByteOrder(x);
+  const bool text = IsTextKind(m.kind);
+  const std::string lo = text ? "CONVERT(MIN(" + bytes + ") USING utf8mb4)" : "MIN(" + x + ")";
+  const std::string hi = text ? "CONVERT(MAX(" + bytes + ") USING utf8mb4)" : "MAX(" + x + ")";
   const std::string sql = fmt::format(
       "SELECT {} AS widen_min, {} AS widen_max, COUNT(*) AS widen_rows, COUNT({}) AS "
       "widen_non_null{}{}",
-      lo, hi, x, q.from, Where(q));
+      lo, hi, x, q.from, q.where);
   WIDEN_ASSIGN_OR_RETURN(
-      auto rows, Scan(OverQuery(sql, {"widen_min", "widen_max", "widen_rows", "widen_non_null"})));
-  return source_internal::ReadSummary(rows.get());
+      auto out, ScanWith(OverQuery(sql, {"widen_min", "widen_max", "widen_rows", "widen_non_null"}),
+                         std::move(q.params)));
+  return source_internal::ReadSummary(out.get());
 }
 
 Result<std::unique_ptr<RowStream>> MySqlSource::Scan(const ScanSpec& spec) {
+  return ScanWith(spec, {});
+}
+
+Result<std::unique_ptr<RowStream>> MySqlSource::ScanWith(const ScanSpec& spec,
+                                                         std::vector<Value> inner_params) {
   const std::string name = spec.query.empty() ? spec.table : spec.alias;
   if (session_->unbuffered_owner != nullptr) return session_->Busy(name);
   WIDEN_RETURN_IF_ERROR(session_->Prepare(spec));
-  auto stream =
-      std::make_unique<MySqlRowStream>(session_.get(), ++next_stream_, name, options_.fetch_rows);
-  WIDEN_RETURN_IF_ERROR(stream->Start(spec));
+  auto stream = std::make_unique<MySqlRowStream>(session_.get(), name, options_.fetch_rows);
+  WIDEN_RETURN_IF_ERROR(stream->Start(spec, std::move(inner_params)));
   return std::unique_ptr<RowStream>(std::move(stream));
 }
 

@@ -1,9 +1,8 @@
-// MySqlSource: a Source on MySQL or MariaDB through MySQL Connector/C++ 1.1
-// (the JDBC-style API), opened from `mysql://USER[:PASSWORD]@HOST[:PORT]/DB`
-// (or `mariadb://`). The password comes from the URL, else the environment
-// variable WIDEN_SOURCE_PASSWORD, else MYSQL_PWD, else the option files'
-// [client] or [widen] group (~/.my.cnf); it never appears in a message (URLs
-// are printed masked).
+// MySqlSource: a Source (and its SourceStats) on MySQL or MariaDB through
+// MySQL Connector/C++ 1.1 (the JDBC-style API), opened from
+// `mysql://USER[:PASSWORD]@HOST[:PORT]/DB` (or `mariadb://`). The password comes from the URL, else
+// the environment variable WIDEN_SOURCE_PASSWORD, else MYSQL_PWD, else the option files' [client]
+// or [widen] group (~/.my.cnf); it never appears in a message (URLs are printed masked).
 //
 // Session settings are pinned right after connecting, so results never depend
 // on the server's defaults (docs/types.md):
@@ -24,11 +23,11 @@
 //   START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY
 // widen never writes to the source.
 //
-// Values are read with the text protocol: each value exactly as the server
-// prints it (DECIMAL digits, zero dates, TIME beyond 24 h), decoded by the
-// column's information_schema type. FLOAT columns are selected as
-// CAST(x AS DOUBLE), the float widened exactly (the text protocol would print
-// FLOAT with 6 digits). ScanSpec::order_by text sorts by
+// Queries are built by SelectBuilder with the MySQL dialect
+// (extract/mysql_dialect_internal.h). Values are read with the text protocol: each value exactly as
+// the server prints it (DECIMAL digits, zero dates, TIME beyond 24 h), decoded by the column's
+// information_schema type. FLOAT columns are selected as CAST(x AS DOUBLE), the float widened
+// exactly (the text protocol would print FLOAT with 6 digits). ScanSpec::order_by text sorts by
 // CAST(CONVERT(x USING utf8mb4) AS BINARY): unsigned UTF-8 bytes, the order
 // of widen's CompareValues, whatever the column's charset or collation. Nest
 // links (ScanSpec::merge) order text in the collation the server's `=` uses
@@ -40,9 +39,11 @@
 // merges a parent stream with child streams), so a scan with a unique key
 // (ScanSpec::unique_key, the table's primary key) reads in pages of
 // `fetch_rows` rows by keyset pagination:
-//   ... WHERE <filters> AND (k1 > @k1 OR (k1 = @k1 AND k2 > @k2)) ORDER BY k1, k2 LIMIT n
+//   ... WHERE <filters> AND k1 >= @p1 AND ((k1 > @p1) OR (k1 = @p1 AND k2 >= @p2))
+//   ORDER BY k1, k2 LIMIT n
 // where the @ variables are set from the previous page's last row by a
-// prepared `SET @v = ?` (values are bound, never spliced into SQL text). All
+// prepared `SET @widen_p1 = ?, ...` (values are bound, never spliced into SQL
+// text; range and bound values the same way). All
 // pages run inside the snapshot transaction, so together they are one
 // consistent read; memory holds one page per stream. A table without a
 // primary key pages by its narrowest UNIQUE index of NOT NULL columns. A scan
@@ -61,12 +62,14 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "extract/source.h"
+#include "extract/source_stats.h"
 
 namespace widen {
 
-class MySqlSource : public Source {
+class MySqlSource : public Source, public SourceStats {
  public:
   /// Connects, pins the session and starts the snapshot. InvalidArgument:
   /// malformed URL. Unavailable: the server cannot be reached.
@@ -89,6 +92,7 @@ class MySqlSource : public Source {
   /// REQUIRES: every stream of this source is used by one thread.
   /// FailedPrecondition while an unbuffered stream is open (see above).
   Result<std::unique_ptr<RowStream>> Scan(const ScanSpec& spec) override;
+  SourceStats& stats() override { return *this; }
   /// One GROUP BY on the server; text groups by its UTF-8 bytes.
   Result<std::vector<GroupCount>> LargestGroups(const ScanSpec& spec,
                                                 const std::vector<ColumnExpr>& group_by,
@@ -116,10 +120,14 @@ class MySqlSource : public Source {
  private:
   MySqlSource(std::string url, SourceOptions options);
 
+  // Scan, with `inner_params` bound to the placeholders of spec.query (a
+  // query built around another scan's; spec itself then has none).
+  Result<std::unique_ptr<RowStream>> ScanWith(const ScanSpec& spec,
+                                              std::vector<Value> inner_params);
+
   std::string url_;
   SourceOptions options_;
   std::unique_ptr<Session> session_;
-  int next_stream_ = 0;
 };
 
 }  // namespace widen

@@ -1,19 +1,28 @@
 #include "extract/postgres_source.h"
 
+#include <libpq-fe.h>
+#include <poll.h>
 #include <pqxx/pqxx>
 
-#include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <map>
 
 #include <fmt/format.h>
 
-#include "extract/source_internal.h"
-
+#include "extract/pg_errors_internal.h"
 #include "extract/pg_text_internal.h"
+#include "extract/postgres_dialect_internal.h"
+#include "extract/select_builder.h"
+#include "extract/source_internal.h"
 
 namespace widen {
 
+using pg_internal::CodeForSqlState;
+using pg_internal::FromVerboseMessage;
+using pg_internal::PgParamText;
+using pg_internal::SqlStateOf;
 using source_internal::OverQuery;
 using source_internal::Unordered;
 
@@ -21,44 +30,133 @@ namespace {
 
 using Txn = pqxx::transaction<pqxx::repeatable_read, pqxx::read_only>;
 
-// Turns a libpq connection failure into a Status with a one-line reason.
-Status ConnectError(const std::string& url, const std::string& what) {
-  std::string msg = what;
+// A connection failure: libpq's message, and the SQLSTATE the server sent
+// ("" when no server answered).
+struct ConnectFailure : std::runtime_error {
+  ConnectFailure(const std::string& message, std::string state, bool options_invalid)
+      : std::runtime_error(message), sqlstate(std::move(state)), invalid(options_invalid) {}
+  std::string sqlstate;
+  bool invalid;  // libpq refused the connection string before trying
+};
+
+// libpq's connection, made like PQconnectdb (connect_timeout per host
+// applies) but with verbose error messages while connecting, which carry
+// the server's SQLSTATE: libpq gives a failed connection's state nowhere
+// else. Messages are then turned back into their default form.
+class VerboseConnect : public pqxx::connectionpolicy {
+ public:
+  explicit VerboseConnect(const std::string& options) : pqxx::connectionpolicy(options) {}
+
+  handle do_startconnect(handle orig) override {
+    if (orig != nullptr) return orig;
+    PGconn* c = PQconnectStart(options().c_str());
+    if (c == nullptr) throw std::bad_alloc();
+    PQsetErrorVerbosity(c, PQERRORS_VERBOSE);
+    bool at_once = PQstatus(c) == CONNECTION_BAD;
+    std::string timeout_message;
+    if (!at_once) Complete(c, &timeout_message);
+    if (PQstatus(c) != CONNECTION_OK) {
+      std::string state;
+      std::string message = FromVerboseMessage(PQerrorMessage(c), &state);
+      if (!timeout_message.empty()) message += timeout_message;
+      PQfinish(c);
+      // Failing before any attempt may be a malformed URL or option value,
+      // which libpq reports as "no attempt" (no network is used then).
+      const bool invalid = at_once && PQping(options().c_str()) == PQPING_NO_ATTEMPT;
+      throw ConnectFailure(message, state, invalid);
+    }
+    PQsetErrorVerbosity(c, PQERRORS_DEFAULT);
+    return c;
+  }
+
+ private:
+  // Polls the connection to its end, waiting at most connect_timeout seconds
+  // (at least 2, as libpq) for each host; sets *timed_out to libpq's wording
+  // when the wait ends.
+  static void Complete(PGconn* c, std::string* timed_out) {
+    int timeout_s = 0;
+    if (PQconninfoOption* opts = PQconninfo(c)) {
+      for (PQconninfoOption* o = opts; o->keyword != nullptr; ++o) {
+        if (std::string(o->keyword) == "connect_timeout" && o->val != nullptr) {
+          timeout_s = std::atoi(o->val);
+        }
+      }
+      PQconninfoFree(opts);
+    }
+    if (timeout_s > 0 && timeout_s < 2) timeout_s = 2;
+    using Clock = std::chrono::steady_clock;
+    auto target = [c] { return std::string(PQhost(c)) + ":" + PQport(c); };
+    std::string host = target();
+    auto deadline = Clock::now() + std::chrono::seconds(timeout_s);
+    PostgresPollingStatusType st = PGRES_POLLING_WRITING;
+    while (st != PGRES_POLLING_OK && st != PGRES_POLLING_FAILED) {
+      pollfd p{PQsocket(c), static_cast<short>(st == PGRES_POLLING_READING ? POLLIN : POLLOUT), 0};
+      int wait_ms = -1;
+      if (timeout_s > 0) {
+        wait_ms = static_cast<int>(std::max<int64_t>(
+            0, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now())
+                   .count()));
+      }
+      const int r = poll(&p, 1, wait_ms);
+      if (r < 0 && errno == EINTR) continue;
+      if (r == 0) {
+        *timed_out = fmt::format("connection to server at \"{}\", port {} failed: timeout expired",
+                                 PQhost(c), PQport(c));
+        return;
+      }
+      st = PQconnectPoll(c);
+      if (target() != host) {
+        host = target();
+        deadline = Clock::now() + std::chrono::seconds(timeout_s);
+      }
+    }
+  }
+};
+
+using Connection = pqxx::basic_connection_base<VerboseConnect>;
+
+// `msg` on one line: trailing blanks dropped, newlines (and with `tabs`,
+// tabs) turned into spaces.
+std::string OneLine(std::string msg, bool tabs) {
   while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
   for (char& c : msg) {
-    if (c == '\n') c = ' ';
+    if (c == '\n' || (tabs && c == '\t')) c = ' ';
   }
-  for (char& c : msg) {
-    if (c == '\t') c = ' ';
-  }
-  msg = ScrubSecrets(msg, url);
-  std::string m = fmt::format("source {}: {}", MaskUrl(url), msg);
-  if (msg.find("password authentication failed") != std::string::npos ||
-      msg.find("no password supplied") != std::string::npos ||
-      msg.find("authentication failed") != std::string::npos ||
-      (msg.find("role") != std::string::npos && msg.find("does not exist") != std::string::npos)) {
-    return Status::Unauthenticated(m);
-  }
-  if (msg.find("does not exist") != std::string::npos) return Status::NotFound(m);
-  if (msg.find("invalid") != std::string::npos || msg.find("unrecognized") != std::string::npos ||
-      msg.find("missing") != std::string::npos) {
-    return Status::InvalidArgument(m);  // a malformed URL: retrying cannot help
-  }
-  return Status::Unavailable(m);
+  return msg;
 }
 
-// Converts an exception from libpqxx during a query into a Status.
-Status QueryError(const std::string& context, const std::exception& e) {
-  std::string msg = e.what();
-  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
-  for (char& c : msg) {
-    if (c == '\n') c = ' ';
+// Turns a failed connection into a Status with a one-line reason, coded by
+// the SQLSTATE the server sent (pg_errors_internal.h); without one the
+// server was not reached (Unavailable), or the URL is malformed.
+Status ConnectError(const std::string& url, const std::exception& e) {
+  const std::string msg = ScrubSecrets(OneLine(e.what(), true), url);
+  const std::string m = fmt::format("source {}: {}", MaskUrl(url), msg);
+  const auto* f = dynamic_cast<const ConnectFailure*>(&e);
+  if (f == nullptr || f->sqlstate.empty()) {
+    if (f != nullptr && f->invalid) return Status::InvalidArgument(m);  // retrying cannot help
+    return Status::Unavailable(m);
   }
-  if (dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr) {
+  return Status(CodeForSqlState(f->sqlstate), m);
+}
+
+// Converts an exception from libpqxx during a query into a Status, coded by
+// its SQLSTATE.
+Status QueryError(const std::string& context, const std::exception& e) {
+  const std::string msg = OneLine(e.what(), false);
+  const std::string state = SqlStateOf(e);
+  if (state.rfind("08", 0) == 0) {
     return Status::Unavailable(
         fmt::format("{}: the connection to the source was lost: {}", context, msg));
   }
-  return Status::InvalidArgument(fmt::format("{}: {}", context, msg));
+  return Status(CodeForSqlState(state), fmt::format("{}: {}", context, msg));
+}
+
+// Parameters as libpq takes them: text in the server's input syntax.
+std::vector<std::string> ParamTexts(const std::vector<Value>& params) {
+  std::vector<std::string> out;
+  out.reserve(params.size());
+  for (const auto& v : params) out.push_back(PgParamText(v));
+  return out;
 }
 
 class PostgresRowStream : public RowStream {
@@ -214,7 +312,7 @@ class PostgresRowStream : public RowStream {
 }  // namespace
 
 struct PostgresSource::Session {
-  std::unique_ptr<pqxx::connection> conn;
+  std::unique_ptr<Connection> conn;
   std::unique_ptr<pqxx::dbtransaction> txn;
   // "table\x1fcolumn" -> whether the column is text or varchar in a
   // deterministic collation (see BytesEqual).
@@ -262,7 +360,13 @@ struct PostgresSource::Session {
 };
 
 PostgresSource::PostgresSource(std::string url, SourceOptions options)
-    : url_(std::move(url)), options_(options), session_(std::make_unique<Session>()) {}
+    : url_(std::move(url)), options_(options), session_(std::make_unique<Session>()) {
+  Session* session = session_.get();
+  dialect_ = std::make_unique<pg_internal::PostgresDialect>(
+      [session](const ScanSpec& spec, const MergeLink& link) {
+        return session->BytesEqual(spec, link);
+      });
+}
 
 PostgresSource::~PostgresSource() {
   try {
@@ -274,13 +378,7 @@ PostgresSource::~PostgresSource() {
 }
 
 std::string PostgresSource::QuoteIdent(const std::string& name) {
-  std::string q = "\"";
-  for (char c : name) {
-    if (c == '"') q.push_back('"');
-    q.push_back(c);
-  }
-  q.push_back('"');
-  return q;
+  return pg_internal::QuoteIdent(name);
 }
 
 Result<std::unique_ptr<PostgresSource>> PostgresSource::Open(const std::string& url,
@@ -288,10 +386,10 @@ Result<std::unique_ptr<PostgresSource>> PostgresSource::Open(const std::string& 
   std::unique_ptr<PostgresSource> src(new PostgresSource(url, options));
   // postgres:// is libpq's other spelling; libpq takes both.
   try {
-    src->session_->conn = std::make_unique<pqxx::connection>(pg_internal::WithConnectTimeout(
+    src->session_->conn = std::make_unique<Connection>(pg_internal::WithConnectTimeout(
         pg_internal::WithPassword(url, std::getenv("WIDEN_SOURCE_PASSWORD"))));
   } catch (const std::exception& e) {
-    return ConnectError(url, e.what());
+    return ConnectError(url, e);
   }
   try {
     src->session_->conn->set_client_encoding("UTF8");
@@ -493,110 +591,47 @@ Result<SourceTable> PostgresSource::DescribeQuery(const std::string& sql) {
 }
 
 Status PostgresSource::CheckScan(const ScanSpec& spec) {
-  const std::string sql = SelectSql(spec);
+  const BuiltQuery q = SelectBuilder(*dialect_).Build(spec);
   try {
     session_->txn->exec("SAVEPOINT widen_check");
     // exec_params uses the extended protocol: one statement, never a batch.
-    session_->txn->exec_params("EXPLAIN " + sql);
+    session_->txn->exec_params("EXPLAIN " + q.sql,
+                               pqxx::prepare::make_dynamic_params(ParamTexts(q.params)));
     session_->txn->exec("RELEASE SAVEPOINT widen_check");
   } catch (const std::exception& e) {
     try {
       session_->txn->exec("ROLLBACK TO SAVEPOINT widen_check");
     } catch (const std::exception&) {
     }
-    return QueryError(fmt::format("query failed ({})", sql), e);
+    return QueryError(fmt::format("query failed ({})", q.sql), e);
   }
   return Status::OK();
 }
 
 std::string PostgresSource::SelectSql(const ScanSpec& spec) const {
-  auto col = [](const ColumnExpr& c) { return QuoteIdent(c.alias) + "." + QuoteIdent(c.column); };
-  // Merge keys. A child row is matched to its parent rows by the database:
-  // it is read joined to the parent table on the nest's `=` (whatever the
-  // collation: nondeterministic ICU collations, char(n) padding, citext...)
-  // and carries the parent's values, NULL when no parent row matches. The
-  // parent rows carry their own values. Both sides are then the same
-  // column's values, ordered as CompareValues orders them: text-like values
-  // by their text as unsigned bytes (COLLATE "C"), others natively. Links
-  // whose values compare alike in widen and in the database (by_value, or
-  // text whose `=` compares bytes) use the child's own values, without the
-  // join.
-  std::vector<std::string> keys, order, merge_joins;
-  for (size_t l = 0; l < spec.merge.size(); ++l) {
-    const MergeLink& m = spec.merge[l];
-    const bool carry = m.child && !m.by_value && !session_->BytesEqual(spec, m);
-    const std::string alias = QuoteIdent(fmt::format("widen_m{}", l));
-    // The peer's columns are renamed in a derived table, so that they
-    // cannot make a name in the `where` text ambiguous.
-    auto carried = [&](size_t i) { return QuoteIdent(fmt::format("widen_k{}_{}", l, i)); };
-    if (carry) {
-      std::string peer = "SELECT ";
-      for (size_t i = 0; i < m.on.size(); ++i) {
-        peer += (i ? ", " : "") + QuoteIdent(m.on[i].second) + " AS " + carried(i);
-      }
-      peer += m.peer_query.empty() ? " FROM " + QuoteIdent(m.peer_table)
-                                   : " FROM (" + m.peer_query + ") AS widen_q";
-      std::string j = " LEFT JOIN (" + peer + ") AS " + alias + " ON ";
-      for (size_t i = 0; i < m.on.size(); ++i) {
-        if (i) j += " AND ";
-        j += alias + "." + carried(i) + " = " + col(m.on[i].first);
-      }
-      merge_joins.push_back(std::move(j));
-    }
-    for (size_t i = 0; i < m.on.size(); ++i) {
-      const ColumnExpr& c = m.on[i].first;
-      const std::string value = carry ? alias + "." + carried(i) : col(c);
-      const bool text = c.is_text && !m.by_value;
-      keys.push_back(text ? "(" + value + ")::text" : value);
-      std::string o = text ? keys.back() + " COLLATE \"C\"" : value;
-      if (carry) o += " NULLS FIRST";
-      if (std::find(order.begin(), order.end(), o) == order.end()) order.push_back(std::move(o));
-    }
-  }
-  std::string sql = "SELECT ";
-  for (size_t i = 0; i < spec.columns.size(); ++i) {
-    if (i) sql += ", ";
-    sql += col(spec.columns[i]);
-  }
-  for (size_t i = 0; i < keys.size(); ++i) {
-    sql += (i || !spec.columns.empty() ? ", " : "") + keys[i];
-  }
-  if (spec.query.empty()) {
-    sql += " FROM " + QuoteIdent(spec.table) + " AS " + QuoteIdent(spec.alias);
-  } else {
-    sql += " FROM (" + spec.query + ") AS " + QuoteIdent(spec.alias);
-  }
-  for (const auto& j : spec.joins) {
-    sql += " LEFT JOIN " + QuoteIdent(j.table) + " AS " + QuoteIdent(j.alias) + " ON ";
-    for (size_t i = 0; i < j.on.size(); ++i) {
-      if (i) sql += " AND ";
-      sql += QuoteIdent(j.alias) + "." + QuoteIdent(j.on[i].second) + " = " + col(j.on[i].first);
-    }
-  }
-  for (const auto& j : merge_joins) sql += j;
-  std::vector<std::string> preds;
-  if (!spec.where.empty()) preds.push_back("(" + spec.where + ")");
-  for (const auto& c : spec.not_null) preds.push_back(col(c) + " IS NOT NULL");
-  if (spec.range) preds.push_back(source_internal::RangePredicate(spec, col));
-  for (size_t i = 0; i < preds.size(); ++i) sql += (i ? " AND " : " WHERE ") + preds[i];
-  for (const auto& c : spec.order_by) {
-    std::string o = col(c);
-    if (c.is_text) o += " COLLATE \"C\"";
-    if (std::find(order.begin(), order.end(), o) == order.end()) order.push_back(std::move(o));
-  }
-  for (size_t i = 0; i < order.size(); ++i) sql += (i ? ", " : " ORDER BY ") + order[i];
-  return sql;
+  return SelectBuilder(*dialect_).Build(spec).sql;
 }
 
 Result<std::unique_ptr<RowStream>> PostgresSource::Scan(const ScanSpec& spec) {
+  return ScanWith(spec, {});
+}
+
+Result<std::unique_ptr<RowStream>> PostgresSource::ScanWith(const ScanSpec& spec,
+                                                            std::vector<Value> inner_params) {
   std::string cursor = fmt::format("widen_c{}", ++next_cursor_);
-  std::string sql = SelectSql(spec);
+  BuiltQuery q = SelectBuilder(*dialect_).Build(spec);
+  if (!inner_params.empty() && !q.params.empty()) {
+    return Status::Internal("a scan over a query with parameters has parameters of its own");
+  }
+  if (q.params.empty()) q.params = std::move(inner_params);
   try {
     // exec_params uses the extended protocol: the text is one statement, so a
-    // `where` cannot smuggle in a second one (COMMIT; DROP ...).
-    session_->txn->exec_params("DECLARE " + cursor + " NO SCROLL CURSOR FOR " + sql);
+    // `where` cannot smuggle in a second one (COMMIT; DROP ...). Values are
+    // bound parameters.
+    session_->txn->exec_params("DECLARE " + cursor + " NO SCROLL CURSOR FOR " + q.sql,
+                               pqxx::prepare::make_dynamic_params(ParamTexts(q.params)));
   } catch (const std::exception& e) {
-    return QueryError(fmt::format("table {}: query failed ({})", spec.table, sql), e);
+    return QueryError(fmt::format("table {}: query failed ({})", spec.table, q.sql), e);
   }
   auto stream = std::make_unique<PostgresRowStream>(session_->txn.get(), cursor, spec.table,
                                                     options_.fetch_rows);
@@ -620,22 +655,26 @@ Result<std::vector<GroupCount>> PostgresSource::LargestGroups(
     out.push_back(g);
   }
   out.push_back("widen_n");
+  BuiltQuery inner = SelectBuilder(*dialect_).Build(Unordered(spec, group_by));
   const std::string sql = fmt::format(
       "SELECT {0}, count(*) AS widen_n FROM ({1}) AS widen_g({0}) GROUP BY {0} "
       "ORDER BY widen_n DESC{2} LIMIT {3}",
-      names, SelectSql(Unordered(spec, group_by)), order, limit);
-  WIDEN_ASSIGN_OR_RETURN(auto rows, Scan(OverQuery(sql, out)));
+      names, inner.sql, order, limit);
+  WIDEN_ASSIGN_OR_RETURN(auto rows, ScanWith(OverQuery(sql, out), std::move(inner.params)));
   return source_internal::ReadGroups(rows.get());
 }
 
 Result<ColumnSummary> PostgresSource::SummarizeColumn(const ScanSpec& spec,
                                                       const ColumnExpr& column) {
+  BuiltQuery inner = SelectBuilder(*dialect_).Build(Unordered(spec, {column}));
   const std::string sql = fmt::format(
       "SELECT min(widen_c) AS widen_min, max(widen_c) AS widen_max, count(*) AS widen_rows, "
       "count(widen_c) AS widen_non_null FROM ({}) AS widen_s(widen_c)",
-      SelectSql(Unordered(spec, {column})));
+      inner.sql);
   WIDEN_ASSIGN_OR_RETURN(
-      auto rows, Scan(OverQuery(sql, {"widen_min", "widen_max", "widen_rows", "widen_non_null"})));
+      auto rows,
+      ScanWith(OverQuery(sql, {"widen_min", "widen_max", "widen_rows", "widen_non_null"}),
+               std::move(inner.params)));
   return source_internal::ReadSummary(rows.get());
 }
 

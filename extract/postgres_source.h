@@ -1,4 +1,8 @@
-// PostgresSource: a Source on PostgreSQL through libpqxx.
+// PostgresSource: a Source (and its SourceStats) on PostgreSQL through
+// libpqxx. Its SQL is built by SelectBuilder with the PostgreSQL dialect
+// (extract/postgres_dialect_internal.h); range and bound values are bound
+// parameters of the extended protocol. Errors are coded by their SQLSTATE
+// (extract/pg_errors_internal.h), connection errors included.
 //
 // The password comes from the URL, else WIDEN_SOURCE_PASSWORD, else libpq's
 // own PGPASSWORD and ~/.pgpass; messages show the URL masked.
@@ -19,12 +23,18 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "extract/source.h"
+#include "extract/source_stats.h"
 
 namespace widen {
 
-class PostgresSource : public Source {
+namespace pg_internal {
+class PostgresDialect;
+}
+
+class PostgresSource : public Source, public SourceStats {
  public:
   static Result<std::unique_ptr<PostgresSource>> Open(const std::string& url,
                                                       const SourceOptions& options);
@@ -36,6 +46,7 @@ class PostgresSource : public Source {
   Status CheckScan(const ScanSpec& spec) override;
   std::string SelectSql(const ScanSpec& spec) const override;
   Result<std::unique_ptr<RowStream>> Scan(const ScanSpec& spec) override;
+  SourceStats& stats() override { return *this; }
   Result<std::vector<GroupCount>> LargestGroups(const ScanSpec& spec,
                                                 const std::vector<ColumnExpr>& group_by,
                                                 int limit) override;
@@ -54,10 +65,16 @@ class PostgresSource : public Source {
  private:
   PostgresSource(std::string url, SourceOptions options);
 
+  // Scan, with `inner_params` bound to the placeholders of spec.query (a
+  // query built around another scan's; spec itself then has none).
+  Result<std::unique_ptr<RowStream>> ScanWith(const ScanSpec& spec,
+                                              std::vector<Value> inner_params);
+
   std::string url_;
   SourceOptions options_;
   struct Session;  // the libpqxx connection and its transaction
   std::unique_ptr<Session> session_;
+  std::unique_ptr<pg_internal::PostgresDialect> dialect_;
   int next_cursor_ = 0;
 };
 

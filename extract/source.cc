@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "extract/source_internal.h"
+#include "extract/source_stats.h"
 
 namespace widen {
 
@@ -117,14 +118,24 @@ Result<SourceTable> Source::DescribeQuery(const std::string&) {
 
 Status Source::CheckScan(const ScanSpec& spec) { return Scan(spec).status(); }
 
-Result<std::vector<GroupCount>> Source::LargestGroups(const ScanSpec&,
-                                                      const std::vector<ColumnExpr>&, int) {
-  return Status::InvalidArgument("counting rows per group is not supported by the " + dialect() +
+Source::Source() = default;
+Source::~Source() = default;
+
+SourceStats& Source::stats() {
+  if (unsupported_stats_ == nullptr)
+    unsupported_stats_ = std::make_unique<UnsupportedStats>(dialect());
+  return *unsupported_stats_;
+}
+
+Result<std::vector<GroupCount>> UnsupportedStats::LargestGroups(const ScanSpec&,
+                                                                const std::vector<ColumnExpr>&,
+                                                                int) {
+  return Status::InvalidArgument("counting rows per group is not supported by the " + dialect_ +
                                  " source");
 }
 
-Result<ColumnSummary> Source::SummarizeColumn(const ScanSpec&, const ColumnExpr&) {
-  return Status::InvalidArgument("summarizing a column is not supported by the " + dialect() +
+Result<ColumnSummary> UnsupportedStats::SummarizeColumn(const ScanSpec&, const ColumnExpr&) {
+  return Status::InvalidArgument("summarizing a column is not supported by the " + dialect_ +
                                  " source");
 }
 
@@ -194,20 +205,6 @@ ScanSpec Unordered(const ScanSpec& spec, std::vector<ColumnExpr> columns) {
   s.unique_key.clear();
   s.merge.clear();
   return s;
-}
-
-std::string RangePredicate(const ScanSpec& spec,
-                           const std::function<std::string(const ColumnExpr&)>& col) {
-  if (!spec.range) return "";
-  const ScanRange& r = *spec.range;
-  const std::string c = col(r.column);
-  std::vector<std::string> parts;
-  if (r.lo) parts.push_back(fmt::format("{} >= {}", c, *r.lo));
-  if (r.hi) parts.push_back(fmt::format("{} < {}", c, *r.hi));
-  std::string p =
-      parts.empty() ? std::string("TRUE") : fmt::format("{}", fmt::join(parts, " AND "));
-  if (r.with_null) p = fmt::format("({} OR {} IS NULL)", p, c);
-  return "(" + p + ")";
 }
 
 ScanSpec OverQuery(std::string sql, const std::vector<std::string>& names) {

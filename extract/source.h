@@ -5,8 +5,11 @@
 //   postgresql://USER[:PASSWORD]@HOST:PORT/DB     (also postgres://)
 //   mysql://USER[:PASSWORD]@HOST:PORT/DB          (MySQL or MariaDB)
 // It reads inside one read-only transaction on one consistent snapshot, and
-// never writes. The SQL it runs is built here from a ScanSpec (identifiers are
-// quoted for the engine; values never spliced into SQL text).
+// never writes. The SQL it runs is built from a ScanSpec by SelectBuilder
+// (extract/select_builder.h) in the engine's SqlDialect: identifiers quoted
+// for the engine, values (ranges, bounds, paging keys) bound as parameters,
+// never spliced into SQL text. Aggregate queries are its SourceStats
+// (extract/source_stats.h).
 //
 // A RowStream is an iterator like leveldb::Iterator: Valid(), Next(), row(),
 // status(). Errors are sticky in status(); row() is a view valid until Next().
@@ -28,6 +31,8 @@
 
 namespace widen {
 
+class SourceStats;
+
 /// A column of a table: `alias.column` in a ScanSpec.
 struct ColumnExpr {
   std::string alias;
@@ -45,17 +50,43 @@ struct ScanJoin {
   std::vector<std::pair<ColumnExpr, std::string>> on;
 };
 
-/// A half-open range of one integer column, lo <= column < hi, restricting
-/// the rows of a scan: parallel jobs each read one range of the driving
-/// table and the matching ranges of its nests. An unset bound is open; with
-/// `with_null`, rows where the column is NULL belong to the range too. The
-/// bounds are integers computed by widen and written into the SQL as
-/// numerals (no data value is ever spliced into SQL text).
+/// A half-open range of one column, lo <= column < hi, restricting the rows
+/// of a scan: parallel jobs each read one range of the driving table and the
+/// matching ranges of its nests. An unset bound is open. The column compares
+/// as the database compares it (as ScanSpec::order_by sorts it), and a row
+/// whose column is NULL is in no range unless `with_null` (the last job's
+/// range takes them). The bounds are typed values of the column's type
+/// (integers for job ranges), bound as query parameters, never spliced into
+/// SQL text (SelectBuilder).
 struct ScanRange {
   ColumnExpr column;
-  std::optional<int64_t> lo;
-  std::optional<int64_t> hi;
+  std::optional<Value> lo;  // REQUIRES: not NULL
+  std::optional<Value> hi;  // REQUIRES: not NULL
   bool with_null = false;
+};
+
+/// How a KeyBound compares the row's tuple with its values.
+enum class BoundOp : uint8_t {
+  kGreater,         // (columns) >  (values)
+  kGreaterOrEqual,  // (columns) >= (values)
+  kLess,            // (columns) <  (values)
+};
+
+/// A bound on a tuple of columns: the rows whose (columns...) compare `op` to
+/// (values...), such as (updated_at, id) > ('2024-05-01 10:00:00', 42) for a
+/// watermark. Tuples compare lexicographically; each column compares as
+/// ScanSpec::order_by sorts it (text with is_text as unsigned bytes, other
+/// types natively), and NULL sorts before every value: a NULL in `values`
+/// is matched with IS NULL / IS NOT NULL terms, never with `=` or `>`, so
+/// rows with NULLs are placed exactly, not dropped (on PostgreSQL, whose
+/// ORDER BY puts NULLs last, a scan with a bound orders its keys NULLS FIRST
+/// to agree; an empty KeyBound selects every row but orders so: the first
+/// page of a scan paged by bounds). Columns listed in ScanSpec::not_null are
+/// known not to be NULL. Values are bound as query parameters.
+struct KeyBound {
+  std::vector<ColumnExpr> columns;
+  std::vector<Value> values;  // one per column, of its type (may be NULL)
+  BoundOp op = BoundOp::kGreater;
 };
 
 /// One side of a nest's `on` (parent columns = child columns) as seen from
@@ -120,6 +151,8 @@ struct ScanSpec {
   bool shared = false;
   /// Only the rows in this range (unset: all rows).
   std::optional<ScanRange> range;
+  /// Only the rows within this tuple bound (unset: all rows).
+  std::optional<KeyBound> bound;
 };
 
 /// Where the merge keys of spec.merge[link] are in the rows of `spec`: after
@@ -189,20 +222,6 @@ struct SourceSchema {
   const SourceTable* FindTable(const std::string& name) const;
 };
 
-/// A group of rows sharing the values of some columns, and its size.
-struct GroupCount {
-  Row key;           // the group's values, in group_by order
-  int64_t rows = 0;  // rows in the group
-};
-
-/// The range of one column's values over the rows of a scan.
-struct ColumnSummary {
-  Value min;             // smallest non-NULL value; NULL when there is none
-  Value max;             // largest non-NULL value; NULL when there is none
-  int64_t rows = 0;      // rows of the scan
-  int64_t non_null = 0;  // rows where the column is not NULL
-};
-
 class RowStream {
  public:
   virtual ~RowStream() = default;
@@ -224,7 +243,8 @@ struct SourceOptions {
 
 class Source {
  public:
-  virtual ~Source() = default;
+  Source();
+  virtual ~Source();
 
   /// Connects and starts the read-only snapshot transaction.
   /// InvalidArgument: malformed or unknown URL scheme. Unavailable: the server
@@ -239,7 +259,9 @@ class Source {
   /// columns nullable). InvalidArgument when the query does not run.
   virtual Result<SourceTable> DescribeQuery(const std::string& sql);
 
-  /// The SELECT this source runs for `spec` (for `plan` and tests).
+  /// The SELECT this source runs for `spec` (for `plan` and tests): the
+  /// first page's on MySQL. Range and bound values appear as the dialect's
+  /// placeholders (SqlDialect::Placeholder), as the query is sent.
   virtual std::string SelectSql(const ScanSpec& spec) const = 0;
 
   /// Checks that the query of `spec` would run (names, the `where` text)
@@ -249,20 +271,11 @@ class Source {
   /// Starts streaming `spec`. The stream is positioned on its first row.
   virtual Result<std::unique_ptr<RowStream>> Scan(const ScanSpec& spec) = 0;
 
-  /// The `limit` largest groups of the rows `spec` selects (its table or
-  /// query, joins, where and not_null apply; its columns and order_by do
-  /// not), grouped by `group_by`, biggest first: one GROUP BY that the server
-  /// runs, reading no row data (widen lint: children per parent). The default
-  /// returns InvalidArgument "not supported by the <dialect> source".
-  virtual Result<std::vector<GroupCount>> LargestGroups(const ScanSpec& spec,
-                                                        const std::vector<ColumnExpr>& group_by,
-                                                        int limit);
-
-  /// Smallest and largest value of `column` and the row counts over the rows
-  /// `spec` selects, by one aggregate query on the server (widen lint: the
-  /// age of version columns). Text compares in the server's collation. The
-  /// default returns InvalidArgument "not supported by the <dialect> source".
-  virtual Result<ColumnSummary> SummarizeColumn(const ScanSpec& spec, const ColumnExpr& column);
+  /// The source's aggregate queries (widen lint, job splitting); see
+  /// extract/source_stats.h. The default answers every query with
+  /// InvalidArgument "... not supported by the <dialect> source". The
+  /// returned object is this source's and lives as long as it.
+  virtual SourceStats& stats();
 
   /// Opens `n` more sources on the same database that read the same
   /// snapshot as this one, for parallel jobs: rows read through any of them
@@ -280,6 +293,9 @@ class Source {
 
   /// "postgresql" or "mysql".
   virtual std::string dialect() const = 0;
+
+ private:
+  std::unique_ptr<SourceStats> unsupported_stats_;  // what stats() gives by default
 };
 
 /// The URL with any password replaced by "***", for messages: the

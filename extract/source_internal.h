@@ -2,12 +2,12 @@
 // (LargestGroups, SummarizeColumn). Internal to extract/.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "extract/source.h"
+#include "extract/source_stats.h"
 
 namespace widen::source_internal {
 
@@ -17,11 +17,6 @@ ScanSpec Unordered(const ScanSpec& spec, std::vector<ColumnExpr> columns);
 
 /// A scan of the derived query `sql` whose output columns are `names`.
 ScanSpec OverQuery(std::string sql, const std::vector<std::string>& names);
-
-/// The SQL predicate of spec.range ("" when unset), with `col` quoting a
-/// column for the engine.
-std::string RangePredicate(const ScanSpec& spec,
-                           const std::function<std::string(const ColumnExpr&)>& col);
 
 /// Reads the rows of a LargestGroups query: the group columns, then the count.
 Result<std::vector<GroupCount>> ReadGroups(RowStream* rows);

@@ -118,8 +118,8 @@ class TableAssembler {
   ScanRange Range(const ColumnExpr& column, bool driving) const {
     ScanRange r;
     r.column = column;
-    r.lo = options_.range->lo;
-    r.hi = options_.range->hi;
+    if (options_.range->lo) r.lo = Value::Int(*options_.range->lo);
+    if (options_.range->hi) r.hi = Value::Int(*options_.range->hi);
     r.with_null = driving && options_.range->with_null;
     return r;
   }

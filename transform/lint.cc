@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "common/table_descriptor.h"
+#include "extract/source_stats.h"
 #include "transform/cell_timestamp.h"
 #include "transform/key_anatomy.h"
 #include "transform/plan.h"
@@ -189,7 +190,7 @@ class Linter {
       ScanSpec scan = *p.scan;
       scan.range.reset();
       for (const auto& c : p.link) scan.not_null.push_back(c);
-      auto groups = source_->LargestGroups(scan, p.link, 1);
+      auto groups = source_->stats().LargestGroups(scan, p.link, 1);
       if (!groups.ok()) {
         if (groups.status().code() != StatusCode::kInvalidArgument) return groups.status();
         Note(fmt::format("{}: E120 skipped: {}", t.name, groups.status().message()));
@@ -781,7 +782,7 @@ class Linter {
     for (const Check& c : checks) {
       const FamilySpec* f = Family(t, c.family);
       if (f == nullptr || f->versions <= 1) continue;  // versions 1: W107 above
-      auto groups = source_->LargestGroups(*c.scan, c.cell, 1);
+      auto groups = source_->stats().LargestGroups(*c.scan, c.cell, 1);
       if (!groups.ok()) {
         if (groups.status().code() != StatusCode::kInvalidArgument) return groups.status();
         Note(fmt::format("{}: W107 skipped for {}: {}", t.name, c.what, groups.status().message()));
@@ -844,7 +845,7 @@ class Linter {
     for (const auto& v : sources) {
       const ColumnExpr& col = v.scan->columns[v.index];
       const std::string column = col.alias + "." + col.column;
-      auto summary = source_->SummarizeColumn(*v.scan, col);
+      auto summary = source_->stats().SummarizeColumn(*v.scan, col);
       if (!summary.ok()) {
         if (summary.status().code() != StatusCode::kInvalidArgument) return summary.status();
         Note(fmt::format("{}: W108 skipped for family '{}': {}", t.name, v.family->name,
@@ -919,7 +920,7 @@ class Linter {
         group.push_back(l.nest->scan.merge.front().on[i].first);
         group.back().is_text = false;
       }
-      auto groups = source_->LargestGroups(l.nest->scan, group, 1);
+      auto groups = source_->stats().LargestGroups(l.nest->scan, group, 1);
       if (!groups.ok()) {
         if (groups.status().code() != StatusCode::kInvalidArgument) return groups.status();
         Note(fmt::format("{}: W109 skipped: {}", t.name, groups.status().message()));

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "common/cell_spool.h"
+#include "extract/source_stats.h"
 
 namespace widen {
 
@@ -70,7 +71,7 @@ Result<RowSplit> SplitRows(const TablePlan& plan, Source* source, int jobs) {
   bare.table = plan.scan.table;
   bare.query = plan.scan.query;
   bare.alias = plan.scan.alias;
-  WIDEN_ASSIGN_OR_RETURN(ColumnSummary sum, source->SummarizeColumn(bare, *column));
+  WIDEN_ASSIGN_OR_RETURN(ColumnSummary sum, source->stats().SummarizeColumn(bare, *column));
   if (sum.min.is_null() || sum.max.is_null()) {
     one.why_not = fmt::format("{} has no values", name);
     return one;

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "extract/source_stats.h"
 #include "transform/cell_timestamp.h"
 
 namespace widen {
@@ -61,7 +62,7 @@ class RangeChecker {
   // source cannot summarize it.
   Result<std::optional<ColumnSummary>> Summarize(const ScanSpec& scan, size_t index,
                                                  const std::string& what) {
-    auto s = source_->SummarizeColumn(scan, scan.columns[index]);
+    auto s = source_->stats().SummarizeColumn(scan, scan.columns[index]);
     if (!s.ok()) {
       if (s.status().code() != StatusCode::kInvalidArgument) return s.status();
       report_.notes.push_back(fmt::format("{}: the range of {} was not checked: {}",

@@ -1,6 +1,6 @@
 // RangeCheck: compares the range of a table's source values with what its
 // mapping can write, before any row moves: one min/max query per column
-// (Source::SummarizeColumn). `widen lint` reports the findings (W114,
+// (SourceStats::SummarizeColumn). `widen lint` reports the findings (W114,
 // W115) and `widen plan` prints them.
 //
 //   key widths        a text key part or nested id with `width: N` over an

@@ -4,12 +4,19 @@
 // identifiers on both engines, and connection errors with their Status codes.
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
 #include <fmt/format.h>
 
+#include "extract/source_stats.h"
 #include "tests/integration/source_scan.h"
 #include "tests/integration/test_env.h"
 
@@ -383,7 +390,7 @@ TEST_F(MySqlSourceTest, LargestGroupsAndColumnSummaryRunOnTheServer) {
   ASSERT_NE(src, nullptr);
   ScanSpec spec = Spec("g", {{"g", "id"}}, {}, {{"g", "id"}});
   // 'a' and 'A' are one value in the column's collation, two for widen.
-  auto groups = src->LargestGroups(spec, {{"g", "k", true}}, 10);
+  auto groups = src->stats().LargestGroups(spec, {{"g", "k", true}}, 10);
   ASSERT_TRUE(groups.ok()) << groups.status().ToString();
   std::vector<std::string> got;
   for (const auto& gc : *groups) got.push_back(Typed(gc.key[0]) + "=" + std::to_string(gc.rows));
@@ -393,28 +400,28 @@ TEST_F(MySqlSourceTest, LargestGroupsAndColumnSummaryRunOnTheServer) {
   ASSERT_EQ(got.size(), expected.size());
   for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], expected[i][0]);
   EXPECT_EQ(got.front(), "text:A=3");
-  auto two = src->LargestGroups(spec, {{"g", "k", true}, {"g", "n"}}, 1);
+  auto two = src->stats().LargestGroups(spec, {{"g", "k", true}, {"g", "n"}}, 1);
   ASSERT_TRUE(two.ok()) << two.status().ToString();
   ASSERT_EQ(two->size(), 1u);
   EXPECT_EQ(Typed((*two)[0].key[0]) + "|" + Typed((*two)[0].key[1]), "text:A|int:2")
       << "ties: the smaller key first";
   EXPECT_EQ((*two)[0].rows, 2);
 
-  auto at = src->SummarizeColumn(spec, {"g", "at"});
+  auto at = src->stats().SummarizeColumn(spec, {"g", "at"});
   ASSERT_TRUE(at.ok()) << at.status().ToString();
   EXPECT_EQ(Typed(at->min), "timestamp:2019-05-06 07:08:09");
   EXPECT_EQ(Typed(at->max), "timestamp:2021-01-01 00:00:00");
   EXPECT_EQ(at->rows, 7);
   EXPECT_EQ(at->non_null, 3);
-  auto k = src->SummarizeColumn(spec, {"g", "k", true});
+  auto k = src->stats().SummarizeColumn(spec, {"g", "k", true});
   ASSERT_TRUE(k.ok()) << k.status().ToString();
   EXPECT_EQ(Typed(k->min), "text:A") << "bytewise: 'A' < 'a'";
   EXPECT_EQ(Typed(k->max), "text:b");
-  auto f = src->SummarizeColumn(spec, {"g", "f"});
+  auto f = src->stats().SummarizeColumn(spec, {"g", "f"});
   ASSERT_TRUE(f.ok()) << f.status().ToString();
   EXPECT_EQ(f->min.as_double(), static_cast<double>(0.1f));
   spec.where = "id > 100";
-  auto none = src->SummarizeColumn(spec, {"g", "at"});
+  auto none = src->stats().SummarizeColumn(spec, {"g", "at"});
   ASSERT_TRUE(none.ok()) << none.status().ToString();
   EXPECT_TRUE(none->min.is_null());
   EXPECT_EQ(none->rows, 0);
@@ -608,6 +615,99 @@ TEST(SourceErrorsTest, PostgresServerGoneMidRunIsUnavailable) {
                    "' AND pid <> pg_backend_pid()");
   while ((*s)->Valid()) (*s)->Next();
   EXPECT_EQ((*s)->status().code(), StatusCode::kUnavailable) << (*s)->status().ToString();
+}
+
+// PostgreSQL errors are coded by the SQLSTATE the server sends (also while
+// connecting), not by their text.
+TEST(SourceErrorsTest, PostgresErrorsAreCodedBySqlState) {
+  WIDEN_REQUIRE_PG(url);
+  std::string db = FreshPgDatabase(url, "widen_it_pgstate");
+  PgQuery(db,
+          "DROP ROLE IF EXISTS widen_noperm; CREATE ROLE widen_noperm LOGIN; "
+          "DROP ROLE IF EXISTS widen_nologin; CREATE ROLE widen_nologin NOLOGIN; "
+          "CREATE TABLE secret (id INT PRIMARY KEY); INSERT INTO secret VALUES (1)");
+  SourceOptions o;
+  // 28000: no such role, a role that may not log in.
+  for (const char* user : {"widen_no_such_role", "widen_nologin"}) {
+    auto s = Source::Open(WithUser(db, user), o);
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.status().code(), StatusCode::kUnauthenticated) << s.status().ToString();
+    EXPECT_NE(s.status().message().find(user), std::string::npos) << s.status().ToString();
+    // The message as libpq words it by default: no SQLSTATE, no LOCATION.
+    EXPECT_EQ(s.status().message().find("28000"), std::string::npos) << s.status().ToString();
+    EXPECT_EQ(s.status().message().find("LOCATION"), std::string::npos) << s.status().ToString();
+  }
+  // 3D000: no such database.
+  auto nodb = Source::Open(WithDatabase(url, "widen_no_such_db"), o);
+  ASSERT_FALSE(nodb.ok());
+  EXPECT_EQ(nodb.status().code(), StatusCode::kNotFound) << nodb.status().ToString();
+  EXPECT_NE(nodb.status().message().find("\"widen_no_such_db\" does not exist"), std::string::npos)
+      << nodb.status().ToString();
+  // No server answers: Unavailable; a URL libpq refuses: InvalidArgument.
+  auto refused = Source::Open("postgresql://u:secret@127.0.0.1:1/db", o);
+  EXPECT_EQ(refused.status().code(), StatusCode::kUnavailable) << refused.status().ToString();
+  EXPECT_EQ(refused.status().message().find("secret"), std::string::npos);
+  for (const char* bad : {"postgresql://u@127.0.0.1:1/db?sslmode=sometimes",
+                          "postgresql://u@127.0.0.1:1/db?no_such_option=1"}) {
+    auto s = Source::Open(bad, o);
+    EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument) << s.status().ToString();
+  }
+  // 42501: a table the user may not read.
+  auto src = OpenSource(WithUser(db, "widen_noperm"));
+  ASSERT_NE(src, nullptr);
+  const ScanSpec spec = Spec("secret", {{"secret", "id"}}, {}, {{"secret", "id"}});
+  Status check = src->CheckScan(spec);
+  EXPECT_EQ(check.code(), StatusCode::kPermissionDenied) << check.ToString();
+  EXPECT_NE(check.message().find("permission denied for table secret"), std::string::npos)
+      << check.ToString();
+  // 42703: a `where` naming no column is the mapping's to fix.
+  auto owner = OpenSource(db);
+  ASSERT_NE(owner, nullptr);
+  ScanSpec bad = spec;
+  bad.where = "nope > 1";
+  EXPECT_EQ(owner->CheckScan(bad).code(), StatusCode::kInvalidArgument);
+  auto scan = owner->Scan(bad);
+  EXPECT_EQ(scan.status().code(), StatusCode::kInvalidArgument) << scan.status().ToString();
+  // 57014: a statement cut by the server's statement_timeout may pass on retry.
+  PgQuery(db,
+          "ALTER ROLE widen_noperm SET statement_timeout = '50ms'; GRANT SELECT ON secret "
+          "TO widen_noperm");
+  src = OpenSource(WithUser(db, "widen_noperm"));
+  ASSERT_NE(src, nullptr);
+  ScanSpec slow = spec;
+  slow.where = "(SELECT count(*) FROM pg_sleep(1)) = 1";
+  auto cut = src->Scan(slow);
+  Status st = cut.ok() ? (*cut)->status() : cut.status();
+  EXPECT_EQ(st.code(), StatusCode::kUnavailable) << st.ToString();
+  src.reset();
+  PgQuery(db, "DROP OWNED BY widen_noperm; DROP ROLE widen_noperm; DROP ROLE widen_nologin");
+}
+
+// A server that accepts the connection and never answers: the connection
+// gives up after connect_timeout (widen polls libpq's connection itself).
+TEST(SourceErrorsTest, PostgresServerThatNeverAnswersTimesOut) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(listen(fd, 4), 0);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const auto start = std::chrono::steady_clock::now();
+  auto s = Source::Open(
+      fmt::format("postgresql://u@127.0.0.1:{}/db?connect_timeout=2", ntohs(addr.sin_port)),
+      SourceOptions());
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  close(fd);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), StatusCode::kUnavailable) << s.status().ToString();
+  EXPECT_NE(s.status().message().find("timeout expired"), std::string::npos)
+      << s.status().ToString();
+  EXPECT_GE(seconds, 1.5);
+  EXPECT_LT(seconds, 8.0);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "extract/source.h"
+#include "extract/source_stats.h"
 
 namespace widen::testing {
 
@@ -26,7 +27,7 @@ inline SourceColumn Col(std::string name, ValueType type, std::string source_typ
   return c;
 }
 
-class FakeSource : public Source {
+class FakeSource : public Source, public SourceStats {
  public:
   void AddTable(SourceTable table, std::vector<std::vector<Value>> rows) {
     data_[table.name] = std::move(rows);
@@ -38,7 +39,8 @@ class FakeSource : public Source {
     }
     return nullptr;
   }
-  /// Makes LargestGroups/SummarizeColumn behave like the default Source.
+  /// Makes stats() answer as a source without aggregate queries does
+  /// (UnsupportedStats).
   bool unsupported_aggregates = false;
   int scans = 0;
 
@@ -47,6 +49,10 @@ class FakeSource : public Source {
     return "SELECT ... FROM " + (spec.table.empty() ? std::string("(query)") : spec.table);
   }
   std::string dialect() const override { return "fake"; }
+  SourceStats& stats() override {
+    if (unsupported_aggregates) return unsupported_;
+    return *this;
+  }
 
   Result<std::unique_ptr<RowStream>> Scan(const ScanSpec& spec) override {
     ++scans;
@@ -84,7 +90,6 @@ class FakeSource : public Source {
   Result<std::vector<GroupCount>> LargestGroups(const ScanSpec& spec,
                                                 const std::vector<ColumnExpr>& group_by,
                                                 int limit) override {
-    if (unsupported_aggregates) return Source::LargestGroups(spec, group_by, limit);
     WIDEN_ASSIGN_OR_RETURN(auto contexts, Rows(spec));
     std::vector<GroupCount> groups;
     for (const auto& ctx : contexts) {
@@ -109,7 +114,6 @@ class FakeSource : public Source {
   }
 
   Result<ColumnSummary> SummarizeColumn(const ScanSpec& spec, const ColumnExpr& column) override {
-    if (unsupported_aggregates) return Source::SummarizeColumn(spec, column);
     WIDEN_ASSIGN_OR_RETURN(auto contexts, Rows(spec));
     ColumnSummary s;
     for (const auto& ctx : contexts) {
@@ -187,6 +191,7 @@ class FakeSource : public Source {
 
   SourceSchema schema_;
   std::map<std::string, std::vector<std::vector<Value>>> data_;
+  UnsupportedStats unsupported_{"fake"};
 };
 
 }  // namespace widen::testing
