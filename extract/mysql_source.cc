@@ -1087,6 +1087,43 @@ Result<std::vector<GroupCount>> MySqlSource::LargestGroups(const ScanSpec& spec,
   return source_internal::ReadGroups(out.get());
 }
 
+Result<std::vector<GroupCount>> MySqlSource::LargestLinkGroups(const ScanSpec& spec,
+                                                               const std::vector<size_t>& links,
+                                                               int limit) {
+  if (links.empty() || limit < 1) {
+    return Status::InvalidArgument("LargestLinkGroups needs links and a positive limit");
+  }
+  WIDEN_RETURN_IF_ERROR(session_->Prepare(spec));
+  std::vector<ColumnExpr> columns;
+  std::vector<std::string> keys;  // the merge key of each link column
+  for (size_t l : links) {
+    if (l >= spec.merge.size()) return Status::InvalidArgument("no such nest link");
+    const MergeKeys mk = session_->dialect.Merge(spec, l);
+    for (size_t i = 0; i < spec.merge[l].on.size(); ++i) {
+      columns.push_back(spec.merge[l].on[i].first);
+      keys.push_back(mk.select[i]);
+    }
+  }
+  const ScanSpec rows = Unordered(spec, columns);
+  BuiltQuery q = SelectBuilder(session_->dialect).Build(rows);
+  std::string inner = "SELECT ", outer = "SELECT ", group;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const std::string g = fmt::format("widen_g{}", i), b = fmt::format("widen_b{}", i);
+    inner += (i ? ", " : "") + q.items[i].expr + " AS " + g + ", " + keys[i] + " AS " + b;
+    outer += (i ? ", " : "") + ("MIN(" + g + ") AS " + g);
+    group += (i ? ", " : "") + b;
+    names.push_back(g);
+  }
+  names.push_back("widen_n");
+  const std::string sql = fmt::format(
+      "{}, COUNT(*) AS widen_n FROM ({}{}{}) AS widen_x GROUP BY {} ORDER BY widen_n DESC, {} "
+      "LIMIT {}",
+      outer, inner, q.from, q.where, group, group, limit);
+  WIDEN_ASSIGN_OR_RETURN(auto out, ScanWith(OverQuery(sql, names), std::move(q.params)));
+  return source_internal::ReadGroups(out.get());
+}
+
 Result<ColumnSummary> MySqlSource::SummarizeColumn(const ScanSpec& spec, const ColumnExpr& column) {
   WIDEN_RETURN_IF_ERROR(session_->Prepare(spec));
   const ScanSpec rows = Unordered(spec, {column});

@@ -94,6 +94,9 @@ class MySqlSource : public Source, public SourceStats {
   Result<std::unique_ptr<RowStream>> Scan(const ScanSpec& spec) override;
   SourceStats& stats() override { return *this; }
   /// One GROUP BY on the server; text groups by its UTF-8 bytes.
+  Result<std::vector<GroupCount>> LargestLinkGroups(const ScanSpec& spec,
+                                                    const std::vector<size_t>& links,
+                                                    int limit) override;
   Result<std::vector<GroupCount>> LargestGroups(const ScanSpec& spec,
                                                 const std::vector<ColumnExpr>& group_by,
                                                 int limit) override;

@@ -342,6 +342,20 @@ struct PostgresSource::Session {
     return plain;
   }
 
+  // The collation of a column ("" for a type without one, or when unsure).
+  std::string Collation(const std::string& table, const std::string& column) {
+    try {
+      pqxx::result r = txn->exec_params(
+          "SELECT COALESCE(c.collname, '') FROM pg_attribute a LEFT JOIN pg_collation c ON "
+          "c.oid = a.attcollation WHERE a.attrelid = $1::regclass AND a.attname = $2 AND NOT "
+          "a.attisdropped",
+          PostgresSource::QuoteIdent(table), column);
+      return r.empty() ? std::string() : std::string(r[0][0].c_str());
+    } catch (const std::exception&) {
+      return "";
+    }
+  }
+
   // True when every `=` of `link` compares the bytes of two plain text
   // columns (PlainText), so that the child's own values are exact keys.
   bool BytesEqual(const ScanSpec& spec, const MergeLink& link) {
@@ -591,6 +605,32 @@ Result<SourceTable> PostgresSource::DescribeQuery(const std::string& sql) {
 }
 
 Status PostgresSource::CheckScan(const ScanSpec& spec) {
+  // A child read joined to its parents (a link whose `=` is not byte
+  // equality): PostgreSQL cannot compare text of two different collations
+  // (it fails when it first hashes or compares a value, after rows were
+  // written), so such a link is refused here.
+  for (const MergeLink& link : spec.merge) {
+    if (!link.child || link.by_value || !link.peer_query.empty() ||
+        session_->BytesEqual(spec, link)) {
+      continue;
+    }
+    for (const auto& [c, peer] : link.on) {
+      std::string table = c.alias == spec.alias ? spec.table : c.alias;
+      for (const auto& j : spec.joins) {
+        if (j.alias == c.alias) table = j.table;
+      }
+      if (table.empty()) continue;
+      const std::string mine = session_->Collation(table, c.column);
+      const std::string theirs = session_->Collation(link.peer_table, peer);
+      if (!mine.empty() && !theirs.empty() && mine != theirs) {
+        return Status::InvalidArgument(fmt::format(
+            "nest on {}.{} (collation {}) = {}.{} (collation {}): PostgreSQL cannot compare "
+            "text of two different collations; give both columns one collation (ALTER TABLE "
+            "... ALTER COLUMN ... TYPE text COLLATE ...)",
+            link.peer_table, peer, theirs, table, c.column, mine));
+      }
+    }
+  }
   const BuiltQuery q = SelectBuilder(*dialect_).Build(spec);
   try {
     session_->txn->exec("SAVEPOINT widen_check");
@@ -662,6 +702,22 @@ Result<std::vector<GroupCount>> PostgresSource::LargestGroups(
       names, inner.sql, order, limit);
   WIDEN_ASSIGN_OR_RETURN(auto rows, ScanWith(OverQuery(sql, out), std::move(inner.params)));
   return source_internal::ReadGroups(rows.get());
+}
+
+Result<std::vector<GroupCount>> PostgresSource::LargestLinkGroups(
+    const ScanSpec& spec, const std::vector<size_t>& links, int limit) {
+  if (links.empty() || limit < 1) {
+    return Status::InvalidArgument("LargestLinkGroups needs links and a positive limit");
+  }
+  // The rows carry their own values as merge keys (the child side's carried
+  // parent values are not asked for here): text by its bytes, as the merge
+  // compares them.
+  std::vector<ColumnExpr> columns;
+  for (size_t l : links) {
+    if (l >= spec.merge.size()) return Status::InvalidArgument("no such nest link");
+    for (const auto& on : spec.merge[l].on) columns.push_back(on.first);
+  }
+  return LargestGroups(spec, columns, limit);
 }
 
 Result<ColumnSummary> PostgresSource::SummarizeColumn(const ScanSpec& spec,

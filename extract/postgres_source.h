@@ -47,6 +47,9 @@ class PostgresSource : public Source, public SourceStats {
   std::string SelectSql(const ScanSpec& spec) const override;
   Result<std::unique_ptr<RowStream>> Scan(const ScanSpec& spec) override;
   SourceStats& stats() override { return *this; }
+  Result<std::vector<GroupCount>> LargestLinkGroups(const ScanSpec& spec,
+                                                    const std::vector<size_t>& links,
+                                                    int limit) override;
   Result<std::vector<GroupCount>> LargestGroups(const ScanSpec& spec,
                                                 const std::vector<ColumnExpr>& group_by,
                                                 int limit) override;

@@ -127,6 +127,11 @@ SourceStats& Source::stats() {
   return *unsupported_stats_;
 }
 
+Result<std::vector<GroupCount>> SourceStats::LargestLinkGroups(const ScanSpec&,
+                                                               const std::vector<size_t>&, int) {
+  return Status::InvalidArgument("counting rows per nest link is not supported by this source");
+}
+
 Result<std::vector<GroupCount>> UnsupportedStats::LargestGroups(const ScanSpec&,
                                                                 const std::vector<ColumnExpr>&,
                                                                 int) {

@@ -52,6 +52,18 @@ class SourceStats {
                                                         const std::vector<ColumnExpr>& group_by,
                                                         int limit) = 0;
 
+  /// The `limit` largest groups of the rows `spec` selects whose merge keys
+  /// of the links `links` (indexes into spec.merge, seen from the rows'
+  /// side) are equal: rows a nest merge cannot tell apart, equal as the
+  /// database's `=` of each link compares them (MySQL: in the link's
+  /// collation, with its padding rule; PostgreSQL: the rows' own values).
+  /// GroupCount::key holds each link column's value (one of the group's).
+  /// The default answers InvalidArgument "... not supported ..."; errors as
+  /// LargestGroups otherwise.
+  virtual Result<std::vector<GroupCount>> LargestLinkGroups(const ScanSpec& spec,
+                                                            const std::vector<size_t>& links,
+                                                            int limit);
+
   /// Smallest and largest value of `column` and the row counts over the rows
   /// `spec` selects (as for LargestGroups), by one aggregate query on the
   /// server. Text min/max compare as unsigned bytes on MySQL and in the

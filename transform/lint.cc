@@ -157,40 +157,42 @@ class Linter {
   // that its link columns name one row; count its largest group.
   Status LintRepeatedLinks(const TableMapping& t, const TablePlan& tp) {
     if (tp.nests.empty()) return Status::OK();
+    // The rows nested rows merge under, and the links (indexes into their
+    // scan's merge) whose keys must name one of them.
     struct Parent {
       const ScanSpec* scan;
-      std::vector<ColumnExpr> link;
+      std::vector<size_t> links;
+      std::vector<ColumnExpr> link;  // the links' columns, for the message
       bool keyless;
       SourceLocation loc;
     };
     std::vector<Parent> parents;
+    auto columns_of = [](const ScanSpec& scan, const std::vector<size_t>& links) {
+      std::vector<ColumnExpr> out;
+      for (size_t l : links) {
+        for (const auto& on : scan.merge[l].on) out.push_back(on.first);
+      }
+      return out;
+    };
     {
       const SourceTable* st = tp.scan.table.empty() ? nullptr : schema_.FindTable(tp.scan.table);
-      const size_t n = tp.nests.front().spec->on.size();
-      std::vector<ColumnExpr> link;
-      for (size_t i = 0; i < n && i < tp.scan.merge.front().on.size(); ++i) {
-        link.push_back(tp.scan.merge.front().on[i].first);
-      }
-      parents.push_back(
-          Parent{&tp.scan, link, st == nullptr || st->is_view, tp.nests.front().spec->loc});
+      parents.push_back(Parent{&tp.scan, {0}, columns_of(tp.scan, {0}),
+                               st == nullptr || st->is_view, tp.nests.front().spec->loc});
     }
     for (const auto& n : tp.nests) {
-      if (n.children.empty()) continue;
+      if (n.children.empty() || n.scan.merge.size() < 2) continue;
       const SourceTable* st = schema_.FindTable(n.spec->table);
-      std::vector<ColumnExpr> link;
-      for (const auto& [pcol, ccol] : n.spec->on) link.push_back(ColumnExpr{n.scan.alias, ccol});
-      for (const auto& [ccol, gcol] : n.children.front().spec->on) {
-        link.push_back(ColumnExpr{n.scan.alias, ccol});
-      }
-      parents.push_back(
-          Parent{&n.scan, link, st == nullptr || st->is_view, n.children.front().spec->loc});
+      // A child is told apart by its link to its parent and its link to
+      // its own children (merge[0] and merge[1]).
+      parents.push_back(Parent{&n.scan, {0, 1}, columns_of(n.scan, {0, 1}),
+                               st == nullptr || st->is_view, n.children.front().spec->loc});
     }
     for (const Parent& p : parents) {
       if (!p.keyless) continue;
       ScanSpec scan = *p.scan;
       scan.range.reset();
       for (const auto& c : p.link) scan.not_null.push_back(c);
-      auto groups = source_->stats().LargestGroups(scan, p.link, 1);
+      auto groups = source_->stats().LargestLinkGroups(scan, p.links, 1);
       if (!groups.ok()) {
         if (groups.status().code() != StatusCode::kInvalidArgument) return groups.status();
         Note(fmt::format("{}: E120 skipped: {}", t.name, groups.status().message()));

@@ -352,6 +352,18 @@ TEST_F(MySqlNestCollationTest, ParentsEqualUnderTheCollationAreOneKey) {
   EXPECT_NE(r.status.message().find("repeat"), std::string::npos) << r.status.ToString();
   EXPECT_NE(r.status.message().find("as the database compares them"), std::string::npos)
       << r.status.ToString();
+  // lint finds the repeat beforehand, equal as the nest compares them.
+  const std::string dir = MakeTempDir();
+  {
+    std::ofstream f(dir + "/m.yaml");
+    f << "source: " << db_ << "\n" << Mapping("{code: code}", "id");
+  }
+  CommandResult lint =
+      RunCommand(fmt::format("{} lint -m {}", WidenBinary(), ShellQuote(dir + "/m.yaml")));
+  EXPECT_EQ(lint.exit_code, 2) << lint.output;
+  EXPECT_NE(lint.output.find("error E120: t:p: 2 rows of p have the same nest link value"),
+            std::string::npos)
+      << lint.output;
 }
 
 class PgNestCollationTest : public ::testing::Test {
