@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/bytes.h"
+#include "common/temporal.h"
 #include "transform/exact_number_internal.h"
 #include "transform/ordered_bytes.h"
 
@@ -47,44 +48,9 @@ int IntWidth(KeyType t) {
   }
 }
 
-int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
 Status OutOfRange(const KeyPartPlan& p, const Value& v, std::string_view why) {
   return Status::InvalidArgument(
       fmt::format("key part '{}' value '{}' {}", p.name, v.DebugString(), why));
-}
-
-// The value as a timestamp in ms (floored), for kTimestamp parts.
-bool TimestampMs(const Value& v, int64_t* ms) {
-  switch (v.type()) {
-    case ValueType::kTimestamp:
-    case ValueType::kTimestampTz:
-      if (v.as_int() == std::numeric_limits<int64_t>::max() ||
-          v.as_int() == std::numeric_limits<int64_t>::min()) {
-        return false;  // infinity
-      }
-      *ms = FloorDiv(v.as_int(), 1000);
-      return true;
-    case ValueType::kDate:
-      *ms = v.as_int() * 86400000;
-      return true;
-    case ValueType::kInt:
-      *ms = v.as_int();
-      return true;
-    default:
-      return false;
-  }
-}
-
-// A timestamp part's ms for display: the UTC time without zone
-// ("2024-02-29 12:00:00.5"), or the number when beyond microseconds.
-std::string TimestampPartText(int64_t ms) {
-  if (ms > INT64_MAX / 1000 || ms < INT64_MIN / 1000 + 1) return std::to_string(ms);
-  return Value::Temporal(ValueType::kTimestamp, ms * 1000).ToText();
 }
 
 // Why `v` cannot be a part of key type `what` ("date", "timestamp", "time"),
@@ -92,7 +58,7 @@ std::string TimestampPartText(int64_t ms) {
 std::string NotA(const Value& v, std::string_view what) {
   const bool temporal = v.type() == ValueType::kDate || v.type() == ValueType::kTimestamp ||
                         v.type() == ValueType::kTimestampTz;
-  if (temporal && (v.as_int() == INT64_MAX || v.as_int() == INT64_MIN)) {
+  if (temporal && IsInfinite(v.as_int())) {
     return fmt::format("is infinite; a {} key part holds finite values only", what);
   }
   if (v.type() == ValueType::kOther) {
@@ -327,7 +293,7 @@ Status KeyCodec::EncodePartBinary(const KeyPartPlan& p, const Value& v, std::str
     }
     case KeyType::kTimestamp: {
       int64_t ms;
-      if (!TimestampMs(v, &ms)) return OutOfRange(p, v, NotA(v, "timestamp"));
+      if (!EpochMs(v, &ms)) return OutOfRange(p, v, NotA(v, "timestamp"));
       if (p.reverse) {
         if (ms < 0) return OutOfRange(p, v, "is before 1970 and cannot be reversed");
         PutFixed64BE(out, static_cast<uint64_t>(kLongMax - ms));
@@ -352,7 +318,7 @@ Status KeyCodec::EncodePartText(const KeyPartPlan& p, const Value& v, std::strin
   const size_t start = out->size();
   if (p.reverse) {
     int64_t ms;
-    if (!TimestampMs(v, &ms)) return OutOfRange(p, v, NotA(v, "timestamp"));
+    if (!EpochMs(v, &ms)) return OutOfRange(p, v, NotA(v, "timestamp"));
     if (ms < 0) return OutOfRange(p, v, "is before 1970 and cannot be reversed");
     out->append(fmt::format("{:019d}", kLongMax - ms));
   } else if (p.width > 0 && IsIntegerType(v.type())) {
@@ -528,7 +494,7 @@ bool KeyCodec::DecodePartBinary(const KeyPartPlan& p, std::string_view* in,
       } else {
         ok = ordered::GetInt(&v, 8, &ms);
       }
-      *text = TimestampPartText(ms);
+      *text = MsText(ms);
       break;
     }
     case KeyType::kTime: {
@@ -594,7 +560,7 @@ bool KeyCodec::Decode(std::string_view key,
           if (digits) n = n * 10 + (c - '0');
         }
         if (!digits || n < 0) return false;
-        piece = TimestampPartText(kLongMax - n);
+        piece = MsText(kLongMax - n);
       } else {
         piece = ToStringBinary(piece);
       }

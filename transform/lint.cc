@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/temporal.h"
 #include "store/table_descriptor.h"
 #include "transform/cell_timestamp.h"
 #include "transform/key_anatomy.h"
@@ -61,11 +62,6 @@ std::string HumanBytes(double b) {
 
 bool IsTemporal(ValueType t) {
   return t == ValueType::kTimestamp || t == ValueType::kTimestampTz || t == ValueType::kDate;
-}
-
-std::string FormatMs(int64_t ms) {
-  Value v = Value::Temporal(ValueType::kTimestamp, ms * 1000);
-  return v.ToText();
 }
 
 class Linter {
@@ -841,11 +837,11 @@ class Linter {
         continue;
       }
       int64_t oldest_ms;
-      if (!VersionValueMs(summary->min, &oldest_ms)) continue;
+      if (!EpochMs(summary->min, &oldest_ms)) continue;
       const int64_t ttl_ms = v.family->ttl_seconds * 1000;
       if (o_.now_ms - oldest_ms <= ttl_ms) continue;
       int64_t newest_ms = oldest_ms;
-      VersionValueMs(summary->max, &newest_ms);
+      EpochMs(summary->max, &newest_ms);
       const bool all = o_.now_ms - newest_ms > ttl_ms;
       Add("W108", v.loc, t.name,
           fmt::format("family '{}' has TTL {} s ({:.1f} days) but version column {} goes back to "
@@ -853,7 +849,7 @@ class Linter {
                       "skip them{}; compactions delete them)",
                       v.family->name, v.family->ttl_seconds,
                       static_cast<double>(v.family->ttl_seconds) / 86400.0, column,
-                      FormatMs(oldest_ms), all ? " (every value is older than the TTL)" : "",
+                      MsText(oldest_ms), all ? " (every value is older than the TTL)" : "",
                       v.family->min_versions > 0
                           ? fmt::format(" except the {} newest version(s)", v.family->min_versions)
                           : ""),

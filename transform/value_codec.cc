@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "common/bytes.h"
+#include "common/temporal.h"
 #include "transform/exact_number_internal.h"
 
 namespace widen {
@@ -30,12 +31,6 @@ constexpr NamedType kHBaseTypes[] = {
     {HBaseType::kString, "string"},
     {HBaseType::kBytes, "bytes"},
 };
-
-int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
 
 Status DoesNotFit(const Value& v, HBaseType t, std::string_view why = {}) {
   return Status::InvalidArgument(fmt::format("value '{}' does not fit the hbase codec's Java {}{}",
@@ -406,14 +401,15 @@ Status EncodeValue(const ValueCodecPlan& plan, const Value& v, std::string* out)
           break;
         case ValueType::kDate:
         case ValueType::kTimestamp:
-        case ValueType::kTimestampTz:
+        case ValueType::kTimestampTz: {
           // ms since the epoch (timestamps floored to ms)
-          if (v.as_int() == INT64_MAX || v.as_int() == INT64_MIN) {
+          int64_t ms;
+          if (!EpochMs(v, &ms)) {
             return DoesNotFit(v, t, "an infinite date or time has no milliseconds");
           }
-          x = exact::Integer::Of(v.type() == ValueType::kDate ? v.as_int() * 86400000
-                                                              : FloorDiv(v.as_int(), 1000));
+          x = exact::Integer::Of(ms);
           break;
+        }
         default:
           if (!exact::ToInteger(v, &x, &why)) return DoesNotFit(v, t, why);
       }
