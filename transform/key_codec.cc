@@ -17,22 +17,6 @@ namespace {
 
 constexpr int64_t kLongMax = std::numeric_limits<int64_t>::max();
 
-struct TypeInfo {
-  KeyType type;
-  const char* name;
-  int bytes;
-};
-
-constexpr TypeInfo kTypes[] = {
-    {KeyType::kString, "string", 0},       {KeyType::kBytes, "bytes", 0},
-    {KeyType::kInt8, "int8", 1},           {KeyType::kInt16, "int16", 2},
-    {KeyType::kInt32, "int32", 4},         {KeyType::kInt64, "int64", 8},
-    {KeyType::kUInt64, "uint64", 8},       {KeyType::kFloat32, "float", 4},
-    {KeyType::kFloat64, "double", 8},      {KeyType::kDecimal, "decimal", 0},
-    {KeyType::kBool, "bool", 1},           {KeyType::kDate, "date", 4},
-    {KeyType::kTimestamp, "timestamp", 8}, {KeyType::kTime, "time", 8},
-};
-
 int IntWidth(KeyType t) {
   switch (t) {
     case KeyType::kInt8:
@@ -105,26 +89,27 @@ bool KeyTypeAccepts(KeyType t, ValueType type) {
   return false;
 }
 
-std::string_view KeyTypeName(KeyType t) {
-  for (const auto& i : kTypes) {
-    if (i.type == t) return i.name;
-  }
-  return "?";
-}
-
-bool ParseKeyType(std::string_view name, KeyType* t) {
-  for (const auto& i : kTypes) {
-    if (name == i.name) {
-      *t = i.type;
-      return true;
-    }
-  }
-  return false;
-}
-
 int KeyTypeBytes(KeyType t) {
-  for (const auto& i : kTypes) {
-    if (i.type == t) return i.bytes;
+  switch (t) {
+    case KeyType::kInt8:
+    case KeyType::kBool:
+      return 1;
+    case KeyType::kInt16:
+      return 2;
+    case KeyType::kInt32:
+    case KeyType::kFloat32:
+    case KeyType::kDate:
+      return 4;
+    case KeyType::kInt64:
+    case KeyType::kUInt64:
+    case KeyType::kFloat64:
+    case KeyType::kTimestamp:
+    case KeyType::kTime:
+      return 8;
+    case KeyType::kString:
+    case KeyType::kBytes:
+    case KeyType::kDecimal:
+      return 0;
   }
   return 0;
 }

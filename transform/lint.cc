@@ -325,9 +325,9 @@ class Linter {
     for (size_t i = 0; i < nests.size(); ++i) {
       const NestSpec* n = nests[i].first;
       for (const auto& g : n->nests) nests.emplace_back(&g, false);
-      if (!n->version.empty()) {
+      if (!n->version.column.empty()) {
         add(n->family,
-            n->version.find('.') == std::string::npos ? n->table + "." + n->version : n->version,
+            n->version.alias.empty() ? n->table + "." + n->version.column : n->version.ToString(),
             n->loc);
       } else if (!t.version.column.empty()) {
         add(n->family, qualified(t.version), t.loc);
@@ -672,7 +672,7 @@ class Linter {
       const NestPlan* n = nests[i];
       for (const auto& g : n->children) nests.push_back(&g);
       const SourceTable* child = schema_.FindTable(n->spec->table);
-      if (child == nullptr || !n->spec->version.empty()) continue;
+      if (child == nullptr || !n->spec->version.column.empty()) continue;
       // The child columns the id stands for: its own, and the `on` columns
       // of a join whose key the id part is (category.name, a unique key of
       // category, stands for the child's category_id).
@@ -737,7 +737,7 @@ class Linter {
     };
     std::vector<Check> checks;
     for (const NestPlan& n : tp.nests) {
-      if (n.spec->version.empty()) continue;
+      if (n.spec->version.column.empty()) continue;
       Check c{&n.scan, {}, n.family, fmt::format("the nest of {}", n.spec->table), n.spec->loc};
       // The child's link to its parent (merge[0], the child's side), then the id.
       for (const auto& on : n.scan.merge.front().on) c.cell.push_back(on.first);
@@ -912,8 +912,9 @@ class Linter {
       }
       if (groups->empty()) continue;
       const GroupCount& g = groups->front();
-      const double per_child =
-          l.nest->cells_layout ? static_cast<double>(l.nest->value_columns.size()) : 1.0;
+      const double per_child = l.nest->layout == NestLayout::kCells
+                                   ? static_cast<double>(l.nest->value_columns.size())
+                                   : 1.0;
       cells += static_cast<double>(g.rows) * per_child;
       bytes += static_cast<double>(g.rows) * per_child * cell_bytes(l.nest->family);
       std::vector<std::string> key;

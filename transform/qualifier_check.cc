@@ -370,7 +370,7 @@ class Checker {
     std::string what =
         fmt::format("the nest of '{}' (prefix '{}'", n.spec->table, ToStringBinary(n.prefix));
     if (parent != nullptr) what += fmt::format(", under the nest of '{}'", parent->spec->table);
-    what += n.cells_layout ? ", layout cells)" : ")";
+    what += n.layout == NestLayout::kCells ? ", layout cells)" : ")";
     const int s = NewSource(n.family, what, n.spec->loc);
     std::vector<int> tails = {sources_[s].start};
     for (const NestPlan* u : up) {
@@ -379,7 +379,7 @@ class Checker {
     }
     nfa_.Append(Literal(n.prefix), &tails);
     AppendId(n.qualifier, &nfa_, &tails);
-    if (n.cells_layout) {
+    if (n.layout == NestLayout::kCells) {
       std::vector<std::string> names;
       for (const auto& [name, index] : n.value_columns) names.push_back(name);
       nfa_.Append(Literal(n.attribute_separator), &tails);

@@ -16,22 +16,6 @@ namespace widen {
 
 namespace {
 
-struct NamedType {
-  HBaseType type;
-  const char* name;
-};
-constexpr NamedType kHBaseTypes[] = {
-    {HBaseType::kShort, "short"},
-    {HBaseType::kInt, "int"},
-    {HBaseType::kLong, "long"},
-    {HBaseType::kFloat, "float"},
-    {HBaseType::kDouble, "double"},
-    {HBaseType::kBoolean, "boolean"},
-    {HBaseType::kBigDecimal, "bigdecimal"},
-    {HBaseType::kString, "string"},
-    {HBaseType::kBytes, "bytes"},
-};
-
 Status DoesNotFit(const Value& v, HBaseType t, std::string_view why = {}) {
   return Status::InvalidArgument(fmt::format("value '{}' does not fit the hbase codec's Java {}{}",
                                              v.DebugString(), HBaseTypeName(t),
@@ -59,30 +43,6 @@ std::string MagnitudeBytes(std::string digits) {
 
 }  // namespace
 
-bool ParseValueCodec(std::string_view name, ValueCodecKind* kind) {
-  if (name == "string")
-    *kind = ValueCodecKind::kString;
-  else if (name == "hbase")
-    *kind = ValueCodecKind::kHBase;
-  else if (name == "json")
-    *kind = ValueCodecKind::kJson;
-  else if (name == "raw")
-    *kind = ValueCodecKind::kRaw;
-  else
-    return false;
-  return true;
-}
-
-bool ParseHBaseType(std::string_view name, HBaseType* type) {
-  for (const auto& t : kHBaseTypes) {
-    if (name == t.name) {
-      *type = t.type;
-      return true;
-    }
-  }
-  return false;
-}
-
 bool HBaseTypeAccepts(HBaseType t, ValueType type) {
   const bool number = type == ValueType::kInt || type == ValueType::kUInt ||
                       type == ValueType::kFloat || type == ValueType::kDecimal;
@@ -105,13 +65,6 @@ bool HBaseTypeAccepts(HBaseType t, ValueType type) {
       return true;
   }
   return true;
-}
-
-std::string_view HBaseTypeName(HBaseType type) {
-  for (const auto& t : kHBaseTypes) {
-    if (t.type == type) return t.name;
-  }
-  return "auto";
 }
 
 bool AppendHBaseBigDecimal(std::string_view text, std::string* out) {
