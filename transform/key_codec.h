@@ -22,6 +22,7 @@
 // several threads with distinct output buffers.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -98,7 +99,8 @@ class KeyCodec {
   static Result<KeyCodec> FromJson(std::string_view json);
 
   KeyForm form() const { return form_; }
-  const std::vector<KeyPartPlan>& parts() const { return parts_; }
+  /// The parts, in key order; a view valid as long as the codec.
+  std::span<const KeyPartPlan> parts() const { return parts_; }
   const std::string& separator() const { return separator_; }
   const KeyHashPlan& salt() const { return salt_; }
   const KeyHashPlan& hash_prefix() const { return hash_; }

@@ -1,6 +1,7 @@
 #include "transform/lint.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -20,7 +21,7 @@ namespace widen {
 
 namespace {
 
-const std::vector<LintRule> kRules = {
+constexpr LintRule kRules[] = {
     {"E100", Severity::kError, "the mapping does not resolve against the source"},
     {"E101", Severity::kError, "a namespace, table or family name HBase rejects"},
     {"W102", Severity::kWarning, "more column families than HBase handles well"},
@@ -838,18 +839,24 @@ class Linter {
       }
       int64_t oldest_ms;
       if (!EpochMs(summary->min, &oldest_ms)) continue;
-      const int64_t ttl_ms = v.family->ttl_seconds * 1000;
-      if (o_.now_ms - oldest_ms <= ttl_ms) continue;
+      // Cells older than the cutoff have expired (compared so that no age
+      // overflows: an integer version may be INT64_MIN ms).
+      const int64_t cutoff_ms =
+          o_.now_ms -
+          std::chrono::milliseconds(std::chrono::seconds(v.family->ttl_seconds)).count();
+      if (oldest_ms >= cutoff_ms) continue;
       int64_t newest_ms = oldest_ms;
       EpochMs(summary->max, &newest_ms);
-      const bool all = o_.now_ms - newest_ms > ttl_ms;
+      const bool all = newest_ms < cutoff_ms;
       Add("W108", v.loc, t.name,
           fmt::format("family '{}' has TTL {} s ({:.1f} days) but version column {} goes back to "
                       "{}{}: cells older than the TTL expire as soon as they are written (reads "
                       "skip them{}; compactions delete them)",
                       v.family->name, v.family->ttl_seconds,
-                      static_cast<double>(v.family->ttl_seconds) / 86400.0, column,
-                      MsText(oldest_ms), all ? " (every value is older than the TTL)" : "",
+                      std::chrono::duration<double, std::chrono::days::period>(
+                          std::chrono::seconds(v.family->ttl_seconds))
+                          .count(),
+                      column, MsText(oldest_ms), all ? " (every value is older than the TTL)" : "",
                       v.family->min_versions > 0
                           ? fmt::format(" except the {} newest version(s)", v.family->min_versions)
                           : ""),
@@ -973,7 +980,7 @@ int LintReport::warnings() const {
   }));
 }
 
-const std::vector<LintRule>& LintRules() { return kRules; }
+std::span<const LintRule> LintRules() { return kRules; }
 
 Result<LintReport> Lint(const Mapping& mapping, Source* source, const LintOptions& options) {
   return Linter(mapping, source, options).Run();

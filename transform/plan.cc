@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <memory>
+#include <span>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -63,11 +64,11 @@ bool ComparesByValue(ValueType a, ValueType b) {
 // `first_link` on are the nests' in order, each after the keys `prefix`. A
 // first-level child matches on its link to the parent; a second-level one
 // on (its parent's link to the top-level parent, its own link).
-void SetMergeKeys(const ScanSpec& parent, const std::vector<size_t>& prefix, size_t first_link,
+void SetMergeKeys(const ScanSpec& parent, std::span<const size_t> prefix, size_t first_link,
                   bool second_level, std::vector<NestPlan>* nests) {
   for (size_t i = 0; i < nests->size(); ++i) {
     NestPlan& n = (*nests)[i];
-    n.parent_key = prefix;
+    n.parent_key.assign(prefix.begin(), prefix.end());
     for (size_t k : MergeKeyIndexes(parent, first_link + i)) n.parent_key.push_back(k);
     n.child_key = MergeKeyIndexes(n.scan, 0);
     if (second_level) {
@@ -94,7 +95,7 @@ int CompareClass(ValueType t) {
 }
 
 // The columns of `table` that `cols` covers a key of (primary or unique).
-bool CoversKey(const SourceTable& table, const std::vector<std::string>& cols) {
+bool CoversKey(const SourceTable& table, std::span<const std::string> cols) {
   auto covers = [&](const std::vector<std::string>& key) {
     if (key.empty()) return false;
     for (const auto& k : key) {
@@ -286,7 +287,7 @@ class Planner {
     return p;
   }
 
-  Result<KeyHashPlan> PlanHash(const KeyHashSpec& h, const std::vector<KeyPart>& parts) {
+  Result<KeyHashPlan> PlanHash(const KeyHashSpec& h, std::span<const KeyPart> parts) {
     KeyHashPlan k;
     k.size = h.size;
     for (const auto& name : h.parts) {
@@ -514,7 +515,7 @@ class Planner {
   // row is written).
   Status CheckParentKey(const SourceLocation& loc, const std::string& target,
                         const SourceTable& parent, bool is_query,
-                        const std::vector<std::string>& cols) {
+                        std::span<const std::string> cols) {
     if (is_query || parent.is_view || CoversKey(parent, cols)) return Status::OK();
     return Status::InvalidArgument(fmt::format(
         "{}: table '{}': nests join on {}.({}), which is not the primary key or a unique key of "
@@ -528,7 +529,7 @@ class Planner {
   // Plans `nests` under a parent table (`parent`, or the free-form query
   // `parent_query`, selected through `parent_cols` under `parent_alias`);
   // appends each nest's link, seen from the parent, to *parent_links.
-  Status PlanNests(const std::vector<NestSpec>& nests, const TableMapping& t,
+  Status PlanNests(std::span<const NestSpec> nests, const TableMapping& t,
                    const SourceTable& parent, const std::string& parent_alias,
                    const std::string& parent_query, ColumnSet* parent_cols,
                    std::vector<MergeLink>* parent_links, std::vector<NestPlan>* out) {

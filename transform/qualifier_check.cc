@@ -3,6 +3,7 @@
 #include <bitset>
 #include <cstdint>
 #include <deque>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -238,7 +239,7 @@ class Nfa {
     *tails = next;
   }
 
-  void Accept(const std::vector<int>& tails, int label) {
+  void Accept(std::span<const int> tails, int label) {
     for (int t : tails) states_[t].accept = label;
   }
 
@@ -366,7 +367,7 @@ class Checker {
 
   // Adds the qualifiers of nest `n`; `outer` builds its parent's qualifier
   // (prefix + id) after a start state, for a nest at the second level.
-  void AddNest(const NestPlan& n, const NestPlan* parent, const std::vector<const NestPlan*>& up) {
+  void AddNest(const NestPlan& n, const NestPlan* parent, std::span<const NestPlan* const> up) {
     std::string what =
         fmt::format("the nest of '{}' (prefix '{}'", n.spec->table, ToStringBinary(n.prefix));
     if (parent != nullptr) what += fmt::format(", under the nest of '{}'", parent->spec->table);
@@ -386,7 +387,7 @@ class Checker {
       nfa_.Append(OneOf(names), &tails);
     }
     nfa_.Accept(tails, s);
-    std::vector<const NestPlan*> path = up;
+    std::vector<const NestPlan*> path(up.begin(), up.end());
     path.push_back(&n);
     for (const NestPlan& g : n.children) AddNest(g, &n, path);
   }
