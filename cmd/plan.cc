@@ -119,7 +119,7 @@ void PrintText(const PlanOptions& o, const DesignInputs& in,
     }
     const KeyAnatomy& a = r.anatomy;
     *out += fmt::format(
-        "row key    {}{}, {} bytes: {}\n", a.form == KeyForm::kText ? "text" : "binary",
+        "row key    {}{}, {} bytes: {}\n", KeyFormNames().Name(a.form),
         a.form == KeyForm::kText ? fmt::format(", separator '{}'", ToStringBinary(a.separator))
                                  : "",
         Range(a.min_bytes, a.max_bytes), a.compact);
@@ -332,7 +332,7 @@ Json ToJson(const PlanOptions& o, const DesignInputs& in, const std::vector<Tabl
     t["families"] = fams;
     const KeyAnatomy& a = r.anatomy;
     Json key;
-    key["form"] = a.form == KeyForm::kText ? "text" : "binary";
+    key["form"] = KeyFormNames().Name(a.form);
     key["separator"] = a.form == KeyForm::kText ? Json(a.separator) : Json(nullptr);
     key["anatomy"] = a.compact;
     key["min_bytes"] = a.min_bytes;

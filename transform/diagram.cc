@@ -149,7 +149,7 @@ std::string DesignDiagramDot(const std::vector<const TablePlan*>& tables) {
         span, kTitleColor, E(tp.descriptor.FullName()), E(from));
     // Headers: row key, then one per family.
     l += fmt::format("<TR><TD BGCOLOR=\"{}\"><B>row key</B> ({})</TD>", kKeyColor,
-                     tp.key.form() == KeyForm::kText ? "text" : "binary");
+                     KeyFormNames().Name(tp.key.form()));
     for (const auto& f : fams) {
       l += fmt::format("<TD BGCOLOR=\"{}\" PORT=\"f_{}\"><B>family {}</B><BR/>{}</TD>",
                        kFamilyColor, NodeId("", f.name), E(f.name), E(FamilyOptions(f)));

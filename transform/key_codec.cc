@@ -603,7 +603,7 @@ std::string KeyCodec::Anatomy() const {
 
 std::string KeyCodec::ToJson() const {
   nlohmann::ordered_json j;
-  j["form"] = form_ == KeyForm::kText ? "text" : "binary";
+  j["form"] = KeyFormNames().Name(form_);
   j["separator"] = separator_;
   auto hash = [](const KeyHashPlan& h) {
     return nlohmann::ordered_json{{"size", h.size}, {"parts", h.parts}};
@@ -632,7 +632,10 @@ std::string KeyCodec::ToJson() const {
 Result<KeyCodec> KeyCodec::FromJson(std::string_view json) {
   try {
     auto j = nlohmann::json::parse(json);
-    KeyForm form = j.at("form") == "text" ? KeyForm::kText : KeyForm::kBinary;
+    KeyForm form;
+    if (!KeyFormNames().Parse(j.at("form").get<std::string>(), &form)) {
+      return Status::DataLoss("key layout: unknown form");
+    }
     std::vector<KeyPartPlan> parts;
     for (const auto& pj : j.at("parts")) {
       KeyPartPlan p;
