@@ -15,10 +15,6 @@ class App;
 
 namespace widen {
 
-/// Table metadata key of a table's load state: "loading" while a migrate
-/// writes it, "complete" when that run ended well.
-inline constexpr char kStateMetadata[] = "widen.state";
-
 struct MigrateOptions {
   std::string mapping_path;
   std::string source_url;               // overrides the mapping's source when set

@@ -19,6 +19,7 @@
 #include "cmd/exit_codes.h"
 #include "cmd/report.h"
 #include "common/suggest.h"
+#include "common/table_descriptor.h"
 #include "extract/source.h"
 #include "mapping/mapping.h"
 #include "store/store.h"

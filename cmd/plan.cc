@@ -32,6 +32,27 @@ namespace widen {
 
 namespace {
 
+// The indexes of `shown`'s cells that a scan returns: at most the family's
+// VERSIONS newest versions of each column (the cells are in HBase order).
+std::vector<size_t> ReadableCells(const CellBatch& shown, const TableDescriptor& d) {
+  std::vector<size_t> out;
+  int versions = 0;
+  for (size_t i = 0; i < shown.size(); ++i) {
+    const CellView c = shown.Get(i);
+    if (i > 0) {
+      const CellView p = shown.Get(i - 1);
+      versions =
+          p.row == c.row && p.family == c.family && p.qualifier == c.qualifier ? versions + 1 : 1;
+    } else {
+      versions = 1;
+    }
+    const FamilyDescriptor* f = d.Family(std::string(c.family));
+    if (f != nullptr && versions > f->versions) continue;
+    out.push_back(i);
+  }
+  return out;
+}
+
 using Json = nlohmann::ordered_json;
 
 // The version of the JSON shape (docs/plan.md); bump it on incompatible changes.
@@ -163,7 +184,7 @@ void PrintText(const PlanOptions& o, const DesignInputs& in,
       if (!tty) po.first_column_width = 0;
       ShellPrinter printer(s, ShellFormat::kScan, po);
       printer.Header();
-      for (size_t i = 0; i < p.shown.size(); ++i) printer.Cell(p.shown.Get(i));
+      for (size_t i : ReadableCells(p.shown, tp.descriptor)) printer.Cell(p.shown.Get(i));
       printer.Footer();
       *out += s.str();
       *out += "row keys decoded, and the source rows they come from:\n";
@@ -178,8 +199,12 @@ void PrintText(const PlanOptions& o, const DesignInputs& in,
                                    : fmt::format("sample: the first {} source rows; --full reads "
                                                  "all",
                                                  p.driving_rows));
-    *out += fmt::format("  rows            {} written, {} rejected, {} empty (no cell)", p.run.rows,
-                        p.run.rejected, p.run.empty_rows);
+    *out += fmt::format("  rows            {} written", p.run.rows);
+    if (p.row_keys != p.run.rows) {
+      *out += fmt::format(" (as {} row key{}: source rows share keys)", p.row_keys,
+                          p.row_keys == 1 ? "" : "s");
+    }
+    *out += fmt::format(", {} rejected, {} empty (no cell)", p.run.rejected, p.run.empty_rows);
     if (p.run.orphans > 0) *out += fmt::format(", {} orphan child rows", p.run.orphans);
     *out += "\n";
     if (p.run.empty_rows > 0) {
@@ -362,7 +387,7 @@ Json ToJson(const PlanOptions& o, const DesignInputs& in, const std::vector<Tabl
     t["queries"] = queries;
     // The shown rows, their cells in HBase order.
     Json rows = Json::array();
-    for (size_t i = 0; i < p.shown.size(); ++i) {
+    for (size_t i : ReadableCells(p.shown, tp.descriptor)) {
       const CellView c = p.shown.Get(i);
       if (rows.empty() || rows.back()["key"] != ToStringBinary(c.row)) {
         Json row;
@@ -401,6 +426,7 @@ Json ToJson(const PlanOptions& o, const DesignInputs& in, const std::vector<Tabl
     stats["empty_rows"] = p.run.empty_rows;
     stats["empty_nested_rows"] = p.run.empty_children;
     stats["beyond_versions"] = p.beyond_versions;
+    stats["row_keys"] = p.row_keys;
     stats["orphans"] = p.run.orphans;
     stats["bytes"] = p.run.bytes;
     stats["estimated_total_bytes"] = Nullable(p.estimated_total_bytes);

@@ -9,6 +9,7 @@
 #include "cmd/commands.h"
 #include "cmd/exit_codes.h"
 #include "common/bytes.h"
+#include "common/table_descriptor.h"
 #include "mapping/mapping.h"
 #include "store/shell_printer.h"
 #include "store/store.h"

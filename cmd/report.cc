@@ -74,8 +74,8 @@ void PrintTableNotes(const std::vector<TableStats>& stats, std::FILE* out) {
     }
     if (t.rows > t.row_keys && t.overwritten == 0) {
       s += fmt::format(
-          "{}: {} source rows gave {} row keys: rows sharing a key were merged into one row\n",
-          t.table, t.rows, t.row_keys);
+          "{}: {} source rows gave {} row key{}: rows sharing a key were merged into one row\n",
+          t.table, t.rows, t.row_keys, t.row_keys == 1 ? "" : "s");
     }
     if (t.beyond_versions > 0) {
       s += fmt::format(

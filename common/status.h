@@ -7,8 +7,10 @@
 //   kNotFound           a named table, column, row or file does not exist
 //   kUnavailable        retryable I/O: a refused connection, a server gone away
 //   kFailedPrecondition state that must be fixed first (an incompatible store)
-//   kAborted            a resource is held by another process (a store's lock):
-//                       retry the whole operation once it is released
+//   kAborted            a resource is held by another process (a store's lock),
+//                       or a compare-and-set lost to another writer (a table
+//                       state): retry the whole operation once it is released
+//                       (after reading the state again)
 //   kDataLoss           corruption in persisted bytes
 //   kUnauthenticated    the server refused the credentials
 //   kPermissionDenied   the user lacks a privilege the operation needs

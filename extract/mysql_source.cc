@@ -471,7 +471,12 @@ QueryPlan BuildQuery(const MySqlSource::Session& s, const ScanSpec& spec) {
   };
   for (const auto& c : spec.order_by) add_key(c, true);
   const size_t ordered = key_cols.size();
-  for (const auto& u : unique_key) add_key(u, false);
+  // A key the database declares unique is ordered in its own collation (its
+  // index serves each page). Columns taken from the mapping (a table without
+  // a key) may hold values equal under the collation but not as bytes ('k'
+  // and 'k ' under PAD SPACE): they are ordered and compared as bytes, as
+  // widen compares them, so that each row is read once.
+  for (const auto& u : unique_key) add_key(u, spec.unique_key_from_mapping);
   q.paged = !unique_key.empty();
   if (!q.paged) q.not_paged_why = "it has no primary key or unique key of NOT NULL columns";
   for (const auto& k : key_cols) {

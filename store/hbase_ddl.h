@@ -32,7 +32,7 @@
 #include <string_view>
 #include <vector>
 
-#include "store/table_descriptor.h"
+#include "common/table_descriptor.h"
 
 namespace widen {
 

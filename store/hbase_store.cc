@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -13,6 +15,8 @@
 
 #include "common/bytes.h"
 #include "store/hbase_client_internal.h"
+#include "store/state_store.h"
+#include "store/table_state.h"
 
 namespace widen {
 
@@ -23,28 +27,12 @@ using hbase_internal::HBaseConnection;
 namespace thrift2 = hbase_internal::thrift2;
 
 constexpr std::string_view kScheme = "hbase://";
-// HBase's row key length is a Java short.
-constexpr size_t kMaxRowBytes = 32767;
 // HConstants.FOREVER: the TTL of a family whose cells never expire (seconds).
 constexpr int64_t kForeverSeconds = std::numeric_limits<int32_t>::max();
-// The bytes HBase counts for a cell besides row, family, qualifier and value
-// when it checks hbase.server.keyvalue.maxsize (the region server,
-// PrivateCellUtil.estimatedSerializedSizeOf): the KeyValue's key length (4),
-// value length (4), row length (2), family length (1), timestamp (8) and
-// type (1), plus a 4-byte length prefix. The gateway's own check
-// (hbase.client.keyvalue.maxsize) counts 4 bytes fewer, so with equal
-// limits the region server's is the one that binds.
-constexpr int64_t kCellOverheadBytes = 24;
 // Reopening a scanner that failed mid-way: at most this many times in a row.
 constexpr int kMaxScannerReopens = 5;
 
 std::string Quoted(std::string_view bytes) { return "'" + ToStringBinary(bytes) + "'"; }
-
-std::string CanonicalName(const std::string& full_name) {
-  TableDescriptor d;
-  SplitTableName(full_name, &d.name_space, &d.table);
-  return d.FullName();
-}
 
 thrift2::TTableName ThriftName(const std::string& full_name) {
   thrift2::TTableName t;
@@ -158,11 +146,6 @@ thrift2::TDeleteType::type DeleteTypeOf(CellType t) {
   }
 }
 
-bool IsKnownType(CellType t) {
-  return t == CellType::kPut || t == CellType::kDelete || t == CellType::kDeleteColumn ||
-         t == CellType::kDeleteFamily;
-}
-
 ConnectionOptions ConnectionOptionsOf(const HBaseOptions& o) {
   ConnectionOptions c;
   c.connect_timeout_ms = o.connect_timeout_ms;
@@ -196,6 +179,54 @@ Status GetDescriptor(HBaseConnection* conn, const std::string& name,
   });
 }
 
+// Creates the namespace when it is missing (or finds it created meanwhile).
+Status EnsureNamespace(HBaseConnection* conn, const std::string& name_space) {
+  if (name_space == "default") return Status::OK();
+  for (int attempt = 0;; ++attempt) {
+    std::vector<std::string> names;
+    WIDEN_RETURN_IF_ERROR(conn->Retry(
+        "listing namespaces", [&](thrift2::THBaseServiceClient& c) { c.listNamespaces(names); }));
+    if (std::find(names.begin(), names.end(), name_space) != names.end()) return Status::OK();
+    thrift2::TNamespaceDescriptor d;
+    d.name = name_space;
+    Status s = conn->Call("creating namespace '" + name_space + "'",
+                          [&](thrift2::THBaseServiceClient& c) { c.createNamespace(d); });
+    // Created, or by someone else meanwhile (FailedPrecondition: it
+    // exists); after a lost answer, look again.
+    if (s.ok() || s.code() == StatusCode::kFailedPrecondition) return Status::OK();
+    if (s.code() != StatusCode::kUnavailable || attempt >= 3) return s;
+  }
+}
+
+// HBaseStore::CreateTable on `conn` (see there); `url` names HBase in messages.
+Status CreateTableOn(HBaseConnection* conn, const std::string& url,
+                     const TableDescriptor& descriptor) {
+  WIDEN_RETURN_IF_ERROR(descriptor.Validate());
+  WIDEN_ASSIGN_OR_RETURN(thrift2::TTableDescriptor wanted, ToThrift(descriptor));
+  const std::string name = descriptor.FullName();
+  WIDEN_RETURN_IF_ERROR(EnsureNamespace(conn, descriptor.name_space));
+  const std::string where = "HBase at '" + url + "'";
+  for (int attempt = 0;; ++attempt) {
+    bool exists = false;
+    WIDEN_RETURN_IF_ERROR(conn->Retry(
+        "looking up table " + Quoted(name),
+        [&](thrift2::THBaseServiceClient& c) { exists = c.tableExists(wanted.tableName); }));
+    if (exists) {
+      thrift2::TTableDescriptor stored;
+      WIDEN_RETURN_IF_ERROR(GetDescriptor(conn, name, &stored));
+      return CheckSameTable(FromThrift(stored), descriptor, where);
+    }
+    // Not idempotent: after an error the loop looks at what HBase has.
+    Status s = conn->Call("creating table " + Quoted(name), [&](thrift2::THBaseServiceClient& c) {
+      c.createTable(wanted, descriptor.split_points);
+    });
+    if (s.ok()) return s;
+    const bool may_exist =
+        s.code() == StatusCode::kUnavailable || s.code() == StatusCode::kFailedPrecondition;
+    if (!may_exist || attempt >= 3) return s;
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Sink: sorted batches become putMultiple (and deleteMultiple) requests.
 
@@ -208,18 +239,17 @@ class HBaseSink final : public BufferedCellSink {
         name_(std::move(name)),
         descriptor_(std::move(descriptor)),
         options_(options) {
-    std::vector<std::pair<std::string, int>> versions;
-    for (const FamilyDescriptor& f : descriptor_.families)
-      versions.emplace_back(f.name, f.versions);
-    SetVersions(std::move(versions));
+    CellLimits limits;
+    limits.max_cell_bytes = options_.max_cell_bytes;
+    limits.negative_timestamps = false;
+    SetTable(descriptor_, limits);
   }
 
   ~HBaseSink() override { StopWriter(); }
 
  protected:
+  // Every cell passed the checks (SetTable) before its batch got here.
   Status WriteSorted(const CellBatch& batch) override {
-    // Every cell is checked before anything of the batch is sent.
-    for (size_t i = 0; i < batch.size(); ++i) WIDEN_RETURN_IF_ERROR(Check(batch.Get(i)));
     size_t cells = 0;
     size_t bytes = 0;
     for (size_t i = 0; i < batch.size(); ++i) {
@@ -261,66 +291,12 @@ class HBaseSink final : public BufferedCellSink {
     return cells > 0 ? Send(cells) : Status::OK();
   }
 
-  Result<bool> HoldsDifferentValue(const CellView& cell) override {
-    thrift2::TGet get;
-    get.row.assign(cell.row);
-    thrift2::TColumn column;
-    column.family.assign(cell.family);
-    column.__set_qualifier(std::string(cell.qualifier));
-    get.__set_columns({std::move(column)});
-    get.__set_timestamp(cell.timestamp_ms);
-    thrift2::TResult result;
-    WIDEN_RETURN_IF_ERROR(
-        conn_->Retry("reading table " + Quoted(name_),
-                     [&](thrift2::THBaseServiceClient& c) { c.get(result, name_, get); }));
-    for (const auto& v : result.columnValues) {
-      if (v.timestamp == cell.timestamp_ms) return v.value != cell.value;
-    }
-    return false;
-  }
+  // A request HBase acknowledged is durable: the region server wrote its
+  // cells to its WAL before answering (a table's default durability,
+  // SYNC_WAL, which widen's tables keep).
+  Status SyncWritten() override { return Status::OK(); }
 
  private:
-  Status Check(const CellView& c) {
-    auto where = [&] { return "table " + Quoted(name_) + ", row " + Quoted(c.row); };
-    if (c.row.empty() || c.row.size() > kMaxRowBytes) {
-      return Status::InvalidArgument(
-          "table " + Quoted(name_) + ": row key of " + std::to_string(c.row.size()) +
-          " bytes (HBase takes 1 to " + std::to_string(kMaxRowBytes) + ")" +
-          (c.row.empty() ? "" : ": row " + Quoted(c.row.substr(0, 64)) + "..."));
-    }
-    if (descriptor_.Family(c.family) == nullptr) {
-      return Status::InvalidArgument(where() + ": the table has no column family " +
-                                     Quoted(c.family) + " (families: " + FamilyNames(descriptor_) +
-                                     ")");
-    }
-    if (!IsKnownType(c.type)) {
-      return Status::InvalidArgument(where() + ": unknown cell type " +
-                                     std::to_string(static_cast<int>(c.type)));
-    }
-    if (c.type == CellType::kDeleteFamily && !c.qualifier.empty()) {
-      return Status::InvalidArgument(where() +
-                                     ": a DeleteFamily marker must have an empty qualifier, not " +
-                                     Quoted(c.qualifier));
-    }
-    if (c.timestamp_ms < 0) {
-      return Status::InvalidArgument(where() + ", column " + std::string(c.family) + ":" +
-                                     ToStringBinary(c.qualifier) + ": negative timestamp " +
-                                     std::to_string(c.timestamp_ms) + " (HBase takes 0 and above)");
-    }
-    const int64_t size =
-        static_cast<int64_t>(c.row.size() + c.family.size() + c.qualifier.size() + c.value.size()) +
-        kCellOverheadBytes;
-    if (options_.max_cell_bytes > 0 && size > options_.max_cell_bytes) {
-      return Status::InvalidArgument(
-          where() + ", column " + std::string(c.family) + ":" + ToStringBinary(c.qualifier) +
-          ": the cell is " + std::to_string(size) +
-          " bytes as HBase counts it, above its limit of " +
-          std::to_string(options_.max_cell_bytes) +
-          " (hbase.server.keyvalue.maxsize / hbase.client.keyvalue.maxsize)");
-    }
-    return Status::OK();
-  }
-
   // Sends the requests built so far, re-sending them on retryable errors
   // (every cell has its timestamp: a repeat writes the same cells).
   Status Send(size_t cells) {
@@ -521,6 +497,211 @@ class HBaseReader final : public CellReader {
   Status status_;
 };
 
+// ---------------------------------------------------------------------------
+// StateStore: one row per target table in the state table (row key: the
+// table's full name), one cell s:v holding the state value
+// (store/state_store.h); compare-and-set by checkAndMutate on that cell.
+
+constexpr char kStateFamily[] = "s";
+constexpr char kStateQualifier[] = "v";
+// State rows fetched per scanner request in List.
+constexpr int32_t kStateRowsPerRequest = 1000;
+
+class HBaseStateStore final : public StateStore {
+ public:
+  HBaseStateStore(std::unique_ptr<HBaseConnection> conn, std::string url, std::string table)
+      : conn_(std::move(conn)), url_(std::move(url)), table_(CanonicalTableName(table)) {}
+
+  Result<std::optional<TableState>> Get(const std::string& table) override {
+    const std::string name = CanonicalTableName(table);
+    std::lock_guard<std::mutex> lock(mu_);
+    WIDEN_ASSIGN_OR_RETURN(Stored stored, Read(name));
+    if (!stored.found || stored.record.empty()) return std::optional<TableState>();
+    WIDEN_ASSIGN_OR_RETURN(TableState state, Decode(name, stored));
+    return std::optional<TableState>(std::move(state));
+  }
+
+  Result<uint64_t> Put(const std::string& table, std::optional<uint64_t> expected_version,
+                       const TableState& state) override {
+    const std::string name = CanonicalTableName(table);
+    WIDEN_ASSIGN_OR_RETURN(std::string record, EncodeTableState(state));
+    std::lock_guard<std::mutex> lock(mu_);
+    WIDEN_RETURN_IF_ERROR(EnsureTable());
+    WIDEN_ASSIGN_OR_RETURN(Stored stored, Read(name));
+    const bool recorded = stored.found && !stored.record.empty();
+    if (expected_version.has_value() != recorded ||
+        (recorded && stored.version != *expected_version)) {
+      return Conflict(name, expected_version, stored);
+    }
+    const uint64_t version = stored.found ? stored.version + 1 : 1;
+    WIDEN_RETURN_IF_ERROR(
+        CompareAndSet(name, expected_version, stored, EncodeStateValue(version, record)));
+    return version;
+  }
+
+  Status Delete(const std::string& table, uint64_t expected_version) override {
+    const std::string name = CanonicalTableName(table);
+    std::lock_guard<std::mutex> lock(mu_);
+    WIDEN_ASSIGN_OR_RETURN(Stored stored, Read(name));
+    if (!stored.found || stored.record.empty() || stored.version != expected_version) {
+      return Conflict(name, expected_version, stored);
+    }
+    return CompareAndSet(name, expected_version, stored, EncodeStateValue(stored.version + 1, ""));
+  }
+
+  Result<std::vector<std::pair<std::string, TableState>>> List() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<std::pair<std::string, TableState>> out;
+    WIDEN_ASSIGN_OR_RETURN(bool exists, TableExists());
+    if (!exists) return out;
+    thrift2::TScan scan;
+    thrift2::TColumn column;
+    column.family = kStateFamily;
+    column.__set_qualifier(kStateQualifier);
+    scan.__set_columns({column});
+    for (;;) {
+      std::vector<thrift2::TResult> rows;
+      WIDEN_RETURN_IF_ERROR(conn_->Retry(
+          "listing the table states in " + Quoted(table_), [&](thrift2::THBaseServiceClient& c) {
+            c.getScannerResults(rows, table_, scan, kStateRowsPerRequest);
+          }));
+      for (const thrift2::TResult& r : rows) {
+        Stored stored;
+        WIDEN_RETURN_IF_ERROR(FromResult(r.row, r, &stored));
+        if (!stored.found || stored.record.empty()) continue;  // a tombstone
+        WIDEN_ASSIGN_OR_RETURN(TableState state, Decode(r.row, stored));
+        out.emplace_back(r.row, std::move(state));
+      }
+      if (rows.size() < static_cast<size_t>(kStateRowsPerRequest)) break;
+      scan.__set_startRow(rows.back().row + std::string(1, '\0'));  // the next row key
+    }
+    return out;
+  }
+
+ private:
+  // A state value as read: found = the cell exists.
+  struct Stored {
+    bool found = false;
+    std::string value;  // the cell's bytes
+    uint64_t version = 0;
+    std::string record;  // empty: a tombstone
+  };
+
+  std::string Where(const std::string& name) const {
+    return "the state of table " + Quoted(name) + " (in " + Quoted(table_) + " of HBase at '" +
+           url_ + "')";
+  }
+
+  Result<bool> TableExists() {
+    if (exists_) return true;
+    WIDEN_RETURN_IF_ERROR(conn_->Retry(
+        "looking up table " + Quoted(table_),
+        [&](thrift2::THBaseServiceClient& c) { exists_ = c.tableExists(ThriftName(table_)); }));
+    return exists_;
+  }
+
+  // Creates the state table the first time a state is written.
+  Status EnsureTable() {
+    WIDEN_ASSIGN_OR_RETURN(bool exists, TableExists());
+    if (exists) return Status::OK();
+    TableDescriptor d;
+    SplitTableName(table_, &d.name_space, &d.table);
+    FamilyDescriptor f;
+    f.name = kStateFamily;
+    d.families.push_back(f);
+    WIDEN_RETURN_IF_ERROR(CreateTableOn(conn_.get(), url_, d));
+    exists_ = true;
+    return Status::OK();
+  }
+
+  Status FromResult(const std::string& name, const thrift2::TResult& r, Stored* out) const {
+    for (const thrift2::TColumnValue& v : r.columnValues) {
+      if (v.family != kStateFamily || v.qualifier != kStateQualifier) continue;
+      out->found = true;
+      out->value = v.value;
+      std::string_view record;
+      if (!DecodeStateValue(out->value, &out->version, &record)) {
+        return Status::DataLoss(Where(name) + " is " + std::to_string(out->value.size()) +
+                                " bytes, shorter than its version");
+      }
+      out->record.assign(record.data(), record.size());
+    }
+    return Status::OK();
+  }
+
+  Result<Stored> Read(const std::string& name) {
+    Stored stored;
+    WIDEN_ASSIGN_OR_RETURN(bool exists, TableExists());
+    if (!exists) return stored;
+    thrift2::TGet get;
+    get.row = name;
+    thrift2::TColumn column;
+    column.family = kStateFamily;
+    column.__set_qualifier(kStateQualifier);
+    get.__set_columns({column});
+    thrift2::TResult result;
+    WIDEN_RETURN_IF_ERROR(
+        conn_->Retry("reading " + Where(name),
+                     [&](thrift2::THBaseServiceClient& c) { c.get(result, table_, get); }));
+    WIDEN_RETURN_IF_ERROR(FromResult(name, result, &stored));
+    return stored;
+  }
+
+  Result<TableState> Decode(const std::string& name, const Stored& stored) const {
+    Result<TableState> state = DecodeTableState(stored.record);
+    if (!state.ok()) return state.status().WithContext(Where(name));
+    state->version = stored.version;
+    return state;
+  }
+
+  // Writes `value` if the cell still holds what `stored` read (no cell:
+  // HBase's empty expected value matches a missing cell). Not idempotent:
+  // after a lost answer, the cell is read again to learn the outcome.
+  Status CompareAndSet(const std::string& name, std::optional<uint64_t> expected,
+                       const Stored& stored, const std::string& value) {
+    thrift2::TPut put;
+    put.row = name;
+    thrift2::TColumnValue cell;
+    cell.family = kStateFamily;
+    cell.qualifier = kStateQualifier;
+    cell.value = value;
+    put.columnValues.push_back(std::move(cell));
+    thrift2::TMutation mutation;
+    mutation.__set_put(put);
+    thrift2::TRowMutations mutations;
+    mutations.row = name;
+    mutations.mutations.push_back(std::move(mutation));
+    bool applied = false;
+    Status s = conn_->Call("writing " + Where(name), [&](thrift2::THBaseServiceClient& c) {
+      applied =
+          c.checkAndMutate(table_, name, kStateFamily, kStateQualifier, thrift2::TCompareOp::EQUAL,
+                           stored.found ? stored.value : "", mutations);
+    });
+    if (s.ok() && applied) return Status::OK();
+    if (!s.ok() && s.code() != StatusCode::kUnavailable) return s;
+    WIDEN_ASSIGN_OR_RETURN(Stored now, Read(name));
+    if (now.found && now.value == value) return Status::OK();  // the lost answer was a yes
+    if (!s.ok()) return s;
+    return Conflict(name, expected, now);
+  }
+
+  Status Conflict(const std::string& name, std::optional<uint64_t> expected,
+                  const Stored& stored) const {
+    const bool recorded = stored.found && !stored.record.empty();
+    return Status::Aborted(
+        Where(name) + " is " +
+        (recorded ? "at version " + std::to_string(stored.version) : std::string("not recorded")) +
+        ", not " + (expected ? "at version " + std::to_string(*expected) : std::string("absent")) +
+        " as expected: another run changed it; read it again");
+  }
+
+  std::mutex mu_;  // guards conn_ and exists_
+  const std::unique_ptr<HBaseConnection> conn_;
+  const std::string url_;
+  const std::string table_;  // the state table's full name
+  bool exists_ = false;      // the state table is known to exist
+};
+
 // The first row key after every key that starts with `prefix`, or "" when
 // there is none (the prefix is all 0xFF): HBase's Scan.setRowPrefixFilter.
 std::string PrefixStop(std::string prefix) {
@@ -589,50 +770,9 @@ std::unique_ptr<HBaseConnection> HBaseStore::NewConnection() const {
   return std::make_unique<HBaseConnection>(host_, port_, ConnectionOptionsOf(hbase_));
 }
 
-Status HBaseStore::EnsureNamespace(const std::string& name_space) {
-  if (name_space == "default") return Status::OK();
-  for (int attempt = 0;; ++attempt) {
-    std::vector<std::string> names;
-    WIDEN_RETURN_IF_ERROR(conn_->Retry(
-        "listing namespaces", [&](thrift2::THBaseServiceClient& c) { c.listNamespaces(names); }));
-    if (std::find(names.begin(), names.end(), name_space) != names.end()) return Status::OK();
-    thrift2::TNamespaceDescriptor d;
-    d.name = name_space;
-    Status s = conn_->Call("creating namespace '" + name_space + "'",
-                           [&](thrift2::THBaseServiceClient& c) { c.createNamespace(d); });
-    // Created, or by someone else meanwhile (FailedPrecondition: it
-    // exists); after a lost answer, look again.
-    if (s.ok() || s.code() == StatusCode::kFailedPrecondition) return Status::OK();
-    if (s.code() != StatusCode::kUnavailable || attempt >= 3) return s;
-  }
-}
-
 Status HBaseStore::CreateTable(const TableDescriptor& descriptor) {
-  WIDEN_RETURN_IF_ERROR(descriptor.Validate());
-  WIDEN_ASSIGN_OR_RETURN(thrift2::TTableDescriptor wanted, ToThrift(descriptor));
-  const std::string name = descriptor.FullName();
   std::lock_guard<std::mutex> lock(mu_);
-  WIDEN_RETURN_IF_ERROR(EnsureNamespace(descriptor.name_space));
-  const std::string where = "HBase at '" + url_ + "'";
-  for (int attempt = 0;; ++attempt) {
-    bool exists = false;
-    WIDEN_RETURN_IF_ERROR(conn_->Retry(
-        "looking up table " + Quoted(name),
-        [&](thrift2::THBaseServiceClient& c) { exists = c.tableExists(wanted.tableName); }));
-    if (exists) {
-      thrift2::TTableDescriptor stored;
-      WIDEN_RETURN_IF_ERROR(GetDescriptor(conn_.get(), name, &stored));
-      return CheckSameTable(FromThrift(stored), descriptor, where);
-    }
-    // Not idempotent: after an error the loop looks at what HBase has.
-    Status s = conn_->Call("creating table " + Quoted(name), [&](thrift2::THBaseServiceClient& c) {
-      c.createTable(wanted, descriptor.split_points);
-    });
-    if (s.ok()) return s;
-    const bool may_exist =
-        s.code() == StatusCode::kUnavailable || s.code() == StatusCode::kFailedPrecondition;
-    if (!may_exist || attempt >= 3) return s;
-  }
+  return CreateTableOn(conn_.get(), url_, descriptor);
 }
 
 Status HBaseStore::CheckExists(const std::string& name) {
@@ -645,7 +785,7 @@ Status HBaseStore::CheckExists(const std::string& name) {
 }
 
 Result<TableDescriptor> HBaseStore::DescribeTable(const std::string& full_name) {
-  const std::string name = CanonicalName(full_name);
+  const std::string name = CanonicalTableName(full_name);
   std::lock_guard<std::mutex> lock(mu_);
   // The gateway's error for a missing table carries only the table's name.
   WIDEN_RETURN_IF_ERROR(CheckExists(name));
@@ -658,7 +798,7 @@ Result<TableDescriptor> HBaseStore::DescribeTable(const std::string& full_name) 
 
 Status HBaseStore::SetTableMetadata(const std::string& full_name, const std::string& key,
                                     const std::string& value) {
-  const std::string name = CanonicalName(full_name);
+  const std::string name = CanonicalTableName(full_name);
   std::lock_guard<std::mutex> lock(mu_);
   WIDEN_RETURN_IF_ERROR(CheckExists(name));
   thrift2::TTableDescriptor t;
@@ -681,7 +821,7 @@ Result<std::vector<TableDescriptor>> HBaseStore::ListTables() {
   std::vector<TableDescriptor> tables;
   for (const auto& t : all) {
     TableDescriptor d = FromThrift(t);
-    if (d.name_space == "hbase") continue;
+    if (d.name_space == "hbase" || d.FullName() == CanonicalTableName(hbase_.state_table)) continue;
     WIDEN_RETURN_IF_ERROR(RegionStartKeys(conn_.get(), d.FullName(), &d.split_points));
     tables.push_back(std::move(d));
   }
@@ -698,13 +838,18 @@ Result<std::unique_ptr<CellSink>> HBaseStore::NewSink(const std::string& full_na
       new HBaseSink(NewConnection(), std::move(name), std::move(d), options_.batch_bytes, hbase_));
 }
 
+Result<std::unique_ptr<StateStore>> HBaseStore::NewStateStore() {
+  return std::unique_ptr<StateStore>(
+      new HBaseStateStore(NewConnection(), url_, hbase_.state_table));
+}
+
 Result<std::unique_ptr<CellReader>> HBaseStore::NewReader(const std::string& full_name,
                                                           const ReadOptions& options) {
   if (options.max_versions < 1) {
     return Status::InvalidArgument("max_versions must be at least 1, not " +
                                    std::to_string(options.max_versions));
   }
-  const std::string name = CanonicalName(full_name);
+  const std::string name = CanonicalTableName(full_name);
   {
     std::lock_guard<std::mutex> lock(mu_);
     WIDEN_RETURN_IF_ERROR(CheckExists(name));

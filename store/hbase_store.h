@@ -8,7 +8,10 @@
 // What widen keeps in HBase besides the cells (docs/format.md): the
 // descriptor's metadata as the table's METADATA (table descriptor values):
 // "widen.key" (the row key layout, for `scan --decode`) and "widen.state"
-// (the load state). Nothing else.
+// (the load state); and, once a table state is first written through
+// NewStateStore, the state table (HBaseOptions::state_table): one row per
+// target table, its row key the table's full name, one cell s:v holding the
+// state value of store/state_store.h.
 //
 // Writes: a sink buffers cells (BufferedCellSink: sorted, in key order) and
 // sends them with putMultiple (deletes with deleteMultiple) in requests of at
@@ -18,11 +21,15 @@
 // the gateway closed after its idle timeout) is sent again on a new
 // connection, with back-off, for up to `retry_budget_ms`.
 //
-// Limits checked before anything of a batch is sent (InvalidArgument naming
-// the table and row; nothing of the batch is written): a row key of 1 to
-// 32,767 bytes; a cell of at most `max_cell_bytes` as HBase's region server
-// counts it (hbase.server.keyvalue.maxsize: row + family + qualifier + value
-// + 24); a timestamp >= 0; a family the table has.
+// Limits checked before anything of a batch is sent (common/cell_check.h;
+// InvalidArgument naming the table and row; nothing of the batch is
+// written): a row key of 1 to 32,767 bytes; a cell of at most
+// `max_cell_bytes` as HBase's region server counts it
+// (hbase.server.keyvalue.maxsize: row + family + qualifier + value + 24); a
+// timestamp >= 0; a family the table has; a known type.
+//
+// Durability: a request HBase acknowledged is in its region server's WAL
+// (the tables' default durability, SYNC_WAL), so a sink's Sync is its Flush.
 //
 // Thread safety: a store may be shared by threads (its own requests are
 // serialised); each sink and reader has its own connection and is used by
@@ -35,10 +42,12 @@
 #include <string>
 #include <vector>
 
+#include "common/cell_check.h"
+#include "common/cell_sink.h"
 #include "common/status.h"
-#include "store/cell_sink.h"
+#include "common/table_descriptor.h"
+#include "store/state_store.h"
 #include "store/store.h"
-#include "store/table_descriptor.h"
 
 namespace widen {
 
@@ -56,7 +65,7 @@ struct HBaseOptions {
   /// family + qualifier + value + 24): hbase.server.keyvalue.maxsize, and
   /// the gateway's hbase.client.keyvalue.maxsize, both 10 MiB by default.
   /// 0 = no check.
-  int64_t max_cell_bytes = 10485760;
+  int64_t max_cell_bytes = kHBaseMaxCellBytes;
   int connect_timeout_ms = 10000;
   /// Per request; the gateway retries region moves for minutes before it
   /// answers, so this is long.
@@ -67,6 +76,10 @@ struct HBaseOptions {
   /// and cells per result at most.
   int scan_rows = 100;
   int scan_cells_per_result = 100;
+  /// The table that holds the table states ("ns:table"); created, with one
+  /// family "s" of VERSIONS 1, when the first state is written. Left out of
+  /// ListTables.
+  std::string state_table = "widen:state";
 };
 
 class HBaseStore final : public Store {
@@ -97,10 +110,11 @@ class HBaseStore final : public Store {
   /// Alters the table's METADATA (modifyTable with one value changed).
   Status SetTableMetadata(const std::string& full_name, const std::string& key,
                           const std::string& value) override;
-  /// Every user table (not the 'hbase' namespace), ordered by full name.
+  /// Every user table (not the 'hbase' namespace, not the state table),
+  /// ordered by full name.
   Result<std::vector<TableDescriptor>> ListTables() override;
   /// A sink writing to the table (see above); NotFound for an unknown table.
-  /// Close() flushes; HBase keeps what it acknowledged (no further sync).
+  /// Sync() and Close() flush: HBase keeps what it acknowledged.
   Result<std::unique_ptr<CellSink>> NewSink(const std::string& full_name) override;
   /// A scanner over the table: start_row, stop_row and row_prefix all apply,
   /// max_versions per column (HBase caps it at the family's VERSIONS),
@@ -111,6 +125,14 @@ class HBaseStore final : public Store {
   Result<std::unique_ptr<CellReader>> NewReader(const std::string& full_name,
                                                 const ReadOptions& options) override;
 
+  /// The table states, in the state table (see above), on a connection of
+  /// their own. Get and List of a state table that does not exist find no
+  /// state; the first Put creates it (and its namespace). Put and Delete are
+  /// one checkAndMutate on the table's row, comparing the cell s:v with the
+  /// bytes just read; after a lost answer the row is read again to learn
+  /// whether the write happened.
+  Result<std::unique_ptr<StateStore>> NewStateStore() override;
+
   /// "hbase://HOST:PORT".
   const std::string& url() const { return url_; }
 
@@ -118,7 +140,6 @@ class HBaseStore final : public Store {
   HBaseStore(std::string url, std::string host, int port, const StoreOptions& options,
              const HBaseOptions& hbase);
   std::unique_ptr<hbase_internal::HBaseConnection> NewConnection() const;
-  Status EnsureNamespace(const std::string& name_space);
   /// NotFound unless table `name` exists. REQUIRES: mu_ held.
   Status CheckExists(const std::string& name);
 

@@ -41,6 +41,14 @@ std::string TableKey(std::string_view full_name) {
   return key;
 }
 
+std::string StateKey(std::string_view full_name) {
+  std::string key;
+  key.reserve(1 + full_name.size());
+  key.push_back(kStateTag);
+  key.append(full_name);
+  return key;
+}
+
 void AppendCellKeyPrefix(std::string* dst, std::string_view full_name) {
   dst->push_back(kCellTag);
   dst->append(full_name);

@@ -27,6 +27,11 @@ inline constexpr uint8_t kFormatVersion = 0x01;
 inline constexpr char kHeaderTag = '\x00';
 inline constexpr char kTableTag = '\x01';
 inline constexpr char kCellTag = '\x02';
+inline constexpr char kStateTag = '\x03';
+
+/// A key above every key a store holds (no tag is 0xFF): the empty key
+/// range a sink's Sync compacts to make LevelDB write out its memtable.
+inline constexpr std::string_view kPastEveryKey{"\xff", 1};
 
 /// The store header's key: 0x00 'f' 'o' 'r' 'm' 'a' 't'.
 inline constexpr std::string_view kHeaderKey{"\0format", 7};
@@ -36,6 +41,10 @@ inline constexpr size_t kCellKeyTrailerBytes = 9;
 
 /// Table meta key: 0x01 + full table name.
 std::string TableKey(std::string_view full_name);
+
+/// Table state key: 0x03 + full table name (its value: the state value of
+/// store/state_store.h).
+std::string StateKey(std::string_view full_name);
 
 /// Appends a table's cell key prefix, 0x02 + full table name + 0x00. Every
 /// cell key of the table starts with these bytes and no other key does

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -22,15 +24,14 @@
 
 #include "common/bytes.h"
 #include "store/leveldb_format_internal.h"
+#include "store/state_store.h"
+#include "store/table_state.h"
 
 namespace widen {
 
 namespace lf = leveldb_format;
 
 namespace {
-
-// HBase refuses row keys longer than Short.MAX_VALUE bytes.
-constexpr size_t kMaxRowBytes = 32767;
 
 Status FromLevelDb(const leveldb::Status& s, const std::string& context) {
   std::string m = context + ": " + s.ToString();
@@ -62,18 +63,6 @@ constexpr char kStoreMarkerFile[] = "WIDEN_STORE";
 
 std::string Quoted(std::string_view bytes) { return "'" + ToStringBinary(bytes) + "'"; }
 
-// "default:t" and "t" name the same table; keys use TableDescriptor::FullName.
-std::string CanonicalName(const std::string& full_name) {
-  TableDescriptor d;
-  SplitTableName(full_name, &d.name_space, &d.table);
-  return d.FullName();
-}
-
-bool IsKnownType(CellType t) {
-  return t == CellType::kPut || t == CellType::kDelete || t == CellType::kDeleteColumn ||
-         t == CellType::kDeleteFamily;
-}
-
 int64_t SystemNowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -89,6 +78,9 @@ namespace leveldb_store_internal {
 struct Database {
   std::unique_ptr<leveldb::Cache> block_cache;
   std::unique_ptr<leveldb::DB> db;
+  // Serialises the state records' read-compare-writes (every StateStore
+  // of this open store; LevelDB's LOCK keeps other processes out).
+  std::mutex state_mu;
 };
 
 }  // namespace leveldb_store_internal
@@ -102,42 +94,26 @@ using leveldb_store_internal::Database;
 
 class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
  public:
+  /// `starts_empty`: the table held no cell when the sink was made.
   LevelDbSink(std::shared_ptr<Database> db, std::string full_name, TableDescriptor descriptor,
-              size_t batch_bytes)
+              size_t batch_bytes, bool starts_empty)
       : BufferedCellSink(batch_bytes, /*background=*/true),
+        starts_empty_(starts_empty),
         db_(std::move(db)),
         full_name_(std::move(full_name)),
         descriptor_(std::move(descriptor)) {
     lf::AppendCellKeyPrefix(&key_, full_name_);
     prefix_bytes_ = key_.size();
-    std::vector<std::pair<std::string, int>> versions;
-    for (const FamilyDescriptor& f : descriptor_.families)
-      versions.emplace_back(f.name, f.versions);
-    SetVersions(std::move(versions));
+    SetTable(descriptor_, CellLimits());  // the store's order holds negative timestamps
   }
 
   ~LevelDbSink() override { StopWriter(); }
 
-  Status Close() override {
-    if (closed_) return Status::OK();
-    WIDEN_RETURN_IF_ERROR(Flush());
-    // One synced (empty) write makes every earlier unsynced batch durable.
-    leveldb::WriteBatch empty;
-    leveldb::WriteOptions sync;
-    sync.sync = true;
-    leveldb::Status s = db_->db->Write(sync, &empty);
-    if (!s.ok()) return FromLevelDb(s, "syncing table " + Quoted(full_name_));
-    closed_ = true;
-    return Status::OK();
-  }
-
  protected:
   Status WriteSorted(const CellBatch& batch) override {
     write_batch_.Clear();
-    cell_status_ = Status::OK();
     last_row_valid_ = false;
     batch.Iterate(this);
-    if (!cell_status_.ok()) return cell_status_;
     leveldb::WriteOptions unsynced;
     unsynced.sync = false;
     leveldb::Status s = db_->db->Write(unsynced, &write_batch_);
@@ -148,49 +124,58 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
     return Status::OK();
   }
 
-  Result<bool> HoldsDifferentValue(const CellView& cell) override {
-    std::string key;
-    lf::AppendCellKeyPrefix(&key, full_name_);
-    lf::AppendEscapedTerminated(&key, cell.row);
-    lf::AppendCellKeyAfterRow(&key, cell);
-    std::string value;
-    leveldb::Status s = db_->db->Get(leveldb::ReadOptions(), key, &value);
-    if (s.IsNotFound()) return false;
-    if (!s.ok()) return FromLevelDb(s, "reading table " + Quoted(full_name_));
-    return value != cell.value;
+  // A synced write makes durable the log it is written to, but not the log
+  // LevelDB switched away from when a memtable filled (closed unsynced; its
+  // cells are durable only once that memtable is written out as a table
+  // file). So: write out the memtable (a compaction of a key range that
+  // holds no key, which LevelDB begins by writing the memtable to a synced
+  // table file and recording it in its synced MANIFEST, after any earlier
+  // one), then one synced (empty) write, which also reports an error of
+  // that background work.
+  Status SyncWritten() override {
+    if (stats().batches == synced_batches_) return Status::OK();  // nothing new of this sink
+    const leveldb::Slice past_every_key(lf::kPastEveryKey.data(), lf::kPastEveryKey.size());
+    db_->db->CompactRange(&past_every_key, &past_every_key);
+    leveldb::WriteBatch empty;
+    leveldb::WriteOptions sync;
+    sync.sync = true;
+    leveldb::Status s = db_->db->Write(sync, &empty);
+    if (!s.ok()) return FromLevelDb(s, "syncing table " + Quoted(full_name_));
+    synced_batches_ = stats().batches;
+    return Status::OK();
+  }
+
+  Result<bool> StartsEmpty() override { return starts_empty_; }
+
+  // The table's cell keys from `from` to `to`, decoded (values not read).
+  Status ReadBack(const CellView& from, const CellView& to,
+                  const std::function<Status(const CellView&)>& fn) override {
+    std::string lo, hi;
+    lf::AppendCellKeyPrefix(&lo, full_name_);
+    hi = lo;
+    lf::AppendEscapedTerminated(&lo, from.row);
+    lf::AppendCellKeyAfterRow(&lo, from);
+    lf::AppendEscapedTerminated(&hi, to.row);
+    lf::AppendCellKeyAfterRow(&hi, to);
+    std::unique_ptr<leveldb::Iterator> it(db_->db->NewIterator(leveldb::ReadOptions()));
+    lf::DecodedCellKey k;
+    for (it->Seek(lo); it->Valid(); it->Next()) {
+      const leveldb::Slice key = it->key();
+      if (std::string_view(key.data(), key.size()) > std::string_view(hi)) break;
+      if (!lf::DecodeCellKey(std::string_view(key.data(), key.size()), &k)) {
+        return Status::DataLoss("table " + Quoted(full_name_) + ": a malformed cell key");
+      }
+      WIDEN_RETURN_IF_ERROR(
+          fn(CellView{k.row, k.family, k.qualifier, k.timestamp_ms, k.type, std::string_view()}));
+    }
+    if (!it->status().ok()) return FromLevelDb(it->status(), "reading table " + Quoted(full_name_));
+    return Status::OK();
   }
 
  private:
-  // CellBatch::Handler: appends one cell to write_batch_, or records why not.
+  // CellBatch::Handler: appends one cell to write_batch_. The cell passed
+  // the checks (SetTable) before its batch reached WriteSorted.
   void Cell(const CellView& cell) override {
-    if (!cell_status_.ok()) return;
-    if (last_family_ == nullptr || cell.family != last_family_->name) {
-      last_family_ = descriptor_.Family(cell.family);
-      if (last_family_ == nullptr) {
-        cell_status_ = Status::InvalidArgument(
-            "table " + Quoted(full_name_) + " has no column family " + Quoted(cell.family) +
-            " (row " + Quoted(cell.row) + "; families: " + FamilyNames(descriptor_) + ")");
-        return;
-      }
-    }
-    if (cell.row.empty() || cell.row.size() > kMaxRowBytes) {
-      cell_status_ = Status::InvalidArgument(
-          "table " + Quoted(full_name_) + ": row key of " + std::to_string(cell.row.size()) +
-          " bytes (HBase takes 1 to " + std::to_string(kMaxRowBytes) + ")");
-      return;
-    }
-    if (!IsKnownType(cell.type)) {
-      cell_status_ = Status::InvalidArgument("table " + Quoted(full_name_) + ", row " +
-                                             Quoted(cell.row) + ": unknown cell type " +
-                                             std::to_string(static_cast<int>(cell.type)));
-      return;
-    }
-    if (cell.type == CellType::kDeleteFamily && !cell.qualifier.empty()) {
-      cell_status_ = Status::InvalidArgument(
-          "table " + Quoted(full_name_) + ", row " + Quoted(cell.row) +
-          ": a DeleteFamily marker must have an empty qualifier, not " + Quoted(cell.qualifier));
-      return;
-    }
     // Cells of one row are adjacent in a sorted batch: keep the encoded row.
     if (!last_row_valid_ || cell.row != last_row_) {
       key_.resize(prefix_bytes_);
@@ -206,18 +191,17 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
                      leveldb::Slice(cell.value.data(), cell.value.size()));
   }
 
+  const bool starts_empty_;
   const std::shared_ptr<Database> db_;
   const std::string full_name_;
   const TableDescriptor descriptor_;
-  const FamilyDescriptor* last_family_ = nullptr;  // into descriptor_
-  std::string key_;                                // reused: table prefix, then one cell's key
-  size_t prefix_bytes_ = 0;                        // bytes of the table prefix in key_
+  std::string key_;           // reused: table prefix, then one cell's key
+  size_t prefix_bytes_ = 0;   // bytes of the table prefix in key_
   size_t row_key_bytes_ = 0;  // bytes of prefix + ESC(row) + terminator in key_
   std::string_view last_row_;
   bool last_row_valid_ = false;
   leveldb::WriteBatch write_batch_;  // reused across batches (keeps its buffer)
-  Status cell_status_;
-  bool closed_ = false;
+  uint64_t synced_batches_ = 0;      // stats().batches at the last SyncWritten
 };
 
 // ---------------------------------------------------------------------------
@@ -440,6 +424,131 @@ class LevelDbReader final : public CellReader {
   Status status_;
 };
 
+// ---------------------------------------------------------------------------
+// StateStore: one key per table, 0x03 + full name, its value the state value
+// (store/state_store.h); compare-and-set under Database::state_mu.
+
+class LevelDbStateStore final : public StateStore {
+ public:
+  LevelDbStateStore(std::shared_ptr<Database> db, std::string path)
+      : db_(std::move(db)), path_(std::move(path)) {}
+
+  Result<std::optional<TableState>> Get(const std::string& table) override {
+    const std::string name = CanonicalTableName(table);
+    WIDEN_ASSIGN_OR_RETURN(Stored stored, Read(name));
+    if (!stored.found || stored.record.empty()) return std::optional<TableState>();
+    WIDEN_ASSIGN_OR_RETURN(TableState state, Decode(name, stored));
+    return std::optional<TableState>(std::move(state));
+  }
+
+  Result<uint64_t> Put(const std::string& table, std::optional<uint64_t> expected_version,
+                       const TableState& state) override {
+    const std::string name = CanonicalTableName(table);
+    WIDEN_ASSIGN_OR_RETURN(std::string record, EncodeTableState(state));
+    std::lock_guard<std::mutex> lock(db_->state_mu);
+    WIDEN_ASSIGN_OR_RETURN(Stored stored, Read(name));
+    const bool recorded = stored.found && !stored.record.empty();
+    if (expected_version.has_value() != recorded ||
+        (recorded && stored.version != *expected_version)) {
+      return Conflict(name, expected_version, stored);
+    }
+    const uint64_t version = stored.found ? stored.version + 1 : 1;
+    WIDEN_RETURN_IF_ERROR(Write(name, EncodeStateValue(version, record)));
+    return version;
+  }
+
+  Status Delete(const std::string& table, uint64_t expected_version) override {
+    const std::string name = CanonicalTableName(table);
+    std::lock_guard<std::mutex> lock(db_->state_mu);
+    WIDEN_ASSIGN_OR_RETURN(Stored stored, Read(name));
+    if (!stored.found || stored.record.empty() || stored.version != expected_version) {
+      return Conflict(name, expected_version, stored);
+    }
+    return Write(name, EncodeStateValue(stored.version + 1, ""));
+  }
+
+  Result<std::vector<std::pair<std::string, TableState>>> List() override {
+    std::vector<std::pair<std::string, TableState>> out;
+    std::unique_ptr<leveldb::Iterator> it(db_->db->NewIterator(leveldb::ReadOptions()));
+    const char tag = lf::kStateTag;
+    for (it->Seek(leveldb::Slice(&tag, 1)); it->Valid(); it->Next()) {
+      const leveldb::Slice k = it->key();
+      if (k.empty() || k[0] != lf::kStateTag) break;
+      Stored stored;
+      stored.found = true;
+      const std::string name(k.data() + 1, k.size() - 1);
+      WIDEN_RETURN_IF_ERROR(
+          Parse(name, std::string_view(it->value().data(), it->value().size()), &stored));
+      if (stored.record.empty()) continue;  // a tombstone
+      WIDEN_ASSIGN_OR_RETURN(TableState state, Decode(name, stored));
+      out.emplace_back(name, std::move(state));
+    }
+    if (!it->status().ok()) {
+      return FromLevelDb(it->status(), "listing the table states of store '" + path_ + "'");
+    }
+    return out;
+  }
+
+ private:
+  // A state value as read: found = the key exists.
+  struct Stored {
+    bool found = false;
+    uint64_t version = 0;
+    std::string record;  // empty: a tombstone
+  };
+
+  Status Parse(const std::string& name, std::string_view value, Stored* out) const {
+    std::string_view record;
+    if (!DecodeStateValue(value, &out->version, &record)) {
+      return Status::DataLoss("store '" + path_ + "': the state of table " + Quoted(name) + " is " +
+                              std::to_string(value.size()) + " bytes, shorter than its version");
+    }
+    out->record.assign(record.data(), record.size());
+    return Status::OK();
+  }
+
+  Result<Stored> Read(const std::string& name) const {
+    std::string value;
+    leveldb::Status s = db_->db->Get(leveldb::ReadOptions(), lf::StateKey(name), &value);
+    Stored stored;
+    if (s.IsNotFound()) return stored;
+    if (!s.ok()) return FromLevelDb(s, "reading the state of table " + Quoted(name));
+    stored.found = true;
+    WIDEN_RETURN_IF_ERROR(Parse(name, value, &stored));
+    return stored;
+  }
+
+  Result<TableState> Decode(const std::string& name, const Stored& stored) const {
+    Result<TableState> state = DecodeTableState(stored.record);
+    if (!state.ok()) {
+      return state.status().WithContext("store '" + path_ + "', table " + Quoted(name));
+    }
+    state->version = stored.version;
+    return state;
+  }
+
+  Status Write(const std::string& name, const std::string& value) {
+    leveldb::WriteOptions sync;
+    sync.sync = true;
+    leveldb::Status s = db_->db->Put(sync, lf::StateKey(name), value);
+    if (!s.ok()) return FromLevelDb(s, "writing the state of table " + Quoted(name));
+    return Status::OK();
+  }
+
+  Status Conflict(const std::string& name, std::optional<uint64_t> expected,
+                  const Stored& stored) const {
+    const bool recorded = stored.found && !stored.record.empty();
+    return Status::Aborted(
+        "the state of table " + Quoted(name) + " in store '" + path_ + "' is " +
+        (recorded ? "at version " + std::to_string(stored.version) : std::string("not recorded")) +
+        ", not " + (expected ? "at version " + std::to_string(*expected) : std::string("absent")) +
+        " as expected: another run changed it; read it again");
+  }
+
+  const std::shared_ptr<Database> db_;
+  const std::string path_;
+};
+
 // Checks the store header, writing it into an empty database.
 Status CheckHeader(leveldb::DB* db, const std::string& path) {
   const leveldb::Slice header_key(lf::kHeaderKey.data(), lf::kHeaderKey.size());
@@ -478,7 +587,8 @@ Status CheckHeader(leveldb::DB* db, const std::string& path) {
 }  // namespace
 
 Result<std::unique_ptr<LevelDbStore>> LevelDbStore::Open(const std::string& path,
-                                                         const StoreOptions& options) {
+                                                         const StoreOptions& options,
+                                                         leveldb::Env* env) {
   if (path.empty()) return Status::InvalidArgument("the embedded store's path is empty");
   std::error_code ec;
   const std::filesystem::path dir(path);
@@ -508,6 +618,7 @@ Result<std::unique_ptr<LevelDbStore>> LevelDbStore::Open(const std::string& path
   db->block_cache.reset(leveldb::NewLRUCache(lf::kBlockCacheBytes));
   leveldb::Options lo = lf::StoreOptions(db->block_cache.get());
   lo.create_if_missing = options.create_if_missing;
+  if (env != nullptr) lo.env = env;
   leveldb::DB* raw = nullptr;
   leveldb::Status s = leveldb::DB::Open(lo, path, &raw);
   if (!s.ok()) return FromLevelDb(s, "opening store '" + path + "'");
@@ -567,14 +678,14 @@ Status LevelDbStore::SetTableMetadata(const std::string& full_name, const std::s
   leveldb::WriteOptions sync;
   sync.sync = true;
   leveldb::Status s =
-      db_->db->Put(sync, lf::TableKey(CanonicalName(full_name)), EncodeTableDescriptor(d));
+      db_->db->Put(sync, lf::TableKey(CanonicalTableName(full_name)), EncodeTableDescriptor(d));
   if (!s.ok()) return FromLevelDb(s, "updating table " + Quoted(full_name));
   return Status::OK();
 }
 
 Result<TableDescriptor> LevelDbStore::DescribeTable(const std::string& full_name) {
   WIDEN_RETURN_IF_ERROR(CheckOpen());
-  const std::string name = CanonicalName(full_name);
+  const std::string name = CanonicalTableName(full_name);
   std::string value;
   leveldb::Status s = db_->db->Get(leveldb::ReadOptions(), lf::TableKey(name), &value);
   if (s.IsNotFound()) {
@@ -607,8 +718,21 @@ Result<std::vector<TableDescriptor>> LevelDbStore::ListTables() {
 Result<std::unique_ptr<CellSink>> LevelDbStore::NewSink(const std::string& full_name) {
   WIDEN_ASSIGN_OR_RETURN(TableDescriptor d, DescribeTable(full_name));
   std::string name = d.FullName();
+  // Whether the table holds any cell yet: its sink may then write cells that
+  // come in key order as they come (BufferedCellSink).
+  std::string prefix;
+  lf::AppendCellKeyPrefix(&prefix, name);
+  std::unique_ptr<leveldb::Iterator> it(db_->db->NewIterator(leveldb::ReadOptions()));
+  it->Seek(prefix);
+  if (!it->status().ok()) return FromLevelDb(it->status(), "reading table " + Quoted(name));
+  const bool empty = !it->Valid() || !it->key().starts_with(prefix);
   return std::unique_ptr<CellSink>(
-      new LevelDbSink(db_, std::move(name), std::move(d), options_.batch_bytes));
+      new LevelDbSink(db_, std::move(name), std::move(d), options_.batch_bytes, empty));
+}
+
+Result<std::unique_ptr<StateStore>> LevelDbStore::NewStateStore() {
+  WIDEN_RETURN_IF_ERROR(CheckOpen());
+  return std::unique_ptr<StateStore>(new LevelDbStateStore(db_, path_));
 }
 
 Result<std::unique_ptr<CellReader>> LevelDbStore::NewReader(const std::string& full_name,

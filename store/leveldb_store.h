@@ -25,6 +25,14 @@
 //                         +------+------------------+  the default namespace
 //                  value: EncodeTableDescriptor(): JSON text with "format": 1
 //
+//   table state    key:   +------+------------------+
+//                         | 0x03 | full table name  |
+//                         +------+------------------+
+//                  value: +------------------+---------------------------------+
+//                         | version (u64 BE) | state record (store/table_state.h),
+//                         |                  | or nothing: a tombstone         |
+//                         +------------------+---------------------------------+
+//
 //   cell           key:
 //     +------+-----------+------+----------+-----------+--------+------+
 //     | 0x02 | full name | 0x00 | ESC(row) | 0x00 0x01 | family | 0x00 |  ...
@@ -50,7 +58,14 @@
 //   descending — HBase's CellComparator order.
 //
 // A database that has keys but no header, or a header with another version,
-// is refused with FailedPrecondition.
+// is refused with FailedPrecondition. No key starts with 0xFF.
+//
+// The table state keys (tag 0x03) came after format 1 was first written,
+// without a version bump: a format 1 store without them opens as before
+// (every table's state is unknown: StateStore::Get gives nullopt), and a
+// reader that knows only tags 0x00 to 0x02 never reads past the keys it
+// looks for (table meta keys are listed from 0x01 while the tag is 0x01;
+// cells are read by table prefix), so it still reads a store that has them.
 #pragma once
 
 #include <memory>
@@ -58,10 +73,15 @@
 #include <string>
 #include <vector>
 
+#include "common/cell_sink.h"
 #include "common/status.h"
-#include "store/cell_sink.h"
+#include "common/table_descriptor.h"
+#include "store/state_store.h"
 #include "store/store.h"
-#include "store/table_descriptor.h"
+
+namespace leveldb {
+class Env;
+}  // namespace leveldb
 
 namespace widen {
 
@@ -77,8 +97,13 @@ class LevelDbStore final : public Store {
   /// not a widen store of format 1; Aborted when another process (or another
   /// open in this process) holds its lock; Unavailable when LevelDB cannot
   /// open it otherwise; DataLoss on corruption.
+  /// `env` (borrowed, may be null: LevelDB's default) is the leveldb::Env
+  /// the database does its file I/O through; it must outlive the store and
+  /// every sink, reader and StateStore from it (tests pass one that
+  /// simulates a crash).
   static Result<std::unique_ptr<LevelDbStore>> Open(const std::string& path,
-                                                    const StoreOptions& options);
+                                                    const StoreOptions& options,
+                                                    leveldb::Env* env = nullptr);
 
   LevelDbStore(const LevelDbStore&) = delete;
   LevelDbStore& operator=(const LevelDbStore&) = delete;
@@ -103,12 +128,17 @@ class LevelDbStore final : public Store {
   /// Every table, ordered by full name.
   Result<std::vector<TableDescriptor>> ListTables() override;
   /// A sink for the table's cells: batches of options.batch_bytes are written
-  /// as one LevelDB write batch (not synced); Close() syncs the log.
-  /// Destroying the sink without Close drops cells not yet flushed.
-  /// NotFound for an unknown table. Its Put/Flush return InvalidArgument for a
-  /// cell whose family is not in the table, an empty row key or one longer
-  /// than 32767 bytes (HBase's limit), or a DeleteFamily marker with a
-  /// qualifier; the whole batch holding such a cell is not written.
+  /// as one LevelDB write batch, not synced (Flush: readable, not durable).
+  /// Sync (and Close) make every cell the sink wrote durable: LevelDB writes
+  /// its memtable out to a synced table file, then the log is synced — a
+  /// synced log write alone would leave the cells of a log LevelDB switched
+  /// away from (closed unsynced) at risk. Destroying the sink without Close
+  /// drops cells not yet flushed. NotFound for an unknown table. Every cell
+  /// is checked (common/cell_check.h: the table's families, row keys of 1 to
+  /// 32767 bytes, known types, a DeleteFamily marker without qualifier; any
+  /// size and timestamp are taken): Put/Flush/Sync/Close return
+  /// InvalidArgument for a refused cell, and the whole batch holding it is
+  /// not written.
   Result<std::unique_ptr<CellSink>> NewSink(const std::string& full_name) override;
   /// A reader over the table's live cells (see CellReader), seeing the
   /// database as of this call. start_row, stop_row and row_prefix all apply
@@ -116,6 +146,12 @@ class LevelDbStore final : public Store {
   /// InvalidArgument when options.max_versions < 1.
   Result<std::unique_ptr<CellReader>> NewReader(const std::string& full_name,
                                                 const ReadOptions& options) override;
+
+  /// The table states, under tag 0x03 of this database (see above). Put
+  /// and Delete write synced; their compare-and-set holds under a mutex
+  /// shared by every StateStore of this open store, and LevelDB's lock
+  /// keeps other processes out of the store.
+  Result<std::unique_ptr<StateStore>> NewStateStore() override;
 
   /// The store's directory.
   const std::string& path() const { return path_; }

@@ -4,7 +4,8 @@
 //   hbase://HOST:PORT     HBase Thrift2 gateway
 //
 // A Store creates tables from TableDescriptors, hands out one CellSink per
-// table for writing and CellReaders for scans and gets.
+// table for writing, CellReaders for scans and gets, and the StateStore that
+// keeps its tables' load state (store/state_store.h).
 //
 // Thread safety: a Store may be shared by threads; each sink and reader is used
 // by one thread at a time.
@@ -16,9 +17,10 @@
 #include <vector>
 
 #include "common/cell.h"
+#include "common/cell_sink.h"
 #include "common/status.h"
-#include "store/cell_sink.h"
-#include "store/table_descriptor.h"
+#include "common/table_descriptor.h"
+#include "store/state_store.h"
 
 namespace widen {
 
@@ -72,10 +74,13 @@ class Store {
   virtual Status SetTableMetadata(const std::string& full_name, const std::string& key,
                                   const std::string& value) = 0;
   virtual Result<std::vector<TableDescriptor>> ListTables() = 0;
-  /// A sink for cells of `full_name` (which must exist).
+  /// A sink for cells of `full_name` (which must exist). It checks every
+  /// cell (common/cell_check.h) against the table and the store's limits.
   virtual Result<std::unique_ptr<CellSink>> NewSink(const std::string& full_name) = 0;
   virtual Result<std::unique_ptr<CellReader>> NewReader(const std::string& full_name,
                                                         const ReadOptions& options) = 0;
+  /// The state of this store's tables. Does no I/O; may outlive the store.
+  virtual Result<std::unique_ptr<StateStore>> NewStateStore() = 0;
 };
 
 }  // namespace widen

@@ -10,14 +10,12 @@
 #include <fmt/format.h>
 
 #include "common/bytes.h"
-#include "store/cell_runs.h"
+#include "common/cell_check.h"
+#include "common/cell_runs.h"
 
 namespace widen {
 
 namespace {
-
-// HBase's limit on a row key (Short.MAX_VALUE bytes).
-constexpr size_t kMaxRowKeyBytes = 32767;
 
 // A row whose cells take more than this (bytes, an estimate including the
 // bookkeeping per cell) is sorted in runs spilled to temporary files rather
@@ -288,7 +286,7 @@ class TableAssembler {
     bool held = false;
     PendingCell prev;
     Status s = runs->Merge(
-        [&](const CellView& c) {
+        [&](const CellView& c, bool) {
           if (held) {
             if (c.timestamp_ms == prev.timestamp_ms && c.qualifier == prev.qualifier &&
                 c.family == prev.family) {
@@ -384,8 +382,7 @@ class TableAssembler {
       }
     }
     for (auto& ch : children_) {
-      WIDEN_RETURN_IF_ERROR(EmitChildren(row, &ch, std::string_view(), row_ts, reason));
-      if (!reason->empty()) return Status::OK();
+      WIDEN_RETURN_IF_ERROR(EmitChildren(row, &ch, std::string_view(), row_ts));
     }
     return Status::OK();
   }
@@ -394,26 +391,65 @@ class TableAssembler {
   // children before them (of no parent) count as orphans, as EmitChildren
   // counts them, so the counts do not depend on where a job's range ends.
   Status SkipChildren(const Row& row) {
-    for (auto& ch : children_) {
-      const NestPlan& n = *ch.plan;
-      if (AnyNull(row, n.parent_key)) continue;
-      while (ch.stream->Valid()) {
-        const int c = CompareKeys(ch.stream->row(), n.child_key, row, n.parent_key);
-        if (c > 0) break;
-        ++stats_->source_rows;
-        if (c < 0) ++stats_->orphans;
-        ch.stream->Next();
-      }
-      WIDEN_RETURN_IF_ERROR(ch.stream->status());
-    }
+    for (auto& ch : children_) WIDEN_RETURN_IF_ERROR(SkipUnder(row, &ch));
     return Status::OK();
+  }
+
+  // Advances ch's stream past the children of `parent` (and theirs), which
+  // go with a rejected parent.
+  Status SkipUnder(const Row& parent, Child* ch) {
+    const NestPlan& n = *ch->plan;
+    if (AnyNull(parent, n.parent_key)) return Status::OK();
+    while (ch->stream->Valid()) {
+      const Row& r = ch->stream->row();
+      const int c = CompareKeys(r, n.child_key, parent, n.parent_key);
+      if (c > 0) break;
+      ++stats_->source_rows;
+      if (c < 0) {
+        ++stats_->orphans;
+      } else {
+        for (auto& k : ch->kids) WIDEN_RETURN_IF_ERROR(SkipUnder(r, &k));
+      }
+      ch->stream->Next();
+    }
+    return ch->stream->status();
+  }
+
+  // "track (album_id=1, track_no=12) in source row album_id=1 of 'album'":
+  // a nested row by its primary key (else its id parts) and its driving row.
+  std::string ChildId(const NestPlan& n, const Row& child) const {
+    std::string s;
+    for (const auto& [name, idx] : n.identity) {
+      if (!s.empty()) s += ", ";
+      s += name + "=" + child[idx].DebugString();
+    }
+    if (s.empty()) {
+      for (const auto& p : n.qualifier.parts()) {
+        if (p.is_literal) continue;
+        if (!s.empty()) s += ", ";
+        s += p.name + "=" + child[p.index].DebugString();
+      }
+    }
+    return fmt::format("{} ({}) in source row {} of '{}'", n.scan.table, s, RowId(*row_),
+                       plan_.scan.alias);
+  }
+
+  // A nested row that cannot be encoded: it alone is rejected (its own
+  // children go with it); without a RejectHandler the run stops naming it.
+  Status RejectChild(const NestPlan& n, const Row& child, const std::string& reason) {
+    const std::string id = ChildId(n, child);
+    if (options_.rejects == nullptr) {
+      return Status::InvalidArgument(
+          fmt::format("table '{}': nested row {}: {}", plan_.descriptor.FullName(), id, reason));
+    }
+    ++stats_->rejected;
+    return options_.rejects->Reject(plan_.descriptor.FullName(), id, reason);
   }
 
   // Emits the children of `parent` from ch's stream: one cell each (or one
   // per attribute), under qualifier `outer` + prefix + id, then their own
-  // children. A child that cannot be encoded sets *reason.
-  Status EmitChildren(const Row& parent, Child* ch, std::string_view outer, int64_t row_ts,
-                      std::string* reason) {
+  // children. A child that cannot be encoded is rejected alone (RejectChild).
+  Status EmitChildren(const Row& parent, Child* ch, std::string_view outer, int64_t row_ts) {
     const NestPlan& n = *ch->plan;
     if (AnyNull(parent, n.parent_key)) return Status::OK();
     RowStream* s = ch->stream.get();
@@ -440,24 +476,26 @@ class TableAssembler {
       }
       qualifier.assign(outer);
       qualifier.append(n.prefix);
-      if (Status st = n.qualifier.Encode(child, &qualifier); !st.ok()) {
-        *reason = fmt::format("nested row of '{}': {}", n.scan.table, st.message());
-        return Status::OK();
-      }
+      std::string bad;
+      if (Status st = n.qualifier.Encode(child, &qualifier); !st.ok()) bad = st.message();
       int64_t ts = row_ts;
       std::string why;
-      if (n.version_index >= 0 && !CellTimestampMs(child[n.version_index], &ts, &why)) {
-        *reason = fmt::format("nested row of '{}': version column {} is {}", n.scan.table,
-                              n.scan.columns[n.version_index].column, why);
-        return Status::OK();
+      if (bad.empty() && n.version_index >= 0 &&
+          !CellTimestampMs(child[n.version_index], &ts, &why)) {
+        bad = fmt::format("version column {} is {}", n.scan.columns[n.version_index].column, why);
+      }
+      if (!bad.empty()) {
+        WIDEN_RETURN_IF_ERROR(RejectChild(n, child, bad));
+        for (auto& k : ch->kids) WIDEN_RETURN_IF_ERROR(SkipUnder(child, &k));
+        s->Next();
+        continue;
       }
       bool all_null = true;
       for (const auto& vc : n.value_columns) all_null = all_null && child[vc.second].is_null();
       if (all_null) {
         ++stats_->empty_children;
         if (stats_->first_empty_child.empty()) {
-          stats_->first_empty_child = fmt::format("a row of '{}' in source row {} of '{}'",
-                                                  n.scan.table, RowId(*row_), plan_.scan.alias);
+          stats_->first_empty_child = ChildId(n, child);
         }
       }
       if (n.layout == NestLayout::kValue) {
@@ -492,10 +530,7 @@ class TableAssembler {
         }
         v->push_back('}');
       }
-      for (auto& k : ch->kids) {
-        WIDEN_RETURN_IF_ERROR(EmitChildren(child, &k, qualifier, row_ts, reason));
-        if (!reason->empty()) return Status::OK();
-      }
+      for (auto& k : ch->kids) WIDEN_RETURN_IF_ERROR(EmitChildren(child, &k, qualifier, row_ts));
       s->Next();
     }
     return s->status();
@@ -526,6 +561,9 @@ class TableAssembler {
 }  // namespace
 
 void AddSinkStats(const SinkStats& sink, TableStats* stats) {
+  // What the store holds: a replaced cell is gone.
+  stats->cells -= std::min(stats->cells, sink.overwritten);
+  stats->bytes -= std::min(stats->bytes, sink.overwritten_bytes);
   stats->overwritten += sink.overwritten;
   if (stats->first_overwritten.empty() && sink.first_overwritten) {
     const CellCoordinates& c = *sink.first_overwritten;

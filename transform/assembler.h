@@ -23,9 +23,9 @@
 #include <string>
 #include <string_view>
 
+#include "common/cell_sink.h"
 #include "common/status.h"
 #include "extract/source.h"
-#include "store/cell_sink.h"
 #include "transform/plan.h"
 
 namespace widen {
@@ -35,7 +35,7 @@ struct TableStats {
   std::string table;         // "ns:table"
   uint64_t source_rows = 0;  // rows read: driving rows plus child rows
   uint64_t rows = 0;         // driving rows that gave cells (a target row each, unless keys repeat)
-  uint64_t cells = 0;        // cells written
+  uint64_t cells = 0;        // cells written (after the sink is closed: cells the store holds)
   uint64_t bytes = 0;        // row + family + qualifier + value bytes written
   uint64_t rejected = 0;     // source rows handed to the RejectHandler
   uint64_t orphans = 0;      // child rows whose parent was not among the written rows
@@ -106,8 +106,8 @@ struct AssembleOptions {
   /// qualifier and timestamp; the row keeps the last one): the row key, the
   /// column and the timestamp (ms). Called after on_row for that row; the
   /// views are valid during the call only. Empty = none.
-  std::function<void(std::string_view row_key, std::string_view family,
-                     std::string_view qualifier, int64_t timestamp_ms)>
+  std::function<void(std::string_view row_key, std::string_view family, std::string_view qualifier,
+                     int64_t timestamp_ms)>
       on_replaced;
   /// Reads at most this many driving rows, then stops: later rows, their
   /// children and trailing orphans are not read (0 = all rows).

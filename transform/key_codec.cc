@@ -206,7 +206,10 @@ Status KeyCodec::EncodePartBinary(const KeyPartPlan& p, const Value& v, std::str
       exact::Integer x;
       std::string why;
       if (!exact::ToInteger(v, &x, &why)) {
-        return OutOfRange(p, v, fmt::format("is not an integer ({})", why));
+        return OutOfRange(p, v,
+                          why == "it is beyond 64 bits"
+                              ? fmt::format("does not fit {} ({})", KeyTypeName(p.type), why)
+                              : fmt::format("is not an integer ({})", why));
       }
       if (p.type == KeyType::kUInt64) {
         if (x.negative)

@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/table_descriptor.h"
 #include "common/temporal.h"
-#include "store/table_descriptor.h"
 #include "transform/cell_timestamp.h"
 #include "transform/key_anatomy.h"
 #include "transform/plan.h"
@@ -486,10 +486,12 @@ class Linter {
     }
     // W106: a large table without pre-split points.
     if (driving != nullptr && driving->estimated_rows < 0 && !spread) {
-      Note(
-          fmt::format("{}: W106 skipped: source table {} has no row estimate yet (run ANALYZE "
-                      "on it)",
-                      t.name, driving->name));
+      Note(driving->is_view
+               ? fmt::format("{}: W106 skipped: {} is a view, which has no row estimate", t.name,
+                             driving->name)
+               : fmt::format("{}: W106 skipped: source table {} has no row estimate yet (run "
+                             "ANALYZE on it)",
+                             t.name, driving->name));
     }
     if (driving != nullptr && driving->estimated_rows > o_.large_table_rows && !spread) {
       Add("W106", t.loc, t.name,
@@ -581,10 +583,19 @@ class Linter {
 
   // W116 on row key parts, I117 on nested id parts.
   void LintKeyOrder(const TableMapping& t, const TablePlan& tp) {
-    const char* kFix =
-        "use form: binary (it orders numbers, instants and times), or key by a column whose "
-        "bytes sort like its values (for an enum, its position: a generated column); ignore "
-        "this if the part is only matched exactly";
+    // The fix for a part of `form` over column `c`.
+    auto fix = [](KeyForm form, const SourceColumn& c) -> std::string {
+      if (c.is_enum) {
+        return "key by the enum's position instead of its label (a generated column), or "
+               "ignore this if the part is only matched exactly";
+      }
+      if (form == KeyForm::kBinary) {
+        return "key by a column whose bytes sort like its values, or ignore this if the part is "
+               "only matched exactly";
+      }
+      return "use form: binary (it orders numbers, instants and times), or key by a column "
+             "whose bytes sort like its values; ignore this if the part is only matched exactly";
+    };
     for (size_t i = 0; i < tp.key.parts().size() && i < t.key.parts.size(); ++i) {
       const KeyPartPlan& p = tp.key.parts()[i];
       const SourceColumn* c = p.is_literal ? nullptr : KeyPartColumn(tp, p, schema_);
@@ -595,7 +606,7 @@ class Linter {
           fmt::format("row key part '{}' does not sort like its values ({}): range scans by it "
                       "return the wrong rows",
                       p.name, why),
-          kFix);
+          fix(tp.key.form(), *c));
     }
     std::vector<const NestPlan*> nests;
     for (const auto& n : tp.nests) nests.push_back(&n);
@@ -613,7 +624,7 @@ class Linter {
             fmt::format("nested id '{}' (prefix '{}') does not sort like its values ({}): "
                         "column ranges over the qualifiers are not in value order",
                         p.name, n->prefix, why),
-            kFix);
+            fix(n->qualifier.form(), *c));
       }
     }
   }
@@ -739,7 +750,7 @@ class Linter {
     std::vector<Check> checks;
     for (const NestPlan& n : tp.nests) {
       if (n.spec->version.column.empty()) continue;
-      Check c{&n.scan, {}, n.family, fmt::format("the nest of {}", n.spec->table), n.spec->loc};
+      Check c{&n.scan, {}, n.family, fmt::format("nested rows of {}", n.spec->table), n.spec->loc};
       // The child's link to its parent (merge[0], the child's side), then the id.
       for (const auto& on : n.scan.merge.front().on) c.cell.push_back(on.first);
       bool ok = true;

@@ -8,16 +8,9 @@
 #include <mutex>
 #include <thread>
 
-#include <fcntl.h>
-#include <stdlib.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-
 #include <fmt/format.h>
+
+#include "common/cell_spool.h"
 
 namespace widen {
 
@@ -36,107 +29,6 @@ class LockedRejects : public RejectHandler {
  private:
   RejectHandler* inner_;
   std::mutex* mu_;
-};
-
-// A job's cells kept in an unlinked temporary file (under $TMPDIR, else
-// /tmp) until their turn to be written: records of four u32 lengths (row,
-// family, qualifier, value), the i64 timestamp, the u8 type, then the bytes.
-class SpoolSink : public CellSink {
- public:
-  ~SpoolSink() override {
-    if (file_ != nullptr) std::fclose(file_);
-  }
-
-  Status Open() {
-    const char* dir = std::getenv("TMPDIR");
-    std::string path =
-        std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/widen-spool-XXXXXX";
-    const int fd = mkstemp(path.data());
-    if (fd < 0) return Error("creating", path);
-    unlink(path.c_str());  // gone when closed, whatever happens
-    file_ = fdopen(fd, "w+b");
-    if (file_ == nullptr) {
-      close(fd);
-      return Error("opening", path);
-    }
-    path_ = path;
-    std::setvbuf(file_, nullptr, _IOFBF, 1 << 20);  // for Replay's reads
-    return Status::OK();
-  }
-
-  Status Put(const CellView& c) override {
-    // One record appended to a buffer, written out 1 MiB at a time.
-    char head[kHeadBytes];
-    const uint32_t lens[4] = {Len(c.row), Len(c.family), Len(c.qualifier), Len(c.value)};
-    std::memcpy(head, lens, sizeof lens);
-    std::memcpy(head + 16, &c.timestamp_ms, 8);
-    head[24] = static_cast<char>(c.type);
-    buffer_.append(head, sizeof head);
-    buffer_.append(c.row).append(c.family).append(c.qualifier).append(c.value);
-    ++stats_.cells;
-    stats_.bytes += c.row.size() + c.family.size() + c.qualifier.size() + c.value.size();
-    return buffer_.size() >= kBufferBytes ? WriteBuffer() : Status::OK();
-  }
-  Status Flush() override {
-    WIDEN_RETURN_IF_ERROR(WriteBuffer());
-    return std::fflush(file_) == 0 ? Status::OK() : Error("writing", path_);
-  }
-  Status Close() override { return Flush(); }
-  const SinkStats& stats() const override { return stats_; }
-
-  /// Puts every spooled cell, in spooled order, into `to`; stops with
-  /// Cancelled when *cancel turns true.
-  Status Replay(CellSink* to, const std::atomic<bool>* cancel) {
-    WIDEN_RETURN_IF_ERROR(Flush());
-    if (std::fseek(file_, 0, SEEK_SET) != 0) return Error("reading", path_);
-    char head[kHeadBytes];
-    std::string bytes;
-    for (uint64_t n = 0; n < stats_.cells; ++n) {
-      if ((n & 0x3fff) == 0 && cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
-        return Status::Cancelled("interrupted");
-      }
-      uint32_t lens[4];
-      CellView c;
-      if (std::fread(head, sizeof head, 1, file_) != 1) return Error("reading", path_);
-      std::memcpy(lens, head, sizeof lens);
-      std::memcpy(&c.timestamp_ms, head + 16, 8);
-      c.type = static_cast<CellType>(static_cast<unsigned char>(head[24]));
-      const size_t total = size_t{lens[0]} + lens[1] + lens[2] + lens[3];
-      bytes.resize(total);
-      if (total > 0 && std::fread(bytes.data(), total, 1, file_) != 1) {
-        return Error("reading", path_);
-      }
-      std::string_view all(bytes);
-      c.row = all.substr(0, lens[0]);
-      c.family = all.substr(lens[0], lens[1]);
-      c.qualifier = all.substr(lens[0] + lens[1], lens[2]);
-      c.value = all.substr(lens[0] + lens[1] + lens[2], lens[3]);
-      WIDEN_RETURN_IF_ERROR(to->Put(c));
-    }
-    return Status::OK();
-  }
-
- private:
-  static constexpr size_t kHeadBytes = 4 * 4 + 8 + 1;  // four lengths, timestamp, type
-  static constexpr size_t kBufferBytes = 1 << 20;
-
-  static uint32_t Len(std::string_view s) { return static_cast<uint32_t>(s.size()); }
-  Status WriteBuffer() {
-    if (!buffer_.empty() && std::fwrite(buffer_.data(), buffer_.size(), 1, file_) != 1) {
-      return Error("writing", path_);
-    }
-    buffer_.clear();
-    return Status::OK();
-  }
-  static Status Error(const char* what, const std::string& path) {
-    return Status::Unavailable(fmt::format("{} the temporary spool file {} of a parallel job: {}",
-                                           what, path, std::strerror(errno)));
-  }
-
-  std::FILE* file_ = nullptr;
-  std::string path_;
-  std::string buffer_;  // records not yet written to file_
-  SinkStats stats_;
 };
 
 void Add(const TableStats& s, TableStats* sum) {
@@ -251,23 +143,27 @@ Status RunJobs(const TablePlan& plan, const std::vector<RowRange>& ranges,
 
   struct Job {
     std::unique_ptr<CellSink> sink;
-    std::unique_ptr<SpoolSink> spool;  // ordered writes: where jobs after the first put cells
+    std::unique_ptr<CellSpool> spool;  // ordered writes: where jobs after the first put cells
     std::unique_ptr<RunsSink> sorter;  // other keys: where every job puts cells
     TableStats stats;
     Status status;
   };
   std::vector<Job> jobs(n);
-  // When row keys do not follow the ranges, all jobs feed one external sort
-  // whose merge is written through one sink after the jobs: the store gets
-  // one stream in key order, and replaced cells between jobs are seen.
+  // When row keys do not follow the ranges, every job sorts its cells into
+  // runs of its own, merged after the jobs (equal cells in range order, as
+  // one job would write them) through one sink: the store gets one stream
+  // in key order, and replaced cells between jobs are seen.
   const bool ordered = n > 1 && KeyFollowsSplit(plan);
-  std::shared_ptr<CellRuns> shared_runs;
-  if (n > 1 && !ordered) shared_runs = std::make_shared<CellRuns>();
+  const bool sorted = n > 1 && !ordered;
+  std::vector<std::shared_ptr<CellRuns>> job_runs;
   for (size_t i = 0; i < n; ++i) {
-    if (shared_runs == nullptr || i == 0) {
+    if (!sorted || i == 0) {
       WIDEN_ASSIGN_OR_RETURN(jobs[i].sink, new_sink());
     }
-    if (shared_runs != nullptr) jobs[i].sorter = std::make_unique<RunsSink>(shared_runs);
+    if (sorted) {
+      job_runs.push_back(std::make_shared<CellRuns>());
+      jobs[i].sorter = std::make_unique<RunsSink>(job_runs.back());
+    }
   }
   // When row keys sort like the ranges, the store gets the cells in key
   // order, as from one job: the first job writes, the others spool, and the
@@ -276,8 +172,7 @@ Status RunJobs(const TablePlan& plan, const std::vector<RowRange>& ranges,
   // rewrite the data.)
   if (ordered) {
     for (size_t i = 1; i < n; ++i) {
-      jobs[i].spool = std::make_unique<SpoolSink>();
-      WIDEN_RETURN_IF_ERROR(jobs[i].spool->Open());
+      WIDEN_ASSIGN_OR_RETURN(jobs[i].spool, CellSpool::Open());
     }
   }
 
@@ -372,15 +267,19 @@ Status RunJobs(const TablePlan& plan, const std::vector<RowRange>& ranges,
     }
   }
 
-  if (shared_runs != nullptr && first_error.ok() && !stop) {
-    // One merge of every job's runs, through the first job's sink.
+  if (sorted && first_error.ok() && !stop) {
+    // One merge of every job's runs, in range order, through the first job's sink.
     CellSink* sink = jobs[0].sink.get();
-    Status s =
-        shared_runs->Merge([sink](const CellView& c) { return sink->Put(c); }, options.cancel);
+    std::vector<CellRuns*> sets;
+    for (const auto& r : job_runs) sets.push_back(r.get());
+    Status s = CellRuns::MergeAll(
+        sets, [sink](const CellView& c, bool) { return sink->Put(c); }, options.cancel);
     if (s.ok()) s = sink->Close();
     AddSinkStats(sink->stats(), &jobs[0].stats);
-    jobs[0].stats.sort_runs += shared_runs->runs_written();
-    jobs[0].stats.sort_bytes += shared_runs->bytes_written();
+    for (const auto& r : job_runs) {
+      jobs[0].stats.sort_runs += r->runs_written();
+      jobs[0].stats.sort_bytes += r->bytes_written();
+    }
     if (s.code() == StatusCode::kCancelled) {
       jobs[0].status = s;
     } else if (!s.ok()) {

@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "common/cell_sink.h"
 #include "common/status.h"
 #include "extract/source.h"
-#include "store/cell_sink.h"
 #include "transform/assembler.h"
 #include "transform/plan.h"
 

@@ -374,6 +374,13 @@ class Planner {
 
   Status PlanTable(const TableMapping& t, TablePlan* tp) {
     tp->mapping = &t;
+    if (t.columns.empty() && t.nests.empty()) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: table '{}' maps no column and no nest: no source row would give a cell, and an "
+          "HBase row exists only through its cells; list the columns to write (columns: "
+          "[...]) or nest a child table",
+          t.loc.ToString(), t.name));
+    }
     SplitTableName(t.name, &tp->descriptor.name_space, &tp->descriptor.table);
     for (const auto& f : t.families) {
       FamilyDescriptor fd;
@@ -631,6 +638,8 @@ class Planner {
                              PlanVersion(n.loc, t.name, scope, n.version, &cols));
       if (own(n.version)) used.push_back(n.version.column);
     }
+    for (const auto& pk : child->primary_key)
+      np->identity.emplace_back(pk, cols.Add(child->name, pk));
     for (const auto& pk : NotNullKey(*child)) {
       const SourceColumn* pc = child->FindColumn(pk);
       np->scan.unique_key.push_back(

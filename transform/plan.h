@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "common/status.h"
+#include "common/table_descriptor.h"
 #include "extract/source.h"
 #include "mapping/mapping.h"
-#include "store/table_descriptor.h"
 #include "transform/key_codec.h"
 #include "transform/value_codec.h"
 
@@ -68,6 +68,9 @@ struct NestPlan {
   int version_index = -1;          // child column giving the cells' timestamp
   std::vector<NestPlan> children;  // second level
   std::vector<size_t> link_key;    // the first child's parent_key (into the child row)
+  /// The child table's primary key (name, index into the child row), to
+  /// name a nested row in messages and rejects; empty for a view.
+  std::vector<std::pair<std::string, size_t>> identity;
 };
 
 struct TablePlan {

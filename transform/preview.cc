@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "common/cell_check.h"
 #include "transform/key_codec.h"
 #include "transform/preview_internal.h"
 
@@ -257,7 +258,12 @@ class PreviewSink : public CellSink {
         mode_(mode),
         fingerprints_(fingerprints),
         suspects_(suspects),
-        index_(o.max_examples, out) {}
+        index_(o.max_examples, out),
+        checker_(plan.descriptor, CellLimits()) {
+    std::vector<std::pair<std::string, int>> versions;
+    for (const auto& f : plan.descriptor.families) versions.emplace_back(f.name, f.versions);
+    counter_.SetVersions(std::move(versions));
+  }
 
   Status OnRow(std::string_view key, int64_t ts, const Row& source) {
     WIDEN_RETURN_IF_ERROR(EndRow());
@@ -275,8 +281,6 @@ class PreviewSink : public CellSink {
       }
     }
     source_id_.clear();
-    version_family_.clear();
-    version_qualifier_.clear();
     shown_ = mode_ != Mode::kRecheck && rows_ < o_.show_rows;
     if (shown_) out_->shown_rows.push_back(PreviewRow{key_, SourceId(), 0, 0});
     ++rows_;
@@ -284,6 +288,8 @@ class PreviewSink : public CellSink {
   }
 
   Status Put(const CellView& cell) override {
+    // What every store refuses (common/cell_check.h), the dry run refuses.
+    WIDEN_RETURN_IF_ERROR(checker_.Check(cell));
     const uint64_t b =
         cell.row.size() + cell.family.size() + cell.qualifier.size() + cell.value.size();
     ++stats_.cells;
@@ -299,18 +305,7 @@ class PreviewSink : public CellSink {
     timestamps_.resize(columns_n_);
     timestamps_[columns_n_ - 1] = cell.timestamp_ms;
     if (mode_ == Mode::kRecheck) return Status::OK();
-    // A row's cells arrive in HBase order: versions of one column together,
-    // newest first.
-    if (cell.family != version_family_ || cell.qualifier != version_qualifier_) {
-      version_family_.assign(cell.family);
-      version_qualifier_.assign(cell.qualifier);
-      column_versions_ = 0;
-      version_limit_ = 0;
-      for (const auto& f : plan_.descriptor.families) {
-        if (f.name == cell.family) version_limit_ = f.versions;
-      }
-    }
-    if (++column_versions_ > version_limit_ && version_limit_ > 0) ++out_->beyond_versions;
+    WIDEN_RETURN_IF_ERROR(counter_.Put(cell));
     out_->qualifier_bytes.Add(cell.qualifier.size());
     out_->value_bytes.Add(cell.value.size());
     for (auto& f : out_->families) {
@@ -334,7 +329,16 @@ class PreviewSink : public CellSink {
   }
 
   Status Flush() override { return EndRow(); }
-  Status Close() override { return EndRow(); }
+  /// In memory: nothing to make durable.
+  Status Sync() override { return EndRow(); }
+  Status Close() override {
+    WIDEN_RETURN_IF_ERROR(EndRow());
+    if (mode_ == Mode::kRecheck) return Status::OK();
+    WIDEN_RETURN_IF_ERROR(counter_.Close());
+    out_->row_keys = counter_.stats().rows;
+    out_->beyond_versions = counter_.stats().beyond_versions;
+    return Status::OK();
+  }
   const SinkStats& stats() const override { return stats_; }
 
  private:
@@ -422,6 +426,7 @@ class PreviewSink : public CellSink {
   FingerprintSet* fingerprints_;
   const std::unordered_set<uint64_t>* suspects_;
   CollisionIndex index_;
+  CellChecker checker_;
   SinkStats stats_;
 
   bool in_row_ = false;
@@ -437,9 +442,14 @@ class PreviewSink : public CellSink {
   std::vector<int64_t> timestamps_;
   std::vector<size_t> sorted_;
   std::vector<std::pair<uint64_t, std::string>> row_columns_;
-  std::string version_family_, version_qualifier_;  // the column being counted
-  int column_versions_ = 0;
-  int version_limit_ = 0;  // its family's VERSIONS
+  // What a store would count over every row (keys in order, versions,
+  // replaced cells), sorted externally when the keys are not in read order.
+  class CountingSink final : public BufferedCellSink {
+   protected:
+    Status WriteSorted(const CellBatch&) override { return Status::OK(); }
+    Status SyncWritten() override { return Status::OK(); }
+  };
+  CountingSink counter_;
 };
 
 }  // namespace

@@ -113,8 +113,11 @@ struct TablePreview {
   uint64_t collisions = 0;       // cells that would replace another cell
   bool collisions_exact = true;  // false: more suspects than max_suspects (a lower bound)
   uint64_t merged_rows = 0;      // rows sharing a key with an earlier row, no common column
-  /// Cells of a row's column beyond its family's VERSIONS (older versions
-  /// that reads will not return), within each row.
+  /// Distinct row keys of the rows read (fewer than the rows written when
+  /// source rows share a key), and cells of a column beyond its family's
+  /// VERSIONS (older versions that reads will not return), over every row
+  /// read: what a store would count.
+  uint64_t row_keys = 0;
   uint64_t beyond_versions = 0;
   std::vector<KeyCollision> collision_examples;
   std::vector<PreviewReject> reject_examples;  // run.rejected counts them all

@@ -140,9 +140,11 @@ class RangeChecker {
         "version column {} {}; rows whose version is no cell timestamp (0 to {} ms since "
         "1970) are rejected",
         column, which, kMaxCellTimestampMs);
-    f.fix =
-        "leave those rows out with 'where' (e.g. the column >= '1970-01-01'), or take the "
-        "timestamp from another column";
+    const bool integer = IsIntegerType(s->min.type()) || IsIntegerType(s->max.type());
+    f.fix = integer ? "leave those rows out with 'where' (e.g. the column >= 0), or take the "
+                      "timestamp from another column"
+                    : "leave those rows out with 'where' (e.g. the column >= '1970-01-01'), or "
+                      "take the timestamp from another column";
     report_.findings.push_back(std::move(f));
     return Status::OK();
   }

@@ -152,16 +152,15 @@ TEST_P(CellTimestampsTest, VersionsBefore1970OrAtLongMaxRejectTheRow) {
     EXPECT_NE(reason.find(row[1][0] == '-' ? "before 1970" : "LATEST_TIMESTAMP"), std::string::npos)
         << reason;
   }
-  // pay: the parents of a salary dated before 1970.
-  const auto parents = Query(
-      "SELECT DISTINCT emp_id, from_date FROM sal "
-      "WHERE from_date < '1970-01-01' ORDER BY emp_id");
-  ASSERT_EQ(rejects["pay"].size(), parents.size());
-  for (const auto& row : parents) {
-    const std::string& reason = rejects["pay"]["id=" + row[0]];
-    EXPECT_NE(
-        reason.find(fmt::format("nested row of 'sal': version column from_date is {}", row[1])),
-        std::string::npos)
+  // pay: each salary dated before 1970 is rejected alone (its parent row
+  // keeps its other cells).
+  const auto salaries =
+      Query("SELECT id, emp_id, from_date FROM sal WHERE from_date < '1970-01-01' ORDER BY id");
+  ASSERT_EQ(rejects["pay"].size(), salaries.size());
+  for (const auto& row : salaries) {
+    const std::string& reason =
+        rejects["pay"][fmt::format("sal (id={}) in source row id={} of 'emp'", row[0], row[1])];
+    EXPECT_NE(reason.find(fmt::format("version column from_date is {}", row[2])), std::string::npos)
         << reason;
   }
   // Written cells carry the version's ms, by SQL.

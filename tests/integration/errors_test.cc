@@ -251,10 +251,11 @@ TEST_F(ErrorsTest, WhereTextCannotWriteToTheSource) {
   WIDEN_REQUIRE_PG(url);
   std::string db = FreshPgDatabase(url, "widen_it_inject");
   PgQuery(db, "CREATE TABLE item (id int PRIMARY KEY, label text); CREATE TABLE victim (x int)");
-  std::string m = Write("m.yaml", "source: " + db + "\ntarget: leveldb:" + dir_ +
-                                      "/store\ntables:\n  - name: t\n    from: item\n"
-                                      "    where: \"true); COMMIT; DROP TABLE victim; SELECT (1\"\n"
-                                      "    families: [d]\n    key: {parts: [id]}\n");
+  std::string m =
+      Write("m.yaml", "source: " + db + "\ntarget: leveldb:" + dir_ +
+                          "/store\ntables:\n  - name: t\n    from: item\n"
+                          "    where: \"true); COMMIT; DROP TABLE victim; SELECT (1\"\n"
+                          "    families: [d]\n    key: {parts: [id]}\n    columns: [label]\n");
   CommandResult r = RunCommand(WidenBinary() + " migrate -m " + m);
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find(m + ":4:"), std::string::npos) << "names the table's place: " << r.output;

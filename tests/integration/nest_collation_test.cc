@@ -18,9 +18,9 @@
 
 #include <fmt/format.h>
 
+#include "common/cell_sink.h"
 #include "extract/source.h"
 #include "mapping/mapping.h"
-#include "store/cell_sink.h"
 #include "tests/integration/source_scan.h"
 #include "tests/integration/test_env.h"
 #include "transform/assembler.h"
@@ -43,6 +43,7 @@ class PairSink : public CellSink {
     return Status::OK();
   }
   Status Flush() override { return Status::OK(); }
+  Status Sync() override { return Status::OK(); }
   Status Close() override { return Status::OK(); }
   const SinkStats& stats() const override { return stats_; }
 

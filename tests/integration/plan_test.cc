@@ -344,11 +344,13 @@ tables:
       form: binary
       parts: [order_id]
       salt: {buckets: 4}
+    columns: [{column: status, to: "d:s"}]
   - name: shop:orders
     from: service_order
     families: [d]
     key:
       parts: [product_code, {column: order_id, width: 6}]
+    columns: [{column: status, to: "d:s"}]
 )");
   CommandResult r = Widen(*shop_, "ddl -m " + m + " --no-metadata");
   ASSERT_EQ(r.exit_code, 0) << r.output;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <random>
@@ -23,7 +24,9 @@
 #include "common/bytes.h"
 #include "store/hbase_store.h"
 #include "store/leveldb_store.h"
+#include "store/state_store.h"
 #include "store/store.h"
+#include "store/table_state.h"
 #include "tests/integration/hbase_env.h"
 
 namespace widen {
@@ -642,6 +645,183 @@ TEST_F(HBaseStoreTest, ReconnectsAfterTheGatewaysIdleTimeout) {
   const std::vector<Cell> all = Read(d.FullName());
   ASSERT_EQ(all.size(), 9u);
   EXPECT_EQ(all[1].row, "r2");
+}
+
+// ------------------------------------------------------------ table states
+
+class HBaseStateStoreTest : public HBaseStoreTest {
+ protected:
+  void SetUp() override {
+    HBaseStoreTest::SetUp();
+    if (url_.empty() || HasFatalFailure()) return;
+    state_table_ = ns_ + ":state";
+    {
+      RawHBase raw(url_);
+      raw.DropTable(state_table_);
+    }
+    made_.push_back(state_table_);
+    HBaseOptions o;
+    o.state_table = state_table_;
+    auto store = HBaseStore::Open(url_, StoreOptions(), o);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    store_ = std::move(*store);
+  }
+
+  std::unique_ptr<StateStore> States() {
+    auto s = store_->NewStateStore();
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return s.ok() ? std::move(*s) : nullptr;
+  }
+
+  // The cell s:v of the state table's row `row`, as HBase has it ("" when
+  // there is none).
+  std::string RawState(const std::string& row) {
+    RawHBase raw(url_);
+    thrift2::TGet get;
+    get.row = row;
+    thrift2::TResult result;
+    raw->get(result, state_table_, get);
+    std::string value;
+    for (const auto& c : result.columnValues) {
+      EXPECT_EQ(c.family, "s");
+      EXPECT_EQ(c.qualifier, "v");
+      value = c.value;
+    }
+    return value;
+  }
+
+  static TableState State(TableStatus status, std::string run_id) {
+    TableState s;
+    s.status = status;
+    s.run_id = std::move(run_id);
+    s.started_ms = kTs;
+    return s;
+  }
+
+  std::string state_table_;
+};
+
+// Nothing is created until a state is written; then the state table holds
+// one row per target table, its cell s:v the version (8 bytes, big-endian)
+// and the state record, as drawn in store/state_store.h.
+TEST_F(HBaseStateStoreTest, TheStateTableIsCreatedByTheFirstPutAndHoldsTheDrawnBytes) {
+  std::unique_ptr<StateStore> states = States();
+  ASSERT_NE(states, nullptr);
+  RawHBase raw(url_);
+  auto got = states->Get("ns:t");
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_FALSE(got->has_value());
+  ASSERT_TRUE(states->List().ok());
+  EXPECT_TRUE(states->List()->empty());
+  EXPECT_FALSE(raw->tableExists(RawHBase::Name(state_table_)));
+
+  TableState want = State(TableStatus::kComplete, "run-1");
+  want.finished_ms = kTs + 5;
+  want.mapping_fingerprint = std::string("\x00\xff", 2);
+  want.watermarks.push_back(
+      Watermark{"orders",
+                {"updated_at", "id"},
+                {Value::Temporal(ValueType::kTimestamp, -1), Value::Null(ValueType::kInt)}});
+  want.extensions["e"] = "x";
+  auto v = states->Put("default:t", std::nullopt, want);
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ(*v, 1u);
+
+  const thrift2::TTableDescriptor t = raw.Describe(state_table_);
+  ASSERT_EQ(t.columns.size(), 1u);
+  EXPECT_EQ(t.columns[0].name, "s");
+  EXPECT_EQ(t.columns[0].maxVersions, 1);
+  EXPECT_EQ(RawState("t"), std::string("\0\0\0\0\0\0\0\x01", 8) + EncodeTableState(want).value());
+
+  got = States()->Get("t");
+  ASSERT_TRUE(got.ok() && got->has_value()) << got.status().ToString();
+  const TableState& s = **got;
+  EXPECT_EQ(s.version, 1u);
+  EXPECT_EQ(s.status, TableStatus::kComplete);
+  EXPECT_EQ(s.run_id, "run-1");
+  EXPECT_EQ(s.started_ms, kTs);
+  EXPECT_EQ(s.finished_ms, kTs + 5);
+  EXPECT_EQ(s.mapping_fingerprint, want.mapping_fingerprint);
+  ASSERT_EQ(s.watermarks.size(), 1u);
+  EXPECT_EQ(s.watermarks[0].values[0].as_int(), -1);
+  EXPECT_TRUE(s.watermarks[0].values[1].is_null());
+  EXPECT_EQ(s.extensions.at("e"), "x");
+
+  // The state table is not one of the store's tables.
+  auto tables = store_->ListTables();
+  ASSERT_TRUE(tables.ok());
+  for (const auto& d : *tables) EXPECT_NE(d.FullName(), state_table_);
+}
+
+// Compare-and-set on the real HBase: a stale version changes nothing; a
+// Delete leaves a tombstone whose version keeps growing.
+TEST_F(HBaseStateStoreTest, CompareAndSetRefusesAStaleVersion) {
+  std::unique_ptr<StateStore> a = States();
+  std::unique_ptr<StateStore> b = States();
+  ASSERT_TRUE(a && b);
+  ASSERT_EQ(a->Put("x", std::nullopt, State(TableStatus::kLoading, "a")).value(), 1u);
+  auto lost = b->Put("x", std::nullopt, State(TableStatus::kLoading, "b"));
+  EXPECT_EQ(lost.status().code(), StatusCode::kAborted) << lost.status().ToString();
+  EXPECT_NE(lost.status().message().find("is at version 1, not absent"), std::string::npos)
+      << lost.status().message();
+  ASSERT_EQ(b->Put("x", 1, State(TableStatus::kComplete, "b")).value(), 2u);
+  EXPECT_EQ(a->Put("x", 1, State(TableStatus::kFailed, "a")).status().code(), StatusCode::kAborted);
+  EXPECT_EQ(a->Delete("x", 1).code(), StatusCode::kAborted);
+  auto got = a->Get("x");
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ((*got)->run_id, "b");
+  EXPECT_EQ((*got)->version, 2u);
+
+  ASSERT_TRUE(a->Delete("x", 2).ok());
+  EXPECT_EQ(RawState("x"), std::string("\0\0\0\0\0\0\0\x03", 8));  // a tombstone
+  got = b->Get("x");
+  ASSERT_TRUE(got.ok());
+  EXPECT_FALSE(got->has_value());
+  EXPECT_EQ(b->Put("x", 3, State(TableStatus::kLoading, "b")).status().code(),
+            StatusCode::kAborted);
+  EXPECT_EQ(b->Put("x", std::nullopt, State(TableStatus::kLoading, "b")).value(), 4u);
+  ASSERT_TRUE(a->Put("y", std::nullopt, State(TableStatus::kLoading, "a")).ok());
+  auto all = a->List();
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].first, "x");
+  EXPECT_EQ((*all)[0].second.version, 4u);
+  EXPECT_EQ((*all)[1].first, "y");
+}
+
+// Writers with their own connections, each reading the state and putting
+// it back one version on: exactly one wins each version.
+TEST_F(HBaseStateStoreTest, OfWritersThatReadTheSameVersionOneWins) {
+  ASSERT_TRUE(States()->Put("t", std::nullopt, State(TableStatus::kLoading, "w")).ok());
+  constexpr int kThreads = 4;
+  constexpr int kRounds = 10;
+  std::atomic<int> wins{0};
+  std::atomic<int> conflicts{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::unique_ptr<StateStore> mine = States();
+      ASSERT_NE(mine, nullptr);
+      for (int i = 0; i < kRounds; ++i) {
+        auto got = mine->Get("t");
+        ASSERT_TRUE(got.ok() && got->has_value()) << got.status().ToString();
+        TableState next = **got;
+        next.run_id = "w" + std::to_string(t);
+        auto v = mine->Put("t", (*got)->version, next);
+        if (v.ok()) {
+          ++wins;
+        } else {
+          ASSERT_EQ(v.status().code(), StatusCode::kAborted) << v.status().ToString();
+          ++conflicts;
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(wins + conflicts, kThreads * kRounds);
+  auto got = States()->Get("t");
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ((*got)->version, 1u + static_cast<uint64_t>(wins.load()));
 }
 
 TEST_F(HBaseStoreTest, OpenNamesWhatIsWrong) {

@@ -626,6 +626,31 @@ TEST_F(LevelDbStoreTest, SinkRejectsBadCells) {
             StatusCode::kInvalidArgument);
 }
 
+// The embedded store's limits beside the rules every store shares
+// (common/cell_check.h): its key order holds negative timestamps, and it
+// has no cell size limit (HBase's 10 MiB does not apply).
+TEST_F(LevelDbStoreTest, SinkTakesNegativeTimestampsAndCellsOfAnySize) {
+  ASSERT_NE(OpenStore(), nullptr);
+  Create(Table("t", {Family("d", 3)}));
+  const std::string big(10485761, 'v');  // above HBase's hbase.server.keyvalue.maxsize
+  Write("t", {Put("r", "d", "q", -1, "old"), Put("r", "d", "q", 5, big)});
+  const std::vector<Cell> got = Read("t", Versions(3));
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].timestamp_ms, 5);
+  EXPECT_EQ(got[0].value.size(), big.size());
+  EXPECT_EQ(got[1].timestamp_ms, -1);
+  // The shared rules name the table and the row.
+  Result<std::unique_ptr<CellSink>> sink = store_->NewSink("t");
+  ASSERT_TRUE(sink.ok());
+  ASSERT_TRUE((*sink)->Put(Put("row\x01", "nope", "q", 1).View()).ok());
+  Status s = (*sink)->Close();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("table 't', row 'row\\x01': the table has no column family 'nope' "
+                             "(families: d)"),
+            std::string::npos)
+      << s.message();
+}
+
 TEST_F(LevelDbStoreTest, ReaderRejectsZeroVersions) {
   ASSERT_NE(OpenStore(), nullptr);
   Create(Table("t", {Family("d")}));

@@ -29,6 +29,7 @@ TEST(KeyAnatomyTest, BinaryKeyOffsetsAndSizes) {
       form: binary
       parts: [customer_id, {column: ordered_at, desc: true}, product_code, order_id]
       salt: {buckets: 16}
+    columns: [{column: amount, to: "d:widen_test"}]
 )",
                       src.get());
   auto schema = src->Introspect();
@@ -64,6 +65,7 @@ TEST(KeyAnatomyTest, TextKeySeparatorsAndUnboundedParts) {
     families: [d]
     key:
       parts: [{column: customer_id, width: 5}, name]
+    columns: [{column: name, to: "d:widen_test"}]
 )",
                       src.get());
   auto schema = src->Introspect();
@@ -104,6 +106,7 @@ TEST(DiagramTest, DrawsKeyFamiliesNestsAndSources) {
     families: [d]
     key:
       parts: [{column: line_id, width: 6}]
+    columns: [{column: qty, to: "d:q"}]
 )",
                       src.get());
   const std::string dot = DesignDiagramDot({&p->plan.tables[0], &p->plan.tables[1]});

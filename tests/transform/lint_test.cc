@@ -92,6 +92,7 @@ TEST(LintTest, E100MappingThatDoesNotResolve) {
     families: [d]
     key:
       parts: [{column: order_idd, width: 6}]
+    columns: [{column: amount, to: "d:widen_test"}]
 )",
                         src.get());
   std::optional<LintFinding> f = Find(r, "E100");
@@ -115,11 +116,13 @@ TEST(LintTest, E101NamesHBaseRejects) {
     families: [d]
     key:
       parts: [{column: order_id, width: 6}]
+    columns: [{column: amount, to: "d:widen_test"}]
   - name: shop:orders
     from: service_order
     families: [.x]
     key:
       parts: [{column: order_id, width: 6}]
+    columns: [{column: amount, to: ".x:widen_test"}]
 )",
                         src.get());
   std::vector<const LintFinding*> e;
@@ -130,7 +133,7 @@ TEST(LintTest, E101NamesHBaseRejects) {
   EXPECT_NE(e[0]->message.find("reserved"), std::string::npos);
   EXPECT_EQ(e[0]->loc.line, 4);
   EXPECT_NE(e[1]->message.find("'.x'"), std::string::npos) << e[1]->message;
-  EXPECT_EQ(e[1]->loc.line, 11);
+  EXPECT_EQ(e[1]->loc.line, 12);
   EXPECT_EQ(r.errors(), 2);
   EXPECT_FALSE(Has(LintOf(kClean, src.get()), "E101"));
 }
@@ -142,6 +145,7 @@ TEST(LintTest, W102TooManyFamilies) {
     families: [a, b, c, d]
     key:
       parts: [{column: customer_id, width: 5}, {column: order_id, width: 6}]
+    columns: [{column: amount, to: "a:widen_test"}]
 )";
   LintReport r = LintOf(four, nullptr);
   std::optional<LintFinding> f = Find(r, "W102");
@@ -161,6 +165,7 @@ TEST(LintTest, W103LongFamilyNames) {
     families: [details, dt]
     key:
       parts: [{column: order_id, width: 6}]
+    columns: [{column: amount, to: "details:widen_test"}]
 )",
                         nullptr);
   std::vector<std::string> rules = Rules(r);
@@ -183,6 +188,7 @@ TEST(LintTest, W104LongRowKeysAndI104UnboundedParts) {
     families: [d]
     key:
       parts: [product_code, {column: customer_id, width: 5}, {column: order_id, width: 6}]
+    columns: [{column: amount, to: "d:widen_test"}]
 )";
   LintOptions o = Options();
   o.max_key_bytes = 20;  // product_code is varchar(10): up to 10 + 1 + 11 + 1 + 11 bytes
@@ -197,6 +203,7 @@ TEST(LintTest, W104LongRowKeysAndI104UnboundedParts) {
     families: [d]
     key:
       parts: [name, {column: customer_id, width: 5}]
+    columns: [{column: name, to: "d:widen_test"}]
 )";
   LintReport r = LintOf(name_key, src.get());
   EXPECT_FALSE(Has(r, "W104"));
@@ -212,7 +219,7 @@ TEST(LintTest, W105MonotonicLeadingKeyPart) {
   auto key = [](const std::string& parts, const std::string& extra = "") {
     return "  - name: shop:orders\n    from: service_order\n    families: [d]\n    key:\n"
            "      form: binary\n      parts: " +
-           parts + "\n" + extra;
+           parts + "\n" + extra + "    columns: [{column: amount, to: \"d:a\"}]\n";
   };
   std::optional<LintFinding> f = Find(LintOf(key("[order_id]"), src.get()), "W105");
   ASSERT_TRUE(f.has_value());
@@ -244,6 +251,7 @@ TEST(LintTest, W106LargeTableWithoutPreSplit) {
     key:
       parts: [{column: customer_id, width: 5}, {column: order_id, width: 6}]
       salt: {buckets: 16}
+    columns: [{column: amount, to: "d:widen_test"}]
 )",
                           src.get()),
                    "W106"));
@@ -384,6 +392,7 @@ TEST(LintTest, E110NullableKeyPartsWithoutARule) {
         on: {customer_id: customer_id}
     key:
       parts: [customer.name, {column: order_id, width: 6}]
+    columns: [{column: amount, to: "d:widen_test"}]
 )",
                   src.get()),
            "E110");
@@ -396,6 +405,7 @@ TEST(LintTest, E110NullableKeyPartsWithoutARule) {
     families: [d]
     key:
       parts: [{column: region, on_null: reject}, {column: customer_id, width: 5}]
+    columns: [{column: name, to: "d:widen_test"}]
 )",
                           src.get()),
                    "E110"));
@@ -449,6 +459,7 @@ TEST(LintTest, W112UnpaddedIntegersInTextKeys) {
     families: [d]
     key:
       parts: [{column: customer_id, width: 5}, order_id]
+    columns: [{column: amount, to: "d:widen_test"}]
 )",
                                              src.get()),
                                       "W112");
@@ -462,6 +473,7 @@ TEST(LintTest, W112UnpaddedIntegersInTextKeys) {
     key:
       form: binary
       parts: [customer_id, order_id]
+    columns: [{column: amount, to: "d:widen_test"}]
 )",
                           src.get()),
                    "W112"));
@@ -500,6 +512,7 @@ TEST(LintTest, DisabledRulesAreNotReported) {
     families: [details]
     key:
       parts: [{column: order_id, width: 6}]
+    columns: [{column: amount, to: "details:widen_test"}]
 )",
                           nullptr, o),
                    "W103"));

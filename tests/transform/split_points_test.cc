@@ -79,6 +79,7 @@ TEST(SplitPointsTest, ComputeReadsTheSourceOnlyForQuantiles) {
       form: binary
       parts: [order_id]
       salt: {buckets: 8}
+    columns: [{column: amount, to: "d:widen_test"}]
 )",
                            src.get());
   SplitOptions o;
@@ -94,6 +95,7 @@ TEST(SplitPointsTest, ComputeReadsTheSourceOnlyForQuantiles) {
     families: [d]
     key:
       parts: [product_code, {column: order_id, width: 6}]
+    columns: [{column: amount, to: "d:widen_test"}]
 )",
                           src.get());
   s = ComputeSplitPoints(plain->plan.tables[0], src.get(), o);
@@ -125,6 +127,7 @@ TEST(SplitPointsTest, TheReservoirKeepsAtMostSampleKeys) {
     key:
       form: binary
       parts: [order_id]
+    columns: [{column: amount, to: "d:widen_test"}]
 )",
                           src.get());
   SplitOptions o;

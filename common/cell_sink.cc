@@ -1,4 +1,4 @@
-#include "store/cell_sink.h"
+#include "common/cell_sink.h"
 
 namespace widen {
 
@@ -24,7 +24,12 @@ CellView View(const CellCoordinates& c) {
 
 BufferedCellSink::~BufferedCellSink() { StopWriter(); }
 
-Result<bool> BufferedCellSink::HoldsDifferentValue(const CellView&) { return false; }
+Result<bool> BufferedCellSink::StartsEmpty() { return false; }
+
+Status BufferedCellSink::ReadBack(const CellView&, const CellView&,
+                                  const std::function<Status(const CellView&)>&) {
+  return Status::Internal("this target cannot read back the cells it was given");
+}
 
 Status BufferedCellSink::Put(const CellView& cell) {
   batch_.Add(cell);
@@ -34,19 +39,42 @@ Status BufferedCellSink::Put(const CellView& cell) {
   return Status::OK();
 }
 
+void BufferedCellSink::SetTable(const TableDescriptor& table, const CellLimits& limits) {
+  std::vector<std::pair<std::string, int>> versions;
+  for (const FamilyDescriptor& f : table.families) versions.emplace_back(f.name, f.versions);
+  SetVersions(std::move(versions));
+  checker_.emplace(table, limits);
+}
+
 Status BufferedCellSink::WriteBatch(CellBatch* batch) {
   if (batch->empty()) return Status::OK();
+  if (checker_) {
+    // Every cell is checked once, before anything of its batch is written
+    // or spilled; a refused batch is dropped.
+    Status s = checker_->CheckBatch(*batch);
+    if (!s.ok()) {
+      batch->Clear();
+      return s;
+    }
+  }
   if (!IsSorted(*batch)) batch->Sort();  // stable: cells with equal coordinates keep their order
   Status s;
+  if (mode_ == Mode::kUndecided) {
+    Result<bool> empty = StartsEmpty();
+    if (!empty.ok()) {
+      batch->Clear();
+      return empty.status();
+    }
+    mode_ = *empty ? Mode::kInOrder : Mode::kSortAll;
+  }
   const CellView first = batch->Get(0);
-  if (spilling_) {
+  if (mode_ == Mode::kSortAll || spilling_) {
     s = Spill(*batch);
   } else if (held_.empty()) {
     if (wrote_any_ && CompareCells(first, View(last_)) < 0) {
       // Out of order against cells already written (after a Flush).
-      check_written_ = true;
-      written_high_ = last_;
-      s = Spill(*batch);
+      s = BeginSpill();
+      if (s.ok()) s = Spill(*batch);
     } else {
       std::swap(held_, *batch);
     }
@@ -55,11 +83,8 @@ Status BufferedCellSink::WriteBatch(CellBatch* batch) {
     held_.Clear();
     if (s.ok()) std::swap(held_, *batch);
   } else {
-    if (wrote_any_) {
-      check_written_ = true;
-      written_high_ = last_;
-    }
-    s = Spill(held_);
+    s = BeginSpill();
+    if (s.ok()) s = Spill(held_);
     held_.Clear();
     if (s.ok()) s = Spill(*batch);
   }
@@ -67,6 +92,29 @@ Status BufferedCellSink::WriteBatch(CellBatch* batch) {
   // and not written again with the next one.
   batch->Clear();
   return s;
+}
+
+Status BufferedCellSink::BeginSpill() {
+  if (wrote_any_) {
+    // The cells written so far become the first run (flagged as written), so
+    // that the merge sees every cell of the sink in one order.
+    CellBatch back;
+    Status s = ReadBack(View(lowest_), View(last_), [&](const CellView& c) {
+      back.Add(c);
+      if (back.bytes() < 4 * batch_bytes_) return Status::OK();
+      Status added = runs_.Add(back, /*written=*/true);
+      back.Clear();
+      return added;
+    });
+    if (s.ok()) s = runs_.Add(back, /*written=*/true);
+    WIDEN_RETURN_IF_ERROR(s);
+  }
+  // Counting starts again over the merged stream.
+  const SinkStats before = stats_;
+  stats_ = SinkStats{};
+  stats_.batches = before.batches;
+  tracked_any_ = false;
+  return Spill(CellBatch());
 }
 
 Status BufferedCellSink::Spill(const CellBatch& batch) {
@@ -91,57 +139,61 @@ int BufferedCellSink::VersionsOf(std::string_view family) {
   return version_limit_;
 }
 
-void BufferedCellSink::Track(const CellView* prev, const CellView& c) {
-  const auto start_column = [&] { column_puts_ = c.type == CellType::kPut ? 1 : 0; };
-  if (prev == nullptr || c.row != prev->row) {
+void BufferedCellSink::Track(const CellView& c) {
+  const uint64_t bytes = c.row.size() + c.family.size() + c.qualifier.size() + c.value.size();
+  ++stats_.cells;
+  stats_.bytes += bytes;
+  const CellCoordinates& p = tracked_;
+  if (!tracked_any_ || c.row != p.row) {
     ++stats_.rows;
-    start_column();
-    return;
-  }
-  if (c.family != prev->family || c.qualifier != prev->qualifier) {
-    start_column();
-    return;
-  }
-  if (c.timestamp_ms == prev->timestamp_ms && c.type == prev->type) {
+    column_puts_ = c.type == CellType::kPut ? 1 : 0;
+  } else if (c.family != p.family || c.qualifier != p.qualifier) {
+    column_puts_ = c.type == CellType::kPut ? 1 : 0;
+  } else if (c.timestamp_ms == p.timestamp_ms && c.type == p.type) {
+    // The earlier cell is gone: the target keeps the later one.
     ++stats_.overwritten;
+    stats_.overwritten_bytes += tracked_bytes_;
     if (!stats_.first_overwritten) stats_.first_overwritten = Copy(c);
-    return;
+  } else if (c.type == CellType::kPut) {
+    const int limit = VersionsOf(c.family);
+    if (++column_puts_ > static_cast<uint64_t>(limit) && limit > 0) ++stats_.beyond_versions;
   }
-  if (c.type != CellType::kPut) return;
-  const int limit = VersionsOf(c.family);
-  if (++column_puts_ > static_cast<uint64_t>(limit) && limit > 0) ++stats_.beyond_versions;
+  tracked_any_ = true;
+  tracked_.row.assign(c.row);
+  tracked_.family.assign(c.family);
+  tracked_.qualifier.assign(c.qualifier);
+  tracked_.timestamp_ms = c.timestamp_ms;
+  tracked_.type = c.type;
+  tracked_bytes_ = bytes;
 }
 
 Status BufferedCellSink::WriteOrdered(const CellBatch& batch) {
-  const CellView last_written = wrote_any_ ? View(last_) : CellView{};
-  const CellView* prev = wrote_any_ && !check_written_ ? &last_written : nullptr;
-  CellView prev_cell;
-  for (size_t i = 0; i < batch.size(); ++i) {
-    const CellView cell = batch.Get(i);
-    if (check_written_) {
-      // Merged cells that fall among those written before the spill may
-      // replace one of them: ask the target, before this batch is written.
-      if (CompareCells(cell, View(written_high_)) > 0) {
-        check_written_ = false;
-      } else if (CompareCells(cell, View(lowest_)) >= 0) {
-        WIDEN_ASSIGN_OR_RETURN(bool replaces, HoldsDifferentValue(cell));
-        if (replaces) {
-          ++stats_.overwritten;
-          if (!stats_.first_overwritten) stats_.first_overwritten = Copy(cell);
-        }
-      }
-    }
-    Track(prev, cell);
-    prev_cell = cell;
-    prev = &prev_cell;
+  // A batch the target refuses is not counted.
+  const SinkStats before = stats_;
+  const bool tracked_any = tracked_any_;
+  const CellCoordinates tracked = tracked_;
+  const uint64_t tracked_bytes = tracked_bytes_, column_puts = column_puts_;
+  for (size_t i = 0; i < batch.size(); ++i) Track(batch.Get(i));
+  Status s = WriteCounted(batch);
+  if (!s.ok()) {
+    stats_ = before;
+    tracked_any_ = tracked_any;
+    tracked_ = tracked;
+    tracked_bytes_ = tracked_bytes;
+    column_puts_ = column_puts;
   }
+  return s;
+}
+
+Status BufferedCellSink::WriteCounted(const CellBatch& batch) {
   WIDEN_RETURN_IF_ERROR(WriteSorted(batch));
-  stats_.cells += batch.size();
-  stats_.bytes += batch.bytes();
   stats_.batches += 1;
-  if (!wrote_any_) lowest_ = Copy(batch.Get(0));
+  // The range written so far (a merge after a read-back may end below it).
+  const CellView first = batch.Get(0);
+  const CellView last = batch.Get(batch.size() - 1);
+  if (!wrote_any_ || CompareCells(first, View(lowest_)) < 0) lowest_ = Copy(first);
+  if (!wrote_any_ || CompareCells(last, View(last_)) > 0) last_ = Copy(last);
   wrote_any_ = true;
-  last_ = Copy(batch.Get(batch.size() - 1));
   return Status::OK();
 }
 
@@ -153,17 +205,19 @@ Status BufferedCellSink::Drain() {
     return s;
   }
   CellBatch chunk;
-  Status s = runs_.Merge([&](const CellView& c) {
+  Status s = runs_.Merge([&](const CellView& c, bool written) {
+    Track(c);
+    if (written) return Status::OK();  // in the target already
     chunk.Add(c);
     if (chunk.bytes() < batch_bytes_) return Status::OK();
-    Status w = WriteOrdered(chunk);
+    Status w = WriteCounted(chunk);
     chunk.Clear();
     return w;
   });
-  if (s.ok() && !chunk.empty()) s = WriteOrdered(chunk);
+  if (s.ok() && !chunk.empty()) s = WriteCounted(chunk);
   spilling_ = false;
-  check_written_ = false;
-  threshold_.store(batch_bytes_, std::memory_order_relaxed);
+  threshold_.store(mode_ == Mode::kSortAll ? 4 * batch_bytes_ : batch_bytes_,
+                   std::memory_order_relaxed);
   return s;
 }
 
@@ -215,6 +269,11 @@ Status BufferedCellSink::Flush() {
     WIDEN_RETURN_IF_ERROR(WriteBatch(&batch_));
   }
   return Drain();
+}
+
+Status BufferedCellSink::Sync() {
+  WIDEN_RETURN_IF_ERROR(Flush());
+  return SyncWritten();
 }
 
 Status RunsSink::Put(const CellView& cell) {

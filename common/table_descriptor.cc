@@ -1,4 +1,4 @@
-#include "store/table_descriptor.h"
+#include "common/table_descriptor.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -347,7 +347,7 @@ Status CheckSameTable(const TableDescriptor& stored, const TableDescriptor& want
                                       " with other families: " + diff);
   }
   for (const auto& [key, value] : wanted.metadata) {
-    if (key.rfind(kBookkeepingMetadataPrefix, 0) == 0) continue;
+    if (key.rfind(kStateMetadata, 0) == 0) continue;
     auto it = stored.metadata.find(key);
     if (it != stored.metadata.end() && it->second != value) {
       return Status::FailedPrecondition("table " + name + " already exists in " + where +
@@ -368,6 +368,12 @@ void SplitTableName(std::string_view full, std::string* name_space, std::string*
     name_space->assign(full.data(), colon);
     table->assign(full.data() + colon + 1, full.size() - colon - 1);
   }
+}
+
+std::string CanonicalTableName(std::string_view full_name) {
+  TableDescriptor d;
+  SplitTableName(full_name, &d.name_space, &d.table);
+  return d.FullName();
 }
 
 std::string EncodeTableDescriptor(const TableDescriptor& d) {

@@ -54,12 +54,19 @@ struct TableDescriptor {
 /// Splits "ns:table" (or "table") into namespace and table.
 void SplitTableName(std::string_view full, std::string* name_space, std::string* table);
 
+/// The one name of a table that FullName gives: "ns:table", or "table" in
+/// the default namespace ("default:table" becomes "table"). What stores key
+/// a table by (its descriptor, its cells, its state).
+std::string CanonicalTableName(std::string_view full_name);
+
 /// The family names of `d`, comma-separated ("d, a"), for messages.
 std::string FamilyNames(const TableDescriptor& d);
 
-/// Metadata keys that start with this are bookkeeping (a table's load state),
-/// not layout: CheckSameTable does not compare them.
-inline constexpr char kBookkeepingMetadataPrefix[] = "widen.state";
+/// Table metadata key of a table's load state: "loading" while a migrate
+/// writes the table, "complete" when that run ended well (docs/format.md).
+/// Keys that start with it are bookkeeping, not layout: CheckSameTable does
+/// not compare them.
+inline constexpr char kStateMetadata[] = "widen.state";
 
 /// Whether a table that exists (`stored`) may be written as `wanted`
 /// describes it: the same families with the same options, and no metadata

@@ -1,4 +1,4 @@
-#include "store/cell_runs.h"
+#include "common/cell_runs.h"
 
 #include <algorithm>
 #include <random>
@@ -22,7 +22,10 @@ struct Owned {
 // order; equal cells in the order they were added.
 TEST(CellRunsTest, MergesManyRunsInCellOrderKeepingAddOrderForEqualCells) {
   std::mt19937 rng(7);
-  const std::string alphabet("\x00\x01\x7f\x80\xff" "ab", 7);
+  const std::string alphabet(
+      "\x00\x01\x7f\x80\xff"
+      "ab",
+      7);
   auto random_bytes = [&](size_t max) {
     std::string s(rng() % (max + 1), '\0');
     for (char& c : s) c = alphabet[rng() % alphabet.size()];
@@ -56,7 +59,7 @@ TEST(CellRunsTest, MergesManyRunsInCellOrderKeepingAddOrderForEqualCells) {
     return CompareCells(a.first.view(), b.first.view()) < 0;
   });
   std::vector<std::string> got;
-  ASSERT_TRUE(runs.Merge([&](const CellView& c) {
+  ASSERT_TRUE(runs.Merge([&](const CellView& c, bool) {
                     got.emplace_back(c.value);
                     return Status::OK();
                   })
@@ -75,7 +78,7 @@ TEST(CellRunsTest, ReadsRecordsLargerThanTheReadBuffer) {
   batch.Add("b", "d", "q", 1, "small");
   ASSERT_TRUE(runs.Add(batch).ok());
   std::vector<size_t> sizes;
-  ASSERT_TRUE(runs.Merge([&](const CellView& c) {
+  ASSERT_TRUE(runs.Merge([&](const CellView& c, bool) {
                     sizes.push_back(c.value.size());
                     return Status::OK();
                   })
@@ -100,12 +103,54 @@ TEST(CellRunsTest, MergeStopsAtTheCallersError) {
   batch.Add("b", "d", "q", 1, "v");
   ASSERT_TRUE(runs.Add(batch).ok());
   int calls = 0;
-  Status s = runs.Merge([&](const CellView&) {
+  Status s = runs.Merge([&](const CellView&, bool) {
     ++calls;
     return Status::InvalidArgument("stop");
   });
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(calls, 1);
+}
+
+// Several sets merge as one, equal cells in the order of the sets (parallel
+// jobs: the later range's cell last); the written flag of a run is passed on.
+TEST(CellRunsTest, MergeAllOrdersEqualCellsBySetThenRun) {
+  CellRuns a, b;
+  CellBatch x;
+  x.Add("k", "d", "q", 1, "from b");
+  ASSERT_TRUE(b.Add(x).ok());
+  x.Clear();
+  x.Add("k", "d", "q", 1, "from a");
+  x.Add("m", "d", "q", 1, "a, written");
+  ASSERT_TRUE(a.Add(x, /*written=*/true).ok());
+  std::vector<std::string> got;
+  ASSERT_TRUE(CellRuns::MergeAll({&a, &b}, [&](const CellView& c, bool written) {
+                got.push_back(std::string(c.value) + (written ? " *" : ""));
+                return Status::OK();
+              }).ok());
+  EXPECT_EQ(got, (std::vector<std::string>{"from a *", "from b", "a, written *"}));
+}
+
+// Runs flagged as written are merged (to bound open files) only with each
+// other, and keep their flag.
+TEST(CellRunsTest, WrittenRunsStayApartWhenRunsAreMerged) {
+  CellRuns runs;
+  int n = 0;
+  for (size_t r = 0; r < CellRuns::kMaxRuns + 10; ++r) {
+    CellBatch b;
+    b.Add("r" + std::to_string(1000 + r), "d", "q", 1, std::to_string(n++));
+    ASSERT_TRUE(runs.Add(b, /*written=*/r < 3).ok());
+  }
+  int written = 0, total = 0;
+  ASSERT_TRUE(runs.Merge([&](const CellView& c, bool w) {
+                    const int row = std::stoi(std::string(c.row.substr(1))) - 1000;
+                    EXPECT_EQ(w, row < 3) << row;
+                    written += w;
+                    ++total;
+                    return Status::OK();
+                  })
+                  .ok());
+  EXPECT_EQ(written, 3);
+  EXPECT_EQ(total, static_cast<int>(CellRuns::kMaxRuns + 10));
 }
 
 }  // namespace

@@ -1,22 +1,24 @@
-#include "store/cell_runs.h"
+#include "common/cell_runs.h"
 
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <algorithm>
 #include <queue>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "common/cell_record_internal.h"
+
 namespace widen {
 
 namespace {
 
-constexpr size_t kHeadBytes = 4 * 4 + 8 + 1;  // four lengths, timestamp, type
+using cell_record::kHeadBytes;
 constexpr size_t kWriteBufferBytes = 1 << 20;
 constexpr size_t kReadBufferBytes = 256 << 10;
 
@@ -31,38 +33,26 @@ Status IoError(const char* what, const std::string& path, int err) {
       fmt::format("{} the temporary sort file {}: {}", what, path, std::strerror(err)));
 }
 
-void AppendRecord(const CellView& c, std::string* out) {
-  char head[kHeadBytes];
-  const uint32_t lens[4] = {static_cast<uint32_t>(c.row.size()),
-                            static_cast<uint32_t>(c.family.size()),
-                            static_cast<uint32_t>(c.qualifier.size()),
-                            static_cast<uint32_t>(c.value.size())};
-  std::memcpy(head, lens, sizeof lens);
-  std::memcpy(head + 16, &c.timestamp_ms, 8);
-  head[24] = static_cast<char>(c.type);
-  out->append(head, sizeof head);
-  out->append(c.row).append(c.family).append(c.qualifier).append(c.value);
-}
-
 }  // namespace
 
 // One run: an unlinked file written once, then read once from the start.
 struct CellRuns::Run {
   int fd = -1;
-  std::string path;      // for messages (the name is unlinked at once)
-  uint64_t size = 0;     // bytes written
-  std::string buffer;    // write buffer, then read buffer
-  size_t pos = 0;        // read: next record's offset in buffer
-  uint64_t file_pos = 0; // read: file offset of buffer's end
-  CellView cell;         // read: the current record, a view into buffer
+  std::string path;       // for messages (the name is unlinked at once)
+  uint64_t size = 0;      // bytes written
+  std::string buffer;     // write buffer, then read buffer
+  size_t pos = 0;         // read: next record's offset in buffer
+  uint64_t file_pos = 0;  // read: file offset of buffer's end
+  CellView cell;          // read: the current record, a view into buffer
   bool valid = false;
+  bool written = false;  // its cells are in the target already
 
   ~Run() {
     if (fd >= 0) close(fd);
   }
 
   Status Write(const CellView& c) {
-    AppendRecord(c, &buffer);
+    cell_record::Append(c, &buffer);
     return buffer.size() >= kWriteBufferBytes ? FlushWrites() : Status::OK();
   }
 
@@ -101,8 +91,8 @@ struct CellRuns::Run {
       }
       if (n == 0) {
         buffer.resize(old);
-        return Status::Unavailable(fmt::format("the temporary sort file {} is shorter than written",
-                                               path));
+        return Status::Unavailable(
+            fmt::format("the temporary sort file {} is shorter than written", path));
       }
       buffer.resize(old + static_cast<size_t>(n));
       file_pos += static_cast<uint64_t>(n);
@@ -120,24 +110,12 @@ struct CellRuns::Run {
       valid = false;
       return Status::OK();
     }
-    uint32_t lens[4];
-    std::memcpy(lens, buffer.data() + pos, sizeof lens);
-    const size_t body = size_t{lens[0]} + lens[1] + lens[2] + lens[3];
+    const size_t body = cell_record::BodyBytes(buffer.data() + pos);
     WIDEN_ASSIGN_OR_RETURN(have, Fill(kHeadBytes + body));
     if (!have) {
       return Status::Unavailable(fmt::format("the temporary sort file {} ends mid-record", path));
     }
-    const char* head = buffer.data() + pos;
-    std::memcpy(&cell.timestamp_ms, head + 16, 8);
-    cell.type = static_cast<CellType>(static_cast<unsigned char>(head[24]));
-    const char* p = head + kHeadBytes;
-    cell.row = std::string_view(p, lens[0]);
-    p += lens[0];
-    cell.family = std::string_view(p, lens[1]);
-    p += lens[1];
-    cell.qualifier = std::string_view(p, lens[2]);
-    p += lens[2];
-    cell.value = std::string_view(p, lens[3]);
+    cell = cell_record::Parse(buffer.data() + pos);
     pos += kHeadBytes + body;
     valid = true;
     return Status::OK();
@@ -165,9 +143,10 @@ Result<std::unique_ptr<CellRuns::Run>> CellRuns::NewRun() {
   return run;
 }
 
-Status CellRuns::Add(const CellBatch& batch) {
+Status CellRuns::Add(const CellBatch& batch, bool written) {
   if (batch.empty()) return Status::OK();
   WIDEN_ASSIGN_OR_RETURN(auto run, NewRun());
+  run->written = written;
   run->buffer.reserve(kWriteBufferBytes + 4096);
   for (size_t i = 0; i < batch.size(); ++i) WIDEN_RETURN_IF_ERROR(run->Write(batch.Get(i)));
   WIDEN_RETURN_IF_ERROR(run->FlushWrites());
@@ -181,23 +160,35 @@ Status CellRuns::Add(const CellBatch& batch) {
 }
 
 Status CellRuns::MergeOldest(size_t count) {
+  // Runs of cells already in the target (always the oldest: a sink reads
+  // them back before it spills anything else) are merged only with each
+  // other, so the merged run keeps one flag.
+  size_t written = 0;
+  while (written < runs_.size() && runs_[written]->written) ++written;
+  size_t first = 0, n = std::min(count, written);
+  if (n < 2) {
+    first = written;
+    n = std::min(count, runs_.size() - written);
+  }
+  if (n < 2) return Status::OK();
   std::vector<std::unique_ptr<Run>> oldest;
-  for (size_t i = 0; i < count && i < runs_.size(); ++i) oldest.push_back(std::move(runs_[i]));
-  runs_.erase(runs_.begin(), runs_.begin() + static_cast<std::ptrdiff_t>(oldest.size()));
+  for (size_t i = first; i < first + n; ++i) oldest.push_back(std::move(runs_[i]));
+  runs_.erase(runs_.begin() + static_cast<std::ptrdiff_t>(first),
+              runs_.begin() + static_cast<std::ptrdiff_t>(first + n));
   WIDEN_ASSIGN_OR_RETURN(auto merged, NewRun());
+  merged->written = first == 0 && written > 0;
   Run* out = merged.get();
   WIDEN_RETURN_IF_ERROR(MergeRuns(
-      std::move(oldest), [out](const CellView& c) { return out->Write(c); }, nullptr));
+      std::move(oldest), [out](const CellView& c, bool) { return out->Write(c); }, nullptr));
   WIDEN_RETURN_IF_ERROR(out->FlushWrites());
   out->buffer.shrink_to_fit();
   ++runs_written_;
   bytes_written_ += out->size;
-  runs_.insert(runs_.begin(), std::move(merged));  // it holds the oldest cells
+  runs_.insert(runs_.begin() + static_cast<std::ptrdiff_t>(first), std::move(merged));
   return Status::OK();
 }
 
-Status CellRuns::MergeRuns(std::vector<std::unique_ptr<Run>> runs,
-                           const std::function<Status(const CellView&)>& fn,
+Status CellRuns::MergeRuns(std::vector<std::unique_ptr<Run>> runs, const MergeFn& fn,
                            const std::atomic<bool>* cancel) {
   for (auto& r : runs) WIDEN_RETURN_IF_ERROR(r->StartReading());
   // Smallest cell first; for equal cells, the earlier run.
@@ -216,7 +207,7 @@ Status CellRuns::MergeRuns(std::vector<std::unique_ptr<Run>> runs,
     }
     const size_t i = heap.top();
     heap.pop();
-    WIDEN_RETURN_IF_ERROR(fn(runs[i]->cell));
+    WIDEN_RETURN_IF_ERROR(fn(runs[i]->cell, runs[i]->written));
     WIDEN_RETURN_IF_ERROR(runs[i]->Advance());
     if (runs[i]->valid) {
       heap.push(i);
@@ -227,13 +218,23 @@ Status CellRuns::MergeRuns(std::vector<std::unique_ptr<Run>> runs,
   return Status::OK();
 }
 
-Status CellRuns::Merge(const std::function<Status(const CellView&)>& fn,
-                       const std::atomic<bool>* cancel) {
+Status CellRuns::Merge(const MergeFn& fn, const std::atomic<bool>* cancel) {
+  return MergeAll({this}, fn, cancel);
+}
+
+Status CellRuns::MergeAll(const std::vector<CellRuns*>& sets, const MergeFn& fn,
+                          const std::atomic<bool>* cancel) {
   std::vector<std::unique_ptr<Run>> runs;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    runs = std::move(runs_);
-    runs_.clear();
+  const size_t share = std::max<size_t>(2, kMaxRuns / std::max<size_t>(1, sets.size()));
+  for (CellRuns* set : sets) {
+    std::lock_guard<std::mutex> lock(set->mu_);
+    while (set->runs_.size() > share) {
+      const size_t before = set->runs_.size();
+      WIDEN_RETURN_IF_ERROR(set->MergeOldest(std::min(kMergeWidth, before - share + 1)));
+      if (set->runs_.size() == before) break;  // nothing left to merge
+    }
+    for (auto& r : set->runs_) runs.push_back(std::move(r));
+    set->runs_.clear();
   }
   return MergeRuns(std::move(runs), fn, cancel);
 }

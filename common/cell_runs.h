@@ -6,13 +6,8 @@
 //
 // Each run is one unlinked temporary file under the directory given, else
 // $TMPDIR, else /tmp (gone when the process ends, whatever happens). A run
-// holds records written back to back; the layout is private to one process
-// and never persisted (host byte order):
-//
-//   +---------+---------+---------+---------+--------------+------+-----+--------+-----------+-------+
-//   | row len | fam len | qual len| val len | timestamp_ms | type | row | family | qualifier | value |
-//   | u32     | u32     | u32     | u32     | i64          | u8   |     |        |           |       |
-//   +---------+---------+---------+---------+--------------+------+-----+--------+-----------+-------+
+// holds records written back to back, in the layout drawn in
+// common/cell_record_internal.h (private to one process, never persisted).
 //
 // Memory: writing buffers 1 MiB; merging reads each run through a 256 KiB
 // buffer (larger only for a record that does not fit). At most kMaxRuns runs
@@ -56,17 +51,30 @@ class CellRuns {
 
   /// Writes the cells of `batch` as one run. REQUIRES: `batch` is sorted in
   /// HBase cell order (CellBatch::Sort). An empty batch adds nothing.
+  /// `written`: the cells are in the target already (a sink's read-back of
+  /// what it wrote before it had to sort); Merge passes the flag on.
   /// Unavailable naming the file and the system's reason on an I/O error
   /// (a full disk, a missing directory).
-  Status Add(const CellBatch& batch);
+  Status Add(const CellBatch& batch, bool written = false);
+
+  /// Receives merged cells: the view is valid during the call only;
+  /// `written` is the flag of the run the cell came from.
+  using MergeFn = std::function<Status(const CellView& cell, bool written)>;
 
   /// Calls `fn` with every cell of every run in HBase cell order (equal
-  /// cells in the order they were added); the view is valid during the call
-  /// only. Stops at the first non-OK Status of `fn` and returns it;
-  /// Cancelled when *cancel turns true; Unavailable on an I/O error.
-  /// The runs are consumed either way: afterwards runs() is 0.
-  Status Merge(const std::function<Status(const CellView&)>& fn,
-               const std::atomic<bool>* cancel = nullptr);
+  /// cells in the order they were added). Stops at the first non-OK Status
+  /// of `fn` and returns it; Cancelled when *cancel turns true; Unavailable
+  /// on an I/O error. The runs are consumed either way: afterwards runs()
+  /// is 0.
+  Status Merge(const MergeFn& fn, const std::atomic<bool>* cancel = nullptr);
+
+  /// Merges the runs of several sets as one: equal cells in the order of
+  /// the sets, then of their adding (parallel jobs: the later range's cell
+  /// is kept, as one job reading the ranges in turn would). Each set is
+  /// first merged down to its share of kMaxRuns open files. REQUIRES: no
+  /// concurrent Add on any set.
+  static Status MergeAll(const std::vector<CellRuns*>& sets, const MergeFn& fn,
+                         const std::atomic<bool>* cancel = nullptr);
 
   /// Runs held now.
   size_t runs() const;
@@ -79,9 +87,8 @@ class CellRuns {
   struct Run;
   // Merges the `count` oldest runs into one new run. REQUIRES: mu_ held.
   Status MergeOldest(size_t count);
-  Status MergeRuns(std::vector<std::unique_ptr<Run>> runs,
-                   const std::function<Status(const CellView&)>& fn,
-                   const std::atomic<bool>* cancel);
+  static Status MergeRuns(std::vector<std::unique_ptr<Run>> runs, const MergeFn& fn,
+                          const std::atomic<bool>* cancel);
   Result<std::unique_ptr<Run>> NewRun();
 
   const std::string dir_;

@@ -1,22 +1,33 @@
 // CellSink: where the transformer puts the cells of one target table.
 //
 // A sink is a small interface like leveldb::WritableFile: Put buffers a cell,
-// Flush makes everything put so far durable in the target, Close flushes and
-// releases the target. BufferedCellSink writes the buffering once (DuckDB's
-// BaseAppender): cells are copied into a CellBatch, and when the batch reaches
-// `batch_bytes` it is sorted in HBase's cell order and handed on.
+// Flush hands everything put so far to the target (written, readable, but
+// not yet durable: a crash of the machine may lose it), Sync flushes and
+// makes it durable, Close syncs and releases the target. Whatever records
+// that cells are in a table (a table's state, store/state_store.h) is
+// written only after Sync (or Close) returned OK. BufferedCellSink writes
+// the buffering once (DuckDB's BaseAppender): cells are copied into a
+// CellBatch, and when the batch reaches `batch_bytes` it is checked
+// (CellChecker, when the sink knows its table), sorted in HBase's cell order
+// and handed on.
 //
 // BufferedCellSink also makes sure the target receives the cells in key
-// order, as one long sorted stream, whatever order they are put in: batches
-// that follow each other in key order are written as they come (one batch
-// is held back until the next shows the order holds); as soon as a batch
-// does not, it and every later one is spilled to temporary files as a
-// sorted run (store/cell_runs.h), and Flush merges the runs into the target.
-// (A store fed interleaved batches rewrites the data in compactions.)
-// Because every cell reaches the target through one ordered stream, the sink
-// sees exactly which cells replace another put into it (same row, family,
-// qualifier, timestamp and type), how many distinct rows were written, and
-// which versions of a column lie beyond its family's VERSIONS.
+// order, as one long sorted stream, whatever order they are put in (a store
+// fed interleaved batches rewrites the data in compactions):
+//  - when the target table held no cell when the sink was made and can read
+//    back what the sink wrote (StartsEmpty, ReadBack), batches that follow
+//    each other in key order are written as they come (one batch is held
+//    back until the next shows the order holds). As soon as one does not,
+//    the cells written so far are read back into a first sorted run, that
+//    batch and every later one are spilled as sorted runs
+//    (common/cell_runs.h), and Flush merges the runs into the target (writing
+//    only the cells not written yet);
+//  - otherwise every batch is spilled, and Flush merges them.
+// Because every cell of the sink is seen in one ordered stream, the sink
+// counts exactly which cells replace another put into it (same row, family,
+// qualifier, timestamp and type), how many distinct rows it wrote, and which
+// versions of a column lie beyond its family's VERSIONS; cells the target
+// held before the sink are not counted.
 //
 // Thread safety: a sink is used by one thread at a time (a background sink
 // also runs its own writer thread internally).
@@ -26,6 +37,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -35,8 +47,10 @@
 #include <vector>
 
 #include "common/cell.h"
+#include "common/cell_check.h"
+#include "common/cell_runs.h"
 #include "common/status.h"
-#include "store/cell_runs.h"
+#include "common/table_descriptor.h"
 
 namespace widen {
 
@@ -61,6 +75,8 @@ struct SinkStats {
   /// so the earlier one is lost. Exact over everything put into the sink
   /// (see BufferedCellSink for the one case where the target is asked).
   uint64_t overwritten = 0;
+  /// Bytes (row + family + qualifier + value) of the cells replaced.
+  uint64_t overwritten_bytes = 0;
   /// The first such cell (in key order), when overwritten > 0.
   std::optional<CellCoordinates> first_overwritten;
   /// Put cells of a column that come after its family's VERSIONS newer
@@ -79,10 +95,16 @@ class CellSink {
   virtual ~CellSink() = default;
   /// Takes a copy of the cell's bytes (the view need not outlive the call).
   virtual Status Put(const CellView& cell) = 0;
-  /// Writes out everything put so far.
+  /// Writes out everything put so far: readers of the target see it, but it
+  /// is not durable (a crash of the machine, or of HBase's region server
+  /// before its WAL is written, may lose it).
   virtual Status Flush() = 0;
-  /// Flushes and releases the target. REQUIRES: no Put after Close.
-  virtual Status Close() = 0;
+  /// Flushes, then makes every cell put so far durable in the target: it
+  /// survives a crash of this process and of the machine. A sink whose
+  /// cells are temporary (a spool, a sort) only flushes.
+  virtual Status Sync() = 0;
+  /// Syncs and releases the target. REQUIRES: no Put after Close.
+  virtual Status Close() { return Sync(); }
   virtual const SinkStats& stats() const = 0;
 };
 
@@ -99,14 +121,19 @@ class BufferedCellSink : public CellSink {
   /// `spill_dir`: where spilled runs go ("" = $TMPDIR, else /tmp).
   explicit BufferedCellSink(size_t batch_bytes = 4 << 20, bool background = false,
                             std::string spill_dir = "")
-      : batch_bytes_(batch_bytes), threshold_(batch_bytes), background_(background),
+      : batch_bytes_(batch_bytes),
+        threshold_(batch_bytes),
+        background_(background),
         runs_(std::move(spill_dir)) {}
   ~BufferedCellSink() override;
 
   Status Put(const CellView& cell) final;
   /// Writes everything put so far (merging spilled runs) and waits for it.
+  /// InvalidArgument when a cell fails the checks (SetTable); the batch
+  /// that holds it is not written.
   Status Flush() final;
-  Status Close() override { return Flush(); }
+  /// Flush, then SyncWritten.
+  Status Sync() final;
   const SinkStats& stats() const final { return stats_; }
 
   /// Tells the sink each family's VERSIONS, for stats().beyond_versions.
@@ -115,6 +142,14 @@ class BufferedCellSink : public CellSink {
     versions_ = std::move(family_versions);
   }
 
+  /// Tells the sink its table: each family's VERSIONS (as SetVersions), and
+  /// that every cell is checked against the table and `limits`
+  /// (common/cell_check.h) before its batch is written; a batch holding a
+  /// refused cell is not written, and the refusal is returned by the Put,
+  /// Flush, Sync or Close that writes (or, with `background`, follows) it.
+  /// REQUIRES: called before the first Put.
+  void SetTable(const TableDescriptor& table, const CellLimits& limits);
+
  protected:
   /// The one hook: write `batch`, sorted in HBase cell order and after every
   /// batch written before it. Called only with a non-empty batch, from one
@@ -122,15 +157,24 @@ class BufferedCellSink : public CellSink {
   /// cleared after it returns.
   virtual Status WriteSorted(const CellBatch& batch) = 0;
 
-  /// Only when cells stop arriving in key order after some were already
-  /// written (a rare pattern: ordered batches, then one that is not), the
-  /// sink asks the target about merged cells that fall among those written:
-  /// true when the target already holds a cell with the same coordinates
-  /// and a different value (it is then counted as overwritten; a cell left
-  /// at the same coordinates with the same value by an earlier run, or put
-  /// twice, cannot be told apart and loses nothing). The default answers
-  /// false (the target cannot tell).
-  virtual Result<bool> HoldsDifferentValue(const CellView& cell);
+  /// Makes every batch WriteSorted wrote so far durable (see Sync). Called
+  /// after a Flush, from the caller's thread, the writer being idle.
+  virtual Status SyncWritten() = 0;
+
+  /// True when the target table held no cell when the sink was made, and
+  /// ReadBack returns what the sink wrote: batches in key order are then
+  /// written as they come. Asked once, before the first batch is handed on,
+  /// from the thread that writes. The default answers false: every batch is
+  /// sorted externally and written at Flush.
+  virtual Result<bool> StartsEmpty();
+
+  /// Calls `fn` with the target's cells from `from` to `to` (both included,
+  /// coordinates only: the values need not be given), in HBase cell order,
+  /// every version and type as stored. Called only when StartsEmpty() said
+  /// true, so they are the cells this sink wrote. The default returns
+  /// Internal.
+  virtual Status ReadBack(const CellView& from, const CellView& to,
+                          const std::function<Status(const CellView&)>& fn);
 
   /// Stops the writer thread after writing what it holds. REQUIRES: a
   /// derived class whose WriteSorted uses its own members calls this in its
@@ -141,13 +185,18 @@ class BufferedCellSink : public CellSink {
   // Sorts `batch` and hands it on (written in order, held back, or
   // spilled); clears it.
   Status WriteBatch(CellBatch* batch);
-  // Writes a batch that follows every cell written so far, counting rows,
-  // replaced cells and versions as it goes.
+  // Writes a batch that follows every cell written so far, counting its cells.
   Status WriteOrdered(const CellBatch& batch);
-  // Counts one cell of the ordered stream against the one before it.
-  void Track(const CellView* prev, const CellView& cell);
+  // Writes a batch whose cells were counted; remembers the range written.
+  Status WriteCounted(const CellBatch& batch);
+  // Counts one cell of the ordered stream against the one before it (cells
+  // and bytes, rows, replaced cells, versions beyond VERSIONS).
+  void Track(const CellView& cell);
   // Writes the held batch, or merges the spilled runs into the target.
   Status Drain();
+  // Starts sorting externally: what was written is read back into the
+  // first run, and counting starts again over the merged stream.
+  Status BeginSpill();
   Status Spill(const CellBatch& batch);
   // Hands the current batch to the writer thread (waits for the previous one).
   Status Ship();
@@ -161,20 +210,23 @@ class BufferedCellSink : public CellSink {
   bool background_;
   CellBatch batch_;
   SinkStats stats_;
+  std::optional<CellChecker> checker_;  // set by SetTable
 
   // Order state, touched by whichever thread writes (one at a time).
-  CellBatch held_;          // sorted, not yet written: waits for the next batch
-  bool spilling_ = false;   // batches go to runs_ until the next Drain
+  enum class Mode { kUndecided, kInOrder, kSortAll };
+  Mode mode_ = Mode::kUndecided;
+  CellBatch held_;         // sorted, not yet written: waits for the next batch
+  bool spilling_ = false;  // batches go to runs_ until the next Drain
   CellRuns runs_;
   bool wrote_any_ = false;  // some cell reached WriteSorted
+  CellCoordinates lowest_;  // the first cell written (valid when wrote_any_)
   CellCoordinates last_;    // the last cell written (valid when wrote_any_)
-  CellCoordinates lowest_;  // the first cell ever written (valid when wrote_any_)
-  // While merging runs that overlap cells written before the spill: the
-  // range [lowest_, written_high_] to ask HoldsDifferentValue about.
-  bool check_written_ = false;
-  CellCoordinates written_high_;
+  // The last cell counted (Track), and its bytes.
+  bool tracked_any_ = false;
+  CellCoordinates tracked_;
+  uint64_t tracked_bytes_ = 0;
   std::vector<std::pair<std::string, int>> versions_;  // family -> VERSIONS
-  std::string version_family_;                          // cache of VersionsOf
+  std::string version_family_;                         // cache of VersionsOf
   int version_limit_ = 0;
   uint64_t column_puts_ = 0;  // put versions of the current column so far
 
@@ -192,7 +244,8 @@ class BufferedCellSink : public CellSink {
 /// each sorted and added to `runs` as one run, so several producers (the
 /// parallel jobs of one table) can feed one external sort whose merge then
 /// reaches the store as one ordered stream. Flush and Close add what is
-/// buffered. stats() counts cells and bytes put (spilled_runs/bytes: the
+/// buffered. Cells are not checked here: the sink the merge is written
+/// into checks them. stats() counts cells and bytes put (spilled_runs/bytes: the
 /// runs this sink added).
 class RunsSink : public CellSink {
  public:
@@ -200,6 +253,8 @@ class RunsSink : public CellSink {
       : runs_(std::move(runs)), batch_bytes_(batch_bytes) {}
   Status Put(const CellView& cell) override;
   Status Flush() override;
+  /// Flush: sorted runs are temporary (nothing outlives the process).
+  Status Sync() override { return Flush(); }
   Status Close() override { return Flush(); }
   const SinkStats& stats() const override { return stats_; }
 

@@ -1,4 +1,4 @@
-#include "store/cell_sink.h"
+#include "common/cell_sink.h"
 
 #include <algorithm>
 #include <map>
@@ -10,15 +10,17 @@
 namespace widen {
 namespace {
 
-// Records every batch it is handed; can be told to refuse the next one.
+// Records every batch it is handed (and can read its cells back, as a
+// target that started empty); can be told to refuse the next one.
 class RecordingSink : public BufferedCellSink {
  public:
-  explicit RecordingSink(size_t batch_bytes, bool background = false)
-      : BufferedCellSink(batch_bytes, background) {}
+  explicit RecordingSink(size_t batch_bytes, bool background = false, bool starts_empty = true)
+      : BufferedCellSink(batch_bytes, background), starts_empty_(starts_empty) {}
   ~RecordingSink() override { StopWriter(); }
 
   std::vector<std::vector<std::string>> batches;  // "row/family/qualifier/ts" per cell
   Status next_status;
+  int read_backs = 0;
 
  protected:
   Status WriteSorted(const CellBatch& batch) override {
@@ -33,10 +35,46 @@ class RecordingSink : public BufferedCellSink {
       CellView c = batch.Get(i);
       cells.push_back(std::string(c.row) + "/" + std::string(c.family) + "/" +
                       std::string(c.qualifier) + "/" + std::to_string(c.timestamp_ms));
+      stored_.push_back(
+          {std::string(c.row), std::string(c.family), std::string(c.qualifier), c.timestamp_ms});
     }
     batches.push_back(cells);
     return Status::OK();
   }
+  Result<bool> StartsEmpty() override { return starts_empty_; }
+  Status ReadBack(const CellView& from, const CellView& to,
+                  const std::function<Status(const CellView&)>& fn) override {
+    ++read_backs;
+    std::vector<CellCoordinates> sorted = stored_;
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const auto& a, const auto& b) { return CompareCells(V(a), V(b)) < 0; });
+    // A store keeps one cell per coordinates.
+    sorted.erase(
+        std::unique(sorted.begin(), sorted.end(),
+                    [](const auto& a, const auto& b) { return CompareCells(V(a), V(b)) == 0; }),
+        sorted.end());
+    for (const auto& c : sorted) {
+      if (CompareCells(V(c), from) >= 0 && CompareCells(V(c), to) <= 0) {
+        WIDEN_RETURN_IF_ERROR(fn(V(c)));
+      }
+    }
+    return Status::OK();
+  }
+
+ private:
+  static CellView V(const CellCoordinates& c) {
+    return CellView{c.row, c.family, c.qualifier, c.timestamp_ms, CellType::kPut, {}};
+  }
+  bool starts_empty_;
+  std::vector<CellCoordinates> stored_;
+
+  Status SyncWritten() override {
+    ++syncs;
+    return Status::OK();
+  }
+
+ public:
+  int syncs = 0;  // SyncWritten calls
 };
 
 TEST(BufferedCellSinkTest, FlushSortsAndCounts) {
@@ -63,7 +101,7 @@ TEST(BufferedCellSinkTest, ThresholdFlushesFromPut) {
   ASSERT_TRUE(sink.Put(CellView{"row", "d", "q", 2, CellType::kPut, "v"}).ok());  // 6 bytes
   EXPECT_TRUE(sink.batches.empty());
   ASSERT_TRUE(sink.Put(CellView{"row", "d", "q", 1, CellType::kPut, "v"}).ok());  // 12 bytes
-  EXPECT_TRUE(sink.batches.empty());  // held back
+  EXPECT_TRUE(sink.batches.empty());                                              // held back
   ASSERT_TRUE(sink.Put(CellView{"row2", "d", "q", 1, CellType::kPut, "v"}).ok());
   ASSERT_TRUE(sink.Put(CellView{"row2", "d", "q", 0, CellType::kPut, "v"}).ok());
   ASSERT_EQ(sink.batches.size(), 1u);
@@ -82,6 +120,39 @@ TEST(BufferedCellSinkTest, CloseFlushes) {
   ASSERT_TRUE(sink.Close().ok());
   EXPECT_EQ(sink.batches.size(), 1u);
   EXPECT_EQ(sink.stats().cells, 1u);
+}
+
+// Flush writes without syncing; Sync writes, then syncs once; Close syncs.
+TEST(BufferedCellSinkTest, SyncWritesThenSyncsAndFlushDoesNotSync) {
+  RecordingSink sink(1 << 20, /*background=*/true);
+  ASSERT_TRUE(sink.Put(CellView{"r", "d", "q", 1, CellType::kPut, "v"}).ok());
+  ASSERT_TRUE(sink.Flush().ok());
+  EXPECT_EQ(sink.batches.size(), 1u);
+  EXPECT_EQ(sink.syncs, 0);
+  ASSERT_TRUE(sink.Put(CellView{"s", "d", "q", 1, CellType::kPut, "v"}).ok());
+  ASSERT_TRUE(sink.Sync().ok());
+  EXPECT_EQ(sink.batches.size(), 2u);  // written before the sync
+  EXPECT_EQ(sink.syncs, 1);
+  ASSERT_TRUE(sink.Close().ok());
+  EXPECT_EQ(sink.syncs, 2);
+}
+
+// A sink whose batch fails is not synced: Sync returns the write's error.
+TEST(BufferedCellSinkTest, SyncReturnsAWriteErrorWithoutSyncing) {
+  RecordingSink sink(1 << 20);
+  ASSERT_TRUE(sink.Put(CellView{"r", "d", "q", 1, CellType::kPut, "v"}).ok());
+  sink.next_status = Status::Unavailable("gone");
+  EXPECT_EQ(sink.Sync().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(sink.syncs, 0);
+}
+
+TEST(RunsSinkTest, SyncAddsWhatIsBuffered) {
+  auto runs = std::make_shared<CellRuns>();
+  RunsSink sink(runs);
+  ASSERT_TRUE(sink.Put(CellView{"r", "d", "q", 1, CellType::kPut, "v"}).ok());
+  EXPECT_EQ(runs->runs(), 0u);
+  ASSERT_TRUE(sink.Sync().ok());
+  EXPECT_EQ(runs->runs(), 1u);
 }
 
 TEST(BufferedCellSinkTest, RefusedBatchIsReportedOnceAndNotCounted) {
@@ -217,43 +288,47 @@ TEST(BufferedCellSinkTest, CountsVersionsBeyondTheFamilysVersions) {
   EXPECT_EQ(sink.stats().overwritten, 0u);
 }
 
-// Ordered batches are written, then one arrives that is not in order: the
-// merged cells that fall among those already written are checked against
-// the target.
-class AskingSink : public RecordingSink {
- public:
-  explicit AskingSink(size_t batch_bytes) : RecordingSink(batch_bytes) {}
-  std::vector<std::string> asked;
-  std::map<std::string, std::string> written;  // row -> value
-
- protected:
-  Status WriteSorted(const CellBatch& batch) override {
-    for (size_t i = 0; i < batch.size(); ++i) {
-      written[std::string(batch.Get(i).row)] = std::string(batch.Get(i).value);
-    }
-    return RecordingSink::WriteSorted(batch);
-  }
-  Result<bool> HoldsDifferentValue(const CellView& cell) override {
-    asked.emplace_back(cell.row);
-    auto it = written.find(std::string(cell.row));
-    return it != written.end() && it->second != cell.value;
-  }
-};
-
-TEST(BufferedCellSinkTest, AsksTheTargetOnlyAboutMergedCellsAmongWrittenOnes) {
-  AskingSink sink(12);  // two cells a batch
+// Ordered batches are written, then one arrives that is not in order: what
+// was written is read back and merged with the rest, so replaced cells
+// (equal values too) and rows are counted exactly, and only cells not yet
+// written are written.
+TEST(BufferedCellSinkTest, LateDisorderReadsBackWhatWasWritten) {
+  RecordingSink sink(12);  // two cells a batch
   for (const char* r : {"b", "c", "d", "e", "f", "g"}) {
     ASSERT_TRUE(sink.Put(CellView{r, "d", "q", 1, CellType::kPut, "old"}).ok());
   }
-  // b..e are written by now (f, g held back or filling); then out of order:
+  // b..e are written by now; then out of order (c again, with the same value).
   for (const char* r : {"c", "a", "h", "z"}) {
-    ASSERT_TRUE(sink.Put(CellView{r, "d", "q", 1, CellType::kPut, "new"}).ok());
+    ASSERT_TRUE(sink.Put(CellView{r, "d", "q", 1, CellType::kPut, "old"}).ok());
   }
   ASSERT_TRUE(sink.Close().ok());
-  // Only "c" falls among the written rows [b, e] and holds another value.
-  EXPECT_EQ(sink.asked, (std::vector<std::string>{"c"}));
+  EXPECT_EQ(sink.read_backs, 1);
   EXPECT_EQ(sink.stats().overwritten, 1u);
   EXPECT_EQ(sink.stats().first_overwritten->row, "c");
+  EXPECT_EQ(sink.stats().rows, 9u);    // a..h and z
+  EXPECT_EQ(sink.stats().cells, 10u);  // written, the replaced one included
+  std::vector<std::string> all = Concat(sink.batches);
+  std::vector<std::string> expected = {"b/d/q/1", "c/d/q/1", "d/d/q/1", "e/d/q/1",  // in order
+                                       "a/d/q/1", "c/d/q/1", "f/d/q/1", "g/d/q/1",  // merged
+                                       "h/d/q/1", "z/d/q/1"};
+  EXPECT_EQ(all, expected);
+}
+
+// A target that may hold cells of earlier runs gets one sorted stream at
+// Flush; its earlier cells are not counted as replaced.
+TEST(BufferedCellSinkTest, ATargetThatHeldCellsGetsOneSortedStream) {
+  RecordingSink sink(12, /*background=*/false, /*starts_empty=*/false);
+  for (const char* r : {"b", "c", "d", "e", "f"}) {
+    ASSERT_TRUE(sink.Put(CellView{r, "d", "q", 1, CellType::kPut, "v"}).ok());
+  }
+  EXPECT_TRUE(sink.batches.empty()) << "nothing is written before Flush";
+  ASSERT_TRUE(sink.Close().ok());
+  EXPECT_EQ(sink.read_backs, 0);
+  EXPECT_EQ(sink.stats().overwritten, 0u);
+  EXPECT_EQ(sink.stats().rows, 5u);
+  EXPECT_GT(sink.stats().spilled_runs, 0u);
+  EXPECT_EQ(Concat(sink.batches),
+            (std::vector<std::string>{"b/d/q/1", "c/d/q/1", "d/d/q/1", "e/d/q/1", "f/d/q/1"}));
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "store/table_descriptor.h"
+#include "common/table_descriptor.h"
 
 #include <string>
 

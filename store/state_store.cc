@@ -1,0 +1,22 @@
+#include "store/state_store.h"
+
+#include "common/bytes.h"
+
+namespace widen {
+
+std::string EncodeStateValue(uint64_t version, std::string_view record) {
+  std::string value;
+  value.reserve(8 + record.size());
+  PutFixed64BE(&value, version);
+  value.append(record.data(), record.size());
+  return value;
+}
+
+bool DecodeStateValue(std::string_view value, uint64_t* version, std::string_view* record) {
+  if (value.size() < 8) return false;
+  *version = DecodeFixed64BE(value.data());
+  *record = value.substr(8);
+  return true;
+}
+
+}  // namespace widen
