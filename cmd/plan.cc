@@ -139,11 +139,11 @@ void PrintText(const PlanOptions& o, const DesignInputs& in,
           fmt::format("{}{}  {}\n", i == 0 ? "families   " : "           ", f.name, FamilyText(f));
     }
     const KeyAnatomy& a = r.anatomy;
-    *out += fmt::format(
-        "row key    {}{}, {} bytes: {}\n", a.form == KeyForm::kText ? "text" : "binary",
-        a.form == KeyForm::kText ? fmt::format(", separator '{}'", ToStringBinary(a.separator))
-                                 : "",
-        Range(a.min_bytes, a.max_bytes), a.compact);
+    *out += fmt::format("row key    {}{}, {} bytes: {}\n", KeyFormNames().Name(a.form),
+                        a.form == KeyForm::kText
+                            ? fmt::format(", separator '{}'", ToStringBinary(a.separator))
+                            : "",
+                        Range(a.min_bytes, a.max_bytes), a.compact);
     // One line per piece, in columns as wide as their widest entry.
     std::vector<std::array<std::string, 6>> lines;
     lines.push_back({"offset", "bytes", "part", "type", "source", "encoding"});
@@ -357,7 +357,7 @@ Json ToJson(const PlanOptions& o, const DesignInputs& in, const std::vector<Tabl
     t["families"] = fams;
     const KeyAnatomy& a = r.anatomy;
     Json key;
-    key["form"] = a.form == KeyForm::kText ? "text" : "binary";
+    key["form"] = KeyFormNames().Name(a.form);
     key["separator"] = a.form == KeyForm::kText ? Json(a.separator) : Json(nullptr);
     key["anatomy"] = a.compact;
     key["min_bytes"] = a.min_bytes;

@@ -1,6 +1,7 @@
 #include "common/suggest.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace widen {
 
@@ -18,7 +19,7 @@ size_t EditDistance(std::string_view a, std::string_view b) {
   return prev[b.size()];
 }
 
-std::string ClosestName(std::string_view word, const std::vector<std::string>& candidates) {
+std::string ClosestName(std::string_view word, std::span<const std::string> candidates) {
   std::string best;
   size_t best_d = 3;
   for (const auto& c : candidates) {
@@ -31,7 +32,7 @@ std::string ClosestName(std::string_view word, const std::vector<std::string>& c
   return best;
 }
 
-std::string DidYouMean(std::string_view word, const std::vector<std::string>& candidates) {
+std::string DidYouMean(std::string_view word, std::span<const std::string> candidates) {
   std::string best = ClosestName(word, candidates);
   return best.empty() ? "" : "; did you mean '" + best + "'?";
 }

@@ -3,9 +3,9 @@
 // Thread safety: pure functions.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace widen {
 
@@ -13,9 +13,9 @@ namespace widen {
 size_t EditDistance(std::string_view a, std::string_view b);
 
 /// The closest of `candidates` to `word` within edit distance 2, or "".
-std::string ClosestName(std::string_view word, const std::vector<std::string>& candidates);
+std::string ClosestName(std::string_view word, std::span<const std::string> candidates);
 
 /// "; did you mean 'x'?" for the closest candidate, or "" when none is close.
-std::string DidYouMean(std::string_view word, const std::vector<std::string>& candidates);
+std::string DidYouMean(std::string_view word, std::span<const std::string> candidates);
 
 }  // namespace widen

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/bytes.h"
+#include "common/family_options.h"
 
 namespace widen {
 
@@ -25,28 +26,15 @@ constexpr int kDescriptorFormat = 1;
 // HBase keeps a family's name in one byte of every KeyValue.
 constexpr size_t kMaxFamilyNameBytes = 127;
 
-constexpr const char* kCompressions[] = {"NONE", "SNAPPY", "GZ", "LZ4", "ZSTD", "LZO", "BZIP2"};
-constexpr const char* kBloomFilters[] = {"NONE", "ROW", "ROWCOL"};
-constexpr const char* kEncodings[] = {"NONE", "PREFIX", "DIFF", "FAST_DIFF", "ROW_INDEX_V1"};
-
 bool IsAsciiAlnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
 
-template <size_t N>
-bool OneOf(const std::string& value, const char* const (&allowed)[N]) {
-  return std::any_of(std::begin(allowed), std::end(allowed),
-                     [&](const char* a) { return value == a; });
-}
-
-template <size_t N>
-std::string JoinNames(const char* const (&names)[N]) {
-  std::string out;
-  for (const char* n : names) {
-    if (!out.empty()) out += ", ";
-    out += n;
-  }
-  return out;
+// Whether `value` is a name in `names` (common/family_options.h).
+template <typename E>
+bool OneOf(const std::string& value, const NameTable<E>& names) {
+  E e;
+  return names.Parse(value, &e);
 }
 
 // A name as it may appear in a message: printable bytes as they are.
@@ -123,17 +111,17 @@ Status ValidateFamilyOptions(const FamilyDescriptor& f) {
     return Status::InvalidArgument(where + "TTL must be 0 (forever) or positive seconds, not " +
                                    std::to_string(f.ttl_seconds));
   }
-  if (!OneOf(f.bloom_filter, kBloomFilters)) {
+  if (!OneOf(f.bloom_filter, kBloomFilterNames)) {
     return Status::InvalidArgument(where + "BLOOMFILTER '" + f.bloom_filter + "' is not one of " +
-                                   JoinNames(kBloomFilters));
+                                   kBloomFilterNames.List(", "));
   }
-  if (!OneOf(f.compression, kCompressions)) {
+  if (!OneOf(f.compression, kCompressionNames)) {
     return Status::InvalidArgument(where + "COMPRESSION '" + f.compression + "' is not one of " +
-                                   JoinNames(kCompressions));
+                                   kCompressionNames.List(", "));
   }
-  if (!OneOf(f.data_block_encoding, kEncodings)) {
+  if (!OneOf(f.data_block_encoding, kDataBlockEncodingNames)) {
     return Status::InvalidArgument(where + "DATA_BLOCK_ENCODING '" + f.data_block_encoding +
-                                   "' is not one of " + JoinNames(kEncodings));
+                                   "' is not one of " + kDataBlockEncodingNames.List(", "));
   }
   if (f.block_size_bytes <= 0) {
     return Status::InvalidArgument(where + "BLOCKSIZE must be positive, not " +

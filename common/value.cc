@@ -3,7 +3,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <limits>
+
+#include "common/temporal.h"
 
 namespace widen {
 
@@ -39,92 +40,12 @@ std::string_view ValueTypeName(ValueType type) {
   return "?";
 }
 
-// Howard Hinnant's days_from_civil / civil_from_days algorithms.
-int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
-
-void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  *d = doy - (153 * mp + 2) / 5 + 1;
-  *m = mp < 10 ? mp + 3 : mp - 9;
-  *y = static_cast<int64_t>(yoe) + era * 400 + (*m <= 2);
-}
-
 namespace {
-
-int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
 
 void AppendInt(std::string* out, int64_t v) {
   char buf[24];
   auto r = std::to_chars(buf, buf + sizeof buf, v);
   out->append(buf, r.ptr);
-}
-
-void AppendPadded(std::string* out, int64_t v, int width) {
-  char buf[32];
-  if (v < 0) {
-    int n = std::snprintf(buf, sizeof buf, "%0*lld", width, static_cast<long long>(v));
-    out->append(buf, n);
-    return;
-  }
-  // Hot path (every date and time value): digits, zero-padded to `width`.
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  const int digits = static_cast<int>(r.ptr - buf);
-  if (digits < width) out->append(static_cast<size_t>(width - digits), '0');
-  out->append(buf, r.ptr);
-}
-
-void AppendDate(std::string* out, int64_t days) {
-  int64_t y;
-  unsigned m, d;
-  CivilFromDays(days, &y, &m, &d);
-  if (y < 0) {
-    out->push_back('-');
-    y = -y;
-  }
-  AppendPadded(out, y, 4);
-  out->push_back('-');
-  AppendPadded(out, m, 2);
-  out->push_back('-');
-  AppendPadded(out, d, 2);
-}
-
-// HH:MM:SS[.ffffff] of a non-negative microsecond count (hours unbounded).
-void AppendClock(std::string* out, int64_t micros) {
-  const int64_t secs = micros / 1000000, frac = micros % 1000000;
-  AppendPadded(out, secs / 3600, 2);
-  out->push_back(':');
-  AppendPadded(out, (secs / 60) % 60, 2);
-  out->push_back(':');
-  AppendPadded(out, secs % 60, 2);
-  if (frac != 0) {
-    out->push_back('.');
-    AppendPadded(out, frac, 6);
-    while (out->back() == '0') out->pop_back();
-  }
-}
-
-void AppendTimestamp(std::string* out, int64_t micros, bool utc) {
-  const int64_t day = FloorDiv(micros, 86400000000LL);
-  AppendDate(out, day);
-  out->push_back(utc ? 'T' : ' ');
-  AppendClock(out, micros - day * 86400000000LL);
-  if (utc) out->push_back('Z');
 }
 
 // Splits a decimal text into sign, integer digits (no leading zeros) and
@@ -205,30 +126,14 @@ void Value::AppendText(std::string* out) const {
       return;
     }
     case ValueType::kDate:
+      AppendDate(out, int_);
+      return;
     case ValueType::kTimestamp:
     case ValueType::kTimestampTz:
-      // PostgreSQL's infinite dates and timestamps.
-      if (int_ == std::numeric_limits<int64_t>::max()) {
-        out->append("infinity");
-        return;
-      }
-      if (int_ == std::numeric_limits<int64_t>::min()) {
-        out->append("-infinity");
-        return;
-      }
-      if (type_ == ValueType::kDate) {
-        AppendDate(out, int_);
-      } else {
-        AppendTimestamp(out, int_, type_ == ValueType::kTimestampTz);
-      }
+      AppendTimestamp(out, int_, type_ == ValueType::kTimestampTz);
       return;
     case ValueType::kTime:
-      if (int_ < 0) {
-        out->push_back('-');
-        AppendClock(out, -int_);
-      } else {
-        AppendClock(out, int_);
-      }
+      AppendTime(out, int_);
       return;
     case ValueType::kDecimal:
     case ValueType::kText:

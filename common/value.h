@@ -197,8 +197,4 @@ struct Row {
   size_t size() const { return values.size(); }
 };
 
-/// Civil date helpers (proleptic Gregorian, days since 1970-01-01).
-int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d);
-void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d);
-
 }  // namespace widen

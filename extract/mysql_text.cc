@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "common/temporal.h"
 #include "extract/mysql_text_internal.h"
 #include "extract/pg_text_internal.h"
 #include "extract/source.h"
@@ -51,13 +52,6 @@ bool Digits(std::string_view s, size_t pos, size_t n, int64_t* out) {
   }
   *out = v;
   return true;
-}
-
-bool IsLeap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
-
-int DaysInMonth(int64_t y, int64_t m) {
-  static const int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return m == 2 && IsLeap(y) ? 29 : kDays[m - 1];
 }
 
 }  // namespace
@@ -202,7 +196,7 @@ bool ParseCalendarDate(std::string_view s, int64_t* days) {
       !Digits(s, 5, 2, &m) || !Digits(s, 8, 2, &d)) {
     return false;
   }
-  if (m < 1 || m > 12 || d < 1 || d > DaysInMonth(y, m)) return false;
+  if (!IsCivilDate(y, m, d)) return false;
   *days = DaysFromCivil(y, static_cast<unsigned>(m), static_cast<unsigned>(d));
   return true;
 }
@@ -224,9 +218,8 @@ bool ParseDateTime(std::string_view s, int64_t* micros) {
     frac = f;
     for (size_t i = t.size() - 9; i < 6; ++i) frac *= 10;
   }
-  clock = ((h * 60 + m) * 60 + sec) * 1000000 + frac;
-  *micros = days * 86400000000LL + clock;
-  return true;
+  clock = ClockMicros(h, m, sec, frac);
+  return DayAndClockToMicros(days, clock, micros);
 }
 
 bool ParseValue(ColumnKind kind, std::string_view text, Value* out) {

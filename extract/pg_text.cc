@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "common/temporal.h"
 #include "extract/pg_text_internal.h"
 
 namespace widen::pg_internal {
@@ -57,14 +58,15 @@ bool StripBc(std::string_view* s) {
 // Parses "YYYY...-MM-DD" at the start of s; sets *used to the bytes consumed.
 bool ParseDatePrefix(std::string_view s, bool bc, int64_t* days, size_t* used) {
   size_t dash = s.find('-');
-  if (dash == std::string_view::npos || dash < 4) return false;
+  // PostgreSQL's years have 4 to 7 digits (5874897 AD at most).
+  if (dash == std::string_view::npos || dash < 4 || dash > 9) return false;
   int64_t y, m, d;
   if (!ParseDigits(s, 0, dash, &y) || s.size() < dash + 6 || s[dash + 3] != '-' ||
       !ParseDigits(s, dash + 1, 2, &m) || !ParseDigits(s, dash + 4, 2, &d)) {
     return false;
   }
-  if (m < 1 || m > 12 || d < 1 || d > 31) return false;
   if (bc) y = 1 - y;  // 1 BC is year 0 (proleptic)
+  if (!IsCivilDate(y, m, d)) return false;
   *days = DaysFromCivil(y, static_cast<unsigned>(m), static_cast<unsigned>(d));
   *used = dash + 6;
   return true;
@@ -93,7 +95,7 @@ bool ParseClockPrefix(std::string_view s, int64_t* micros, size_t* used) {
     }
     while (digits++ < 6) frac *= 10;
   }
-  *micros = ((h * 60 + m) * 60 + sec) * 1000000 + frac;
+  *micros = ClockMicros(h, m, sec, frac);
   *used = pos;
   return true;
 }
@@ -147,11 +149,11 @@ ValueType TypeForOid(uint32_t oid) {
 
 bool ParseDate(std::string_view s, int64_t* days) {
   if (s == "infinity") {
-    *days = std::numeric_limits<int64_t>::max();
+    *days = kTemporalInfinity;
     return true;
   }
   if (s == "-infinity") {
-    *days = std::numeric_limits<int64_t>::min();
+    *days = kTemporalMinusInfinity;
     return true;
   }
   bool bc = StripBc(&s);
@@ -175,11 +177,11 @@ namespace {
 
 TsParse ParseTimestampImpl(std::string_view s, int64_t* micros) {
   if (s == "infinity") {
-    *micros = std::numeric_limits<int64_t>::max();
+    *micros = kTemporalInfinity;
     return TsParse::kOk;
   }
   if (s == "-infinity") {
-    *micros = std::numeric_limits<int64_t>::min();
+    *micros = kTemporalMinusInfinity;
     return TsParse::kOk;
   }
   bool bc = StripBc(&s);
@@ -206,16 +208,11 @@ TsParse ParseTimestampImpl(std::string_view s, int64_t* micros) {
       pos += 3;
     }
     if (pos != rest.size()) return TsParse::kMalformed;
-    offset = sign * ((h * 60 + m) * 60 + sec) * 1000000;
+    offset = sign * ClockMicros(h, m, sec, 0);
   }
   // Beyond 294247-01-10 04:00:54.775807 UTC (PostgreSQL goes to 294276) the microseconds since
   // 1970 do not fit in 64 bits: refuse rather than wrap around.
-  int64_t day_us;
-  if (__builtin_mul_overflow(days, int64_t{86400000000LL}, &day_us) ||
-      __builtin_add_overflow(day_us, clock - offset, micros)) {
-    return TsParse::kOverflow;
-  }
-  return TsParse::kOk;
+  return DayAndClockToMicros(days, clock - offset, micros) ? TsParse::kOk : TsParse::kOverflow;
 }
 
 }  // namespace

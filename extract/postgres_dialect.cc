@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "common/temporal.h"
 #include "extract/postgres_dialect_internal.h"
 
 namespace widen::pg_internal {

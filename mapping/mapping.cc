@@ -81,6 +81,13 @@ Result<std::string> ExpandEnv(const std::string& in) {
 
 ColumnRef ParseColumnRef(const std::string& text) { return ColumnRef::Parse(text); }
 
+constexpr EnumName<KeyNullRule> kKeyNullRules[] = {{KeyNullRule::kReject, "reject"},
+                                                   {KeyNullRule::kMarker, "marker"}};
+constexpr NameTable<KeyNullRule> kKeyNullRuleNames{kKeyNullRules};
+constexpr EnumName<NullPolicy> kNullPolicies[] = {
+    {NullPolicy::kOmit, "omit"}, {NullPolicy::kEmpty, "empty"}, {NullPolicy::kReject, "reject"}};
+constexpr NameTable<NullPolicy> kNullPolicyNames{kNullPolicies};
+
 // The aliases a column reference may name: the rows' own table and its joins
 // (a target table's driving table, or a nest's child table).
 struct AliasScope {
@@ -208,7 +215,7 @@ class Loader {
     t->key.loc = ctx_.Loc(key);
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(key, "separator", &t->key.separator));
     WIDEN_RETURN_IF_ERROR(LoadForm(key, &t->key.form));
-    if (t->key.form == KeyEncoding::kText && t->key.separator.empty() && key["parts"] &&
+    if (t->key.form == KeyForm::kText && t->key.separator.empty() && key["parts"] &&
         key["parts"].IsSequence() && key["parts"].size() > 1) {
       return ctx_.Error(key["separator"] ? key["separator"] : key,
                         "an empty separator lets parts run into each other in text keys (1|23 "
@@ -222,7 +229,7 @@ class Loader {
     if (parts.size() == 0) return ctx_.Error(parts, where + ": the key needs at least one part");
     for (const auto& p : parts) {
       KeyPart kp;
-      WIDEN_RETURN_IF_ERROR(LoadKeyPart(p, TableScope(*t), t->key.form, &kp));
+      WIDEN_RETURN_IF_ERROR(LoadKeyPart(p, TableScope(*t), t->name, t->key.form, &kp));
       t->key.parts.push_back(std::move(kp));
     }
     for (KeyHashSpec* h : {&t->key.salt, &t->key.hash_prefix}) {
@@ -297,15 +304,12 @@ class Loader {
     return Status::OK();
   }
 
-  Status LoadForm(const YAML::Node& n, KeyEncoding* form) {
+  Status LoadForm(const YAML::Node& n, KeyForm* form) {
     std::string f = "text";
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "form", &f));
-    if (f == "text") {
-      *form = KeyEncoding::kText;
-    } else if (f == "binary") {
-      *form = KeyEncoding::kBinary;
-    } else {
-      return ctx_.Error(n["form"], fmt::format("'form' must be text or binary, got '{}'", f));
+    if (!KeyFormNames().Parse(f, form)) {
+      return ctx_.Error(n["form"],
+                        fmt::format("'form' must be {}, got '{}'", KeyFormNames().List(" or "), f));
     }
     return Status::OK();
   }
@@ -346,37 +350,31 @@ class Loader {
     fs->min_versions = static_cast<int>(mv);
     fs->block_size_bytes = static_cast<int>(bs);
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalBool(f, "in_memory", &fs->in_memory));
-    WIDEN_RETURN_IF_ERROR(OneOf(f, "compression",
-                                {"NONE", "SNAPPY", "GZ", "LZ4", "ZSTD", "LZO", "BZIP2"},
-                                &fs->compression));
-    WIDEN_RETURN_IF_ERROR(OneOf(f, "bloom_filter", {"NONE", "ROW", "ROWCOL"}, &fs->bloom_filter));
-    WIDEN_RETURN_IF_ERROR(OneOf(f, "data_block_encoding",
-                                {"NONE", "PREFIX", "DIFF", "FAST_DIFF", "ROW_INDEX_V1"},
-                                &fs->data_block_encoding));
+    WIDEN_RETURN_IF_ERROR(OneOf(f, "compression", kCompressionNames, &fs->compression));
+    WIDEN_RETURN_IF_ERROR(OneOf(f, "bloom_filter", kBloomFilterNames, &fs->bloom_filter));
+    WIDEN_RETURN_IF_ERROR(
+        OneOf(f, "data_block_encoding", kDataBlockEncodingNames, &fs->data_block_encoding));
     return Status::OK();
   }
 
-  // An optional field whose value (upper-cased) must be one of `allowed`.
-  Status OneOf(const YAML::Node& map, const char* key, std::vector<std::string> allowed,
-               std::string* out) {
+  // An optional field whose value (upper-cased) must be a name of `names`.
+  template <typename E>
+  Status OneOf(const YAML::Node& map, const char* key, const NameTable<E>& names, E* out) {
     if (!map[key]) return Status::OK();
     std::string v;
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(map, key, &v));
     for (char& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    for (const auto& a : allowed) {
-      if (a == v) {
-        *out = v;
-        return Status::OK();
-      }
-    }
-    std::string list;
-    for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-    return ctx_.Error(map[key], fmt::format("'{}' must be one of {}, got '{}'{}", key, list,
-                                            map[key].Scalar(), DidYouMean(v, allowed)));
+    if (names.Parse(v, out)) return Status::OK();
+    return ctx_.Error(map[key],
+                      fmt::format("'{}' must be one of {}, got '{}'{}", key, names.List(", "),
+                                  map[key].Scalar(), DidYouMean(v, names.Names())));
   }
 
-  Status LoadKeyPart(const YAML::Node& p, const AliasScope& t, KeyEncoding form, KeyPart* kp) {
+  // `target` names the target table in messages.
+  Status LoadKeyPart(const YAML::Node& p, const AliasScope& t, const std::string& target,
+                     KeyForm form, KeyPart* kp) {
     kp->loc = ctx_.Loc(p);
+    std::string type;
     if (p.IsScalar()) {
       kp->column = ParseColumnRef(p.Scalar());
     } else {
@@ -396,23 +394,19 @@ class Loader {
       int64_t w = 0;
       WIDEN_RETURN_IF_ERROR(ctx_.OptionalInt(p, "width", 0, 4096, &w));
       kp->width = static_cast<int>(w);
-      WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(p, "type", &kp->type));
+      WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(p, "type", &type));
       WIDEN_RETURN_IF_ERROR(ctx_.OptionalBool(p, "desc", &kp->desc));
       WIDEN_RETURN_IF_ERROR(ctx_.OptionalBool(p, "reverse", &kp->reverse));
       if (p["on_null"]) {
         std::string r;
         WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(p, "on_null", &r));
-        if (r == "reject") {
-          kp->on_null = KeyNullRule::kReject;
-        } else if (r == "marker") {
-          kp->on_null = KeyNullRule::kMarker;
-        } else {
-          return ctx_.Error(p["on_null"],
-                            fmt::format("a key part's 'on_null' is reject or marker, got '{}'", r));
+        if (!kKeyNullRuleNames.Parse(r, &kp->on_null)) {
+          return ctx_.Error(p["on_null"], fmt::format("a key part's 'on_null' is {}, got '{}'",
+                                                      kKeyNullRuleNames.List(" or "), r));
         }
         kp->on_null_given = true;
       }
-      if (form == KeyEncoding::kText) {
+      if (form == KeyForm::kText) {
         if (kp->desc)
           return ctx_.Error(p["desc"], "'desc' needs the binary key form (form: binary)");
         if (kp->on_null == KeyNullRule::kMarker) {
@@ -420,19 +414,28 @@ class Loader {
                             "'on_null: marker' needs the binary key form (form: binary)");
         }
       }
-      if (kp->is_literal && (kp->desc || kp->reverse || !kp->type.empty())) {
+      if (kp->is_literal && (kp->desc || kp->reverse || !type.empty())) {
         return ctx_.Error(p, "a literal part takes no type, desc or reverse");
       }
     }
     if (!kp->is_literal && !kp->column.alias.empty() && !HasAlias(t, kp->column.alias)) {
       return ctx_.Error(p, UnknownAlias(t, kp->column.alias));
     }
+    if (!type.empty()) {
+      KeyType kt;
+      if (!ParseKeyType(type, &kt)) {
+        return Status::InvalidArgument(fmt::format(
+            "{}: table '{}': key part '{}': unknown type '{}' (expected {})", kp->loc.ToString(),
+            target, kp->column.ToString(), type, KeyTypeNames().List(", ")));
+      }
+      kp->type = kt;
+    }
     return Status::OK();
   }
 
   Status LoadColumn(const YAML::Node& c, const TableMapping& t, ColumnSpec* cs) {
     cs->loc = ctx_.Loc(c);
-    std::string to;
+    std::string to, type;
     if (c.IsScalar()) {
       cs->column = ParseColumnRef(c.Scalar());
     } else {
@@ -442,17 +445,15 @@ class Loader {
       WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(c, "column", &col));
       cs->column = ParseColumnRef(col);
       WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(c, "to", &to));
-      WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(c, "type", &cs->type));
+      WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(c, "type", &type));
       if (c["codec"]) {
         std::string codec;
         WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(c, "codec", &codec));
-        const std::vector<std::string> codecs = {"string", "hbase", "json", "raw"};
-        if (std::find(codecs.begin(), codecs.end(), codec) == codecs.end()) {
-          return ctx_.Error(c["codec"],
-                            fmt::format("'codec' must be string, hbase, json or raw, got '{}'{}",
-                                        codec, DidYouMean(codec, codecs)));
+        if (!ParseValueCodec(codec, &cs->codec)) {
+          return ctx_.Error(c["codec"], fmt::format("'codec' must be {}, got '{}'{}",
+                                                    ValueCodecNames().List(" or "), codec,
+                                                    DidYouMean(codec, ValueCodecNames().Names())));
         }
-        cs->codec = codec;
       }
       if (c["version"]) {
         std::string v;
@@ -464,16 +465,9 @@ class Loader {
       }
       std::string on_null = "omit";
       WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(c, "on_null", &on_null));
-      if (on_null == "omit") {
-        cs->on_null = NullPolicy::kOmit;
-      } else if (on_null == "empty") {
-        cs->on_null = NullPolicy::kEmpty;
-      } else if (on_null == "reject") {
-        cs->on_null = NullPolicy::kReject;
-      } else {
-        return ctx_.Error(
-            c["on_null"],
-            fmt::format("'on_null' must be omit, empty or reject, got '{}'", on_null));
+      if (!kNullPolicyNames.Parse(on_null, &cs->on_null)) {
+        return ctx_.Error(c["on_null"], fmt::format("'on_null' must be {}, got '{}'",
+                                                    kNullPolicyNames.List(" or "), on_null));
       }
     }
     if (!cs->column.alias.empty() && !HasAlias(t, cs->column.alias)) {
@@ -491,7 +485,17 @@ class Loader {
       cs->qualifier = to.substr(colon + 1);
     }
     if (cs->qualifier.empty()) cs->qualifier = cs->column.column;
-    return CheckFamily(c.IsScalar() ? c : (c["to"] ? c["to"] : c), t, cs->family);
+    WIDEN_RETURN_IF_ERROR(CheckFamily(c.IsScalar() ? c : (c["to"] ? c["to"] : c), t, cs->family));
+    if (!type.empty() && cs->codec != ValueCodecKind::kHBase) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: table '{}': 'type' applies to the hbase codec only", cs->loc.ToString(), t.name));
+    }
+    if (!type.empty() && !ParseHBaseType(type, &cs->type)) {
+      return Status::InvalidArgument(
+          fmt::format("{}: table '{}': unknown hbase type '{}' (expected {})", cs->loc.ToString(),
+                      t.name, type, HBaseTypeNames().List(", ")));
+    }
+    return Status::OK();
   }
 
   Status LoadNest(const YAML::Node& n, const TableMapping& t, NestSpec* ns, int depth = 1,
@@ -519,16 +523,18 @@ class Loader {
     }
     WIDEN_RETURN_IF_ERROR(CheckFamily(n["family"] ? n["family"] : n, t, ns->family));
     WIDEN_RETURN_IF_ERROR(LoadForm(n, &ns->form));
-    WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "layout", &ns->layout));
-    if (ns->layout != "json" && ns->layout != "cells" && ns->layout != "value") {
-      return ctx_.Error(n["layout"],
-                        fmt::format("'layout' must be json, cells or value, got '{}'", ns->layout));
+    std::string layout = "json";
+    WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "layout", &layout));
+    if (!NestLayoutNames().Parse(layout, &ns->layout)) {
+      return ctx_.Error(n["layout"], fmt::format("'layout' must be {}, got '{}'",
+                                                 NestLayoutNames().List(" or "), layout));
     }
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "attribute_separator", &ns->attribute_separator));
-    WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "version", &ns->version));
-    if (const ColumnRef v = ColumnRef::Parse(ns->version);
-        !v.alias.empty() && !HasAlias(scope, v.alias)) {
-      return ctx_.Error(n["version"], UnknownAlias(scope, v.alias));
+    std::string version;
+    WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "version", &version));
+    ns->version = ColumnRef::Parse(version);
+    if (!ns->version.alias.empty() && !HasAlias(scope, ns->version.alias)) {
+      return ctx_.Error(n["version"], UnknownAlias(scope, ns->version.alias));
     }
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "prefix", &ns->prefix));
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "where", &ns->where));
@@ -549,20 +555,20 @@ class Loader {
     if (!id) return ctx_.Error(n, "a nest needs 'id': the child columns that name each child");
     if (id.IsScalar()) {
       KeyPart kp;
-      WIDEN_RETURN_IF_ERROR(LoadKeyPart(id, scope, ns->form, &kp));
+      WIDEN_RETURN_IF_ERROR(LoadKeyPart(id, scope, t.name, ns->form, &kp));
       ns->id.push_back(kp);
     } else {
       WIDEN_RETURN_IF_ERROR(ctx_.CheckSequence(id, "'id'"));
       if (id.size() == 0) return ctx_.Error(id, "'id' needs at least one child column");
       for (const auto& p : id) {
         KeyPart kp;
-        WIDEN_RETURN_IF_ERROR(LoadKeyPart(p, scope, ns->form, &kp));
+        WIDEN_RETURN_IF_ERROR(LoadKeyPart(p, scope, t.name, ns->form, &kp));
         ns->id.push_back(std::move(kp));
       }
     }
     ns->id_separator = ns->id.size() > 1 ? "|" : "";
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "id_separator", &ns->id_separator));
-    if (ns->form == KeyEncoding::kText && ns->id_separator.empty() && ns->id.size() > 1) {
+    if (ns->form == KeyForm::kText && ns->id_separator.empty() && ns->id.size() > 1) {
       return ctx_.Error(n["id_separator"] ? n["id_separator"] : n,
                         "an empty id_separator lets id parts run into each other; give one, or "
                         "use form: binary");
@@ -582,12 +588,12 @@ class Loader {
           if (c["as"] && as.find_first_not_of(" \t") == std::string::npos) {
             return ctx_.Error(c["as"], "'as' needs a name");
           }
-          if (ns->layout == "value") {
+          if (ns->layout == NestLayout::kValue) {
             return ctx_.Error(c["as"] ? c["as"] : c,
                               "'as' has no effect with layout: value (the cell holds the bare "
                               "value, with no attribute name)");
           }
-          if (ns->layout == "cells" && !ns->attribute_separator.empty() &&
+          if (ns->layout == NestLayout::kCells && !ns->attribute_separator.empty() &&
               as.find(ns->attribute_separator) != std::string::npos) {
             return ctx_.Error(c["as"], fmt::format("'as' name '{}' contains the attribute "
                                                    "separator '{}', so the qualifier could not "
@@ -599,24 +605,18 @@ class Loader {
                             "a nest's 'columns' are child column names or {column: NAME, as: "
                             "ATTRIBUTE}");
         }
-        const ColumnRef ref = ColumnRef::Parse(column);
-        if (!ref.alias.empty() && !HasAlias(scope, ref.alias)) {
-          return ctx_.Error(c, UnknownAlias(scope, ref.alias));
+        NestValue value{ctx_.Loc(c), ColumnRef::Parse(column), as};
+        if (!value.column.alias.empty() && !HasAlias(scope, value.column.alias)) {
+          return ctx_.Error(c, UnknownAlias(scope, value.column.alias));
         }
-        const std::string name = as.empty() ? ref.column : as;
-        for (size_t i = 0; i < ns->value_columns.size(); ++i) {
-          const std::string other = ns->value_names[i].empty()
-                                        ? ColumnRef::Parse(ns->value_columns[i]).column
-                                        : ns->value_names[i];
-          if (other == name) {
+        for (const NestValue& other : ns->values) {
+          if (other.attribute() == value.attribute()) {
             return ctx_.Error(c, fmt::format("attribute '{}' appears twice in this nest's "
                                              "'columns' (rename one with 'as')",
-                                             name));
+                                             value.attribute()));
           }
         }
-        ns->value_columns.push_back(column);
-        ns->value_names.push_back(as);
-        ns->value_locs.push_back(ctx_.Loc(c));
+        ns->values.push_back(std::move(value));
       }
     }
     YAML::Node kids = n["nest"];

@@ -4,6 +4,10 @@
 //
 // load_mapping() parses and checks the file on its own (syntax, known fields,
 // required fields, value ranges, references between parts of the mapping).
+// Every choice among fixed words (key forms and types, codecs and their Java
+// types, nest layouts, family options, NULL rules) is parsed here once into
+// an enum (mapping/encoding.h, common/family_options.h); nothing later
+// re-reads the mapping's strings.
 // Checks against the live source schema happen in transform/ (Plan), which
 // needs a source connection.
 //
@@ -16,7 +20,9 @@
 #include <utility>
 #include <vector>
 
+#include "common/family_options.h"
 #include "common/status.h"
+#include "mapping/encoding.h"
 
 namespace widen {
 
@@ -54,17 +60,11 @@ struct KeyPart {
   /// Text form: zero-pad integers to this many digits (0 = as is).
   /// Binary form: fixed width in bytes of a string/bytes part (0 = terminated).
   int width = 0;
-  std::string type;      // binary encoding type ("int32", "string", ...); "" = from the source
-  bool desc = false;     // binary form: invert the part (descending order)
-  bool reverse = false;  // timestamps: Long.MAX_VALUE - ms (newest first)
+  std::optional<KeyType> type;  // `type`; unset = from the source column (DefaultKeyType)
+  bool desc = false;            // binary form: invert the part (descending order)
+  bool reverse = false;         // timestamps: Long.MAX_VALUE - ms (newest first)
   KeyNullRule on_null = KeyNullRule::kReject;
   bool on_null_given = false;  // on_null was written in the mapping
-};
-
-/// How the parts of a key are put together.
-enum class KeyEncoding {
-  kText,    // readable: parts' text joined by a separator
-  kBinary,  // order-preserving bytes
 };
 
 /// A salt byte or hash prefix in front of a key.
@@ -77,7 +77,7 @@ struct KeyHashSpec {
 /// The row key: parts joined into bytes.
 struct KeySpec {
   SourceLocation loc;
-  KeyEncoding form = KeyEncoding::kText;
+  KeyForm form = KeyForm::kText;
   std::string separator = "|";  // text form: between parts; never inside a value
   std::vector<KeyPart> parts;
   KeyHashSpec salt;
@@ -98,9 +98,9 @@ struct ColumnSpec {
   std::string family;
   std::string qualifier;  // defaults to the column's name
   NullPolicy on_null = NullPolicy::kOmit;
-  std::string codec = "string";  // string | hbase | json | raw
-  std::string type;   // hbase codec: Java type written ("int", "long", ...); "" = from the source
-  ColumnRef version;  // the cell's timestamp comes from this column ("" = the table's)
+  ValueCodecKind codec = ValueCodecKind::kString;
+  HBaseType type = HBaseType::kAuto;  // hbase codec: the Java type; kAuto = from the source
+  ColumnRef version;  // the cell's timestamp comes from this column (unset = the table's)
 };
 
 /// Many-to-one join (denormalization): attributes of the referenced row are
@@ -111,6 +111,18 @@ struct JoinSpec {
   std::string alias;  // how columns refer to it; defaults to `table`
   /// (this side's column, the joined table's column) pairs, ANDed.
   std::vector<std::pair<ColumnRef, std::string>> on;
+};
+
+/// One attribute of a nested child's value (an entry of a nest's `columns`).
+struct NestValue {
+  SourceLocation loc;  // where the entry is written
+  /// "column" of the child or "alias.column" of one of the nest's joins.
+  ColumnRef column;
+  /// The attribute's name (`as`): its JSON key, or its qualifier suffix
+  /// with layout cells; "" = the column's own name (without the alias).
+  std::string name;
+  /// The attribute's name as written to the cell: `name`, else the column's.
+  const std::string& attribute() const { return name.empty() ? column.column : name; }
 };
 
 /// One-to-many nesting: each child row becomes one cell of the parent's row,
@@ -124,24 +136,18 @@ struct NestSpec {
   std::string family;
   std::string prefix;  // qualifier prefix, e.g. "o"
   /// Many-to-one joins from the child row (LEFT JOINs, as a table's): their
-  /// columns are named `alias.column` in id, value_columns and version.
+  /// columns are named `alias.column` in id, values and version.
   std::vector<JoinSpec> joins;
   std::vector<KeyPart> id;   // qualifier parts after the prefix (child or joined columns)
   std::string id_separator;  // between id parts (text form); default none for one part, "|" else
-  /// Columns in the value: "column" of the child or "alias.column" of a
-  /// join; empty = every child column but the on, id and version columns.
-  std::vector<std::string> value_columns;
-  /// The attribute name of each value_columns entry in the value (JSON key,
-  /// or qualifier suffix with layout cells); "" = the column's own name
-  /// (without the alias).
-  std::vector<std::string> value_names;
-  std::vector<SourceLocation> value_locs;  // where each value_columns entry is written
-  std::string where;                       // optional SQL filter on the child table
-  KeyEncoding form = KeyEncoding::kText;   // how the id parts are encoded
-  std::string layout = "json";  // json: one JSON cell per child; cells: one per attribute;
-                                // value: one cell per child holding its single attribute
+  /// The attributes of the value, in order; empty = every child column but
+  /// the on, id and version columns.
+  std::vector<NestValue> values;
+  std::string where;                      // optional SQL filter on the child table
+  KeyForm form = KeyForm::kText;          // how the id parts are encoded
+  NestLayout layout = NestLayout::kJson;  // one JSON cell, a cell per attribute, or a bare value
   std::string attribute_separator = ".";  // layout cells: qualifier = prefix+id+sep+attribute
-  std::string version;  // child column ("column" or a join's "alias.column") giving the timestamp
+  ColumnRef version;  // child column (or a join's alias.column) giving the timestamp; unset = none
   std::vector<NestSpec> nests;  // the child's own children (second level)
 };
 
@@ -152,11 +158,11 @@ struct FamilySpec {
   int versions = 1;
   int min_versions = 0;
   int64_t ttl_seconds = 0;  // 0 = forever
-  std::string compression = "NONE";
-  std::string bloom_filter = "ROW";
+  Compression compression = Compression::kNone;
+  BloomFilter bloom_filter = BloomFilter::kRow;
   int block_size_bytes = 65536;
   bool in_memory = false;
-  std::string data_block_encoding = "NONE";
+  DataBlockEncoding data_block_encoding = DataBlockEncoding::kNone;
 };
 
 /// One target table.

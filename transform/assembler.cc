@@ -498,13 +498,13 @@ class TableAssembler {
           stats_->first_empty_child = ChildId(n, child);
         }
       }
-      if (n.value_layout) {
+      if (n.layout == NestLayout::kValue) {
         const Value& v = child[n.value_columns.front().second];
         if (!v.is_null()) {
           Put(n.family, ts)->assign(qualifier);
           v.AppendText(value());
         }
-      } else if (n.cells_layout) {
+      } else if (n.layout == NestLayout::kCells) {
         for (const auto& [name, idx] : n.value_columns) {
           if (child[idx].is_null()) continue;
           std::string* q = Put(n.family, ts);

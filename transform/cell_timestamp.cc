@@ -2,40 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "common/temporal.h"
+
 namespace widen {
 
-namespace {
-
-int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
-}  // namespace
-
-bool VersionValueMs(const Value& v, int64_t* ms) {
-  if (v.is_null()) return false;
-  switch (v.type()) {
-    case ValueType::kTimestamp:
-    case ValueType::kTimestampTz:
-      if (v.as_int() == INT64_MAX || v.as_int() == INT64_MIN) return false;
-      *ms = FloorDiv(v.as_int(), 1000);
-      return true;
-    case ValueType::kDate:
-      if (v.as_int() == INT64_MAX || v.as_int() == INT64_MIN) return false;
-      *ms = v.as_int() * 86400000;
-      return true;
-    case ValueType::kInt:
-      *ms = v.as_int();
-      return true;
-    default:
-      return false;
-  }
-}
-
 bool CellTimestampMs(const Value& v, int64_t* ms, std::string* why) {
-  if (!VersionValueMs(v, ms)) {
+  if (!EpochMs(v, ms)) {
     *why = v.is_null() ? "NULL, which has no timestamp"
                        : fmt::format("{}, which has no timestamp", v.DebugString());
     return false;

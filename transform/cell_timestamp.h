@@ -24,12 +24,8 @@ inline constexpr int64_t kMinCellTimestampMs = 0;
 /// The last: Long.MAX_VALUE - 1 (Long.MAX_VALUE means "the server's now").
 inline constexpr int64_t kMaxCellTimestampMs = INT64_MAX - 1;
 
-/// The ms since the epoch a version value stands for: timestamps (floored to
-/// ms), dates (midnight UTC), integers as they are. False for NULL, infinite
-/// dates and timestamps, values of other types.
-bool VersionValueMs(const Value& v, int64_t* ms);
-
-/// The cell timestamp of version value `v`: true with *ms when it is one;
+/// The cell timestamp of version value `v` (EpochMs, common/temporal.h):
+/// true with *ms when it is one;
 /// false with *why (what the value is and why it cannot be a timestamp,
 /// e.g. "1953-09-02 is -515376000000 ms, before 1970: HBase refuses negative
 /// cell timestamps") otherwise.

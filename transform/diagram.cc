@@ -56,16 +56,17 @@ std::string NestBox(const NestPlan& n, const std::string& outer_prefix, int leve
       level == 1 ? kNestColor : kNest2Color);
   s += fmt::format(
       "<TR><TD ALIGN=\"LEFT\"><B>{}</B> <I>(nested {}, one {} per child{})</I></TD></TR>", qual,
-      E(n.spec->table), n.cells_layout ? "cell per attribute" : "cell",
-      n.version_index >= 0 ? ", versioned by " + E(n.spec->version) : "");
+      E(n.spec->table), n.layout == NestLayout::kCells ? "cell per attribute" : "cell",
+      n.version_index >= 0 ? ", versioned by " + E(n.spec->version.ToString()) : "");
   std::string attrs;
   for (const auto& [name, idx] : n.value_columns) {
     if (!attrs.empty()) attrs += ", ";
     attrs += E(name);
   }
   if (!attrs.empty()) {
-    s += fmt::format("<TR><TD ALIGN=\"LEFT\">{}{}{}</TD></TR>", n.cells_layout ? "" : "{", attrs,
-                     n.cells_layout ? "" : "}");
+    s += fmt::format("<TR><TD ALIGN=\"LEFT\">{}{}{}</TD></TR>",
+                     n.layout == NestLayout::kCells ? "" : "{", attrs,
+                     n.layout == NestLayout::kCells ? "" : "}");
   }
   for (const auto& g : n.children) {
     if (g.family == n.family) s += "<TR><TD>" + NestBox(g, qual, level + 1) + "</TD></TR>";
@@ -148,7 +149,7 @@ std::string DesignDiagramDot(const std::vector<const TablePlan*>& tables) {
         span, kTitleColor, E(tp.descriptor.FullName()), E(from));
     // Headers: row key, then one per family.
     l += fmt::format("<TR><TD BGCOLOR=\"{}\"><B>row key</B> ({})</TD>", kKeyColor,
-                     tp.key.form() == KeyForm::kText ? "text" : "binary");
+                     KeyFormNames().Name(tp.key.form()));
     for (const auto& f : fams) {
       l += fmt::format("<TD BGCOLOR=\"{}\" PORT=\"f_{}\"><B>family {}</B><BR/>{}</TD>",
                        kFamilyColor, NodeId("", f.name), E(f.name), E(FamilyOptions(f)));

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/bytes.h"
+#include "common/temporal.h"
 #include "transform/exact_number_internal.h"
 #include "transform/ordered_bytes.h"
 
@@ -15,22 +16,6 @@ namespace widen {
 namespace {
 
 constexpr int64_t kLongMax = std::numeric_limits<int64_t>::max();
-
-struct TypeInfo {
-  KeyType type;
-  const char* name;
-  int bytes;
-};
-
-constexpr TypeInfo kTypes[] = {
-    {KeyType::kString, "string", 0},       {KeyType::kBytes, "bytes", 0},
-    {KeyType::kInt8, "int8", 1},           {KeyType::kInt16, "int16", 2},
-    {KeyType::kInt32, "int32", 4},         {KeyType::kInt64, "int64", 8},
-    {KeyType::kUInt64, "uint64", 8},       {KeyType::kFloat32, "float", 4},
-    {KeyType::kFloat64, "double", 8},      {KeyType::kDecimal, "decimal", 0},
-    {KeyType::kBool, "bool", 1},           {KeyType::kDate, "date", 4},
-    {KeyType::kTimestamp, "timestamp", 8}, {KeyType::kTime, "time", 8},
-};
 
 int IntWidth(KeyType t) {
   switch (t) {
@@ -47,44 +32,9 @@ int IntWidth(KeyType t) {
   }
 }
 
-int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
 Status OutOfRange(const KeyPartPlan& p, const Value& v, std::string_view why) {
   return Status::InvalidArgument(
       fmt::format("key part '{}' value '{}' {}", p.name, v.DebugString(), why));
-}
-
-// The value as a timestamp in ms (floored), for kTimestamp parts.
-bool TimestampMs(const Value& v, int64_t* ms) {
-  switch (v.type()) {
-    case ValueType::kTimestamp:
-    case ValueType::kTimestampTz:
-      if (v.as_int() == std::numeric_limits<int64_t>::max() ||
-          v.as_int() == std::numeric_limits<int64_t>::min()) {
-        return false;  // infinity
-      }
-      *ms = FloorDiv(v.as_int(), 1000);
-      return true;
-    case ValueType::kDate:
-      *ms = v.as_int() * 86400000;
-      return true;
-    case ValueType::kInt:
-      *ms = v.as_int();
-      return true;
-    default:
-      return false;
-  }
-}
-
-// A timestamp part's ms for display: the UTC time without zone
-// ("2024-02-29 12:00:00.5"), or the number when beyond microseconds.
-std::string TimestampPartText(int64_t ms) {
-  if (ms > INT64_MAX / 1000 || ms < INT64_MIN / 1000 + 1) return std::to_string(ms);
-  return Value::Temporal(ValueType::kTimestamp, ms * 1000).ToText();
 }
 
 // Why `v` cannot be a part of key type `what` ("date", "timestamp", "time"),
@@ -92,7 +42,7 @@ std::string TimestampPartText(int64_t ms) {
 std::string NotA(const Value& v, std::string_view what) {
   const bool temporal = v.type() == ValueType::kDate || v.type() == ValueType::kTimestamp ||
                         v.type() == ValueType::kTimestampTz;
-  if (temporal && (v.as_int() == INT64_MAX || v.as_int() == INT64_MIN)) {
+  if (temporal && IsInfinite(v.as_int())) {
     return fmt::format("is infinite; a {} key part holds finite values only", what);
   }
   if (v.type() == ValueType::kOther) {
@@ -139,26 +89,27 @@ bool KeyTypeAccepts(KeyType t, ValueType type) {
   return false;
 }
 
-std::string_view KeyTypeName(KeyType t) {
-  for (const auto& i : kTypes) {
-    if (i.type == t) return i.name;
-  }
-  return "?";
-}
-
-bool ParseKeyType(std::string_view name, KeyType* t) {
-  for (const auto& i : kTypes) {
-    if (name == i.name) {
-      *t = i.type;
-      return true;
-    }
-  }
-  return false;
-}
-
 int KeyTypeBytes(KeyType t) {
-  for (const auto& i : kTypes) {
-    if (i.type == t) return i.bytes;
+  switch (t) {
+    case KeyType::kInt8:
+    case KeyType::kBool:
+      return 1;
+    case KeyType::kInt16:
+      return 2;
+    case KeyType::kInt32:
+    case KeyType::kFloat32:
+    case KeyType::kDate:
+      return 4;
+    case KeyType::kInt64:
+    case KeyType::kUInt64:
+    case KeyType::kFloat64:
+    case KeyType::kTimestamp:
+    case KeyType::kTime:
+      return 8;
+    case KeyType::kString:
+    case KeyType::kBytes:
+    case KeyType::kDecimal:
+      return 0;
   }
   return 0;
 }
@@ -330,7 +281,7 @@ Status KeyCodec::EncodePartBinary(const KeyPartPlan& p, const Value& v, std::str
     }
     case KeyType::kTimestamp: {
       int64_t ms;
-      if (!TimestampMs(v, &ms)) return OutOfRange(p, v, NotA(v, "timestamp"));
+      if (!EpochMs(v, &ms)) return OutOfRange(p, v, NotA(v, "timestamp"));
       if (p.reverse) {
         if (ms < 0) return OutOfRange(p, v, "is before 1970 and cannot be reversed");
         PutFixed64BE(out, static_cast<uint64_t>(kLongMax - ms));
@@ -355,7 +306,7 @@ Status KeyCodec::EncodePartText(const KeyPartPlan& p, const Value& v, std::strin
   const size_t start = out->size();
   if (p.reverse) {
     int64_t ms;
-    if (!TimestampMs(v, &ms)) return OutOfRange(p, v, NotA(v, "timestamp"));
+    if (!EpochMs(v, &ms)) return OutOfRange(p, v, NotA(v, "timestamp"));
     if (ms < 0) return OutOfRange(p, v, "is before 1970 and cannot be reversed");
     out->append(fmt::format("{:019d}", kLongMax - ms));
   } else if (p.width > 0 && IsIntegerType(v.type())) {
@@ -531,7 +482,7 @@ bool KeyCodec::DecodePartBinary(const KeyPartPlan& p, std::string_view* in,
       } else {
         ok = ordered::GetInt(&v, 8, &ms);
       }
-      *text = TimestampPartText(ms);
+      *text = MsText(ms);
       break;
     }
     case KeyType::kTime: {
@@ -597,7 +548,7 @@ bool KeyCodec::Decode(std::string_view key,
           if (digits) n = n * 10 + (c - '0');
         }
         if (!digits || n < 0) return false;
-        piece = TimestampPartText(kLongMax - n);
+        piece = MsText(kLongMax - n);
       } else {
         piece = ToStringBinary(piece);
       }
@@ -655,7 +606,7 @@ std::string KeyCodec::Anatomy() const {
 
 std::string KeyCodec::ToJson() const {
   nlohmann::ordered_json j;
-  j["form"] = form_ == KeyForm::kText ? "text" : "binary";
+  j["form"] = KeyFormNames().Name(form_);
   j["separator"] = separator_;
   auto hash = [](const KeyHashPlan& h) {
     return nlohmann::ordered_json{{"size", h.size}, {"parts", h.parts}};
@@ -684,7 +635,10 @@ std::string KeyCodec::ToJson() const {
 Result<KeyCodec> KeyCodec::FromJson(std::string_view json) {
   try {
     auto j = nlohmann::json::parse(json);
-    KeyForm form = j.at("form") == "text" ? KeyForm::kText : KeyForm::kBinary;
+    KeyForm form;
+    if (!KeyFormNames().Parse(j.at("form").get<std::string>(), &form)) {
+      return Status::DataLoss("key layout: unknown form");
+    }
     std::vector<KeyPartPlan> parts;
     for (const auto& pj : j.at("parts")) {
       KeyPartPlan p;

@@ -22,6 +22,7 @@
 // several threads with distinct output buffers.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -29,37 +30,15 @@
 
 #include "common/status.h"
 #include "common/value.h"
+#include "mapping/encoding.h"
 
 namespace widen {
-
-enum class KeyForm { kText, kBinary };
-
-/// The encoding type of a key part.
-enum class KeyType {
-  kString,
-  kBytes,
-  kInt8,
-  kInt16,
-  kInt32,
-  kInt64,
-  kUInt64,
-  kFloat32,
-  kFloat64,
-  kDecimal,
-  kBool,
-  kDate,       // days since 1970-01-01, 4 bytes
-  kTimestamp,  // ms since the epoch, 8 bytes (microseconds are floored)
-  kTime,       // microseconds, 8 bytes
-};
 
 /// Whether some value of widen type `type` can be a binary part of key type
 /// `t` (false: a timestamp as `date`, text as `int32`); the planner refuses
 /// such a mapping instead of rejecting every row.
 bool KeyTypeAccepts(KeyType t, ValueType type);
 
-/// Mapping name of a key type ("int32") and back; false for an unknown name.
-std::string_view KeyTypeName(KeyType t);
-bool ParseKeyType(std::string_view name, KeyType* t);
 /// Fixed size in bytes of a binary part, 0 for variable-length types.
 int KeyTypeBytes(KeyType t);
 
@@ -120,7 +99,8 @@ class KeyCodec {
   static Result<KeyCodec> FromJson(std::string_view json);
 
   KeyForm form() const { return form_; }
-  const std::vector<KeyPartPlan>& parts() const { return parts_; }
+  /// The parts, in key order; a view valid as long as the codec.
+  std::span<const KeyPartPlan> parts() const { return parts_; }
   const std::string& separator() const { return separator_; }
   const KeyHashPlan& salt() const { return salt_; }
   const KeyHashPlan& hash_prefix() const { return hash_; }

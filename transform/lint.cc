@@ -1,6 +1,7 @@
 #include "transform/lint.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -9,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "common/table_descriptor.h"
+#include "common/temporal.h"
 #include "extract/source_stats.h"
 #include "transform/cell_timestamp.h"
 #include "transform/key_anatomy.h"
@@ -20,7 +22,7 @@ namespace widen {
 
 namespace {
 
-const std::vector<LintRule> kRules = {
+constexpr LintRule kRules[] = {
     {"E100", Severity::kError, "the mapping does not resolve against the source"},
     {"E101", Severity::kError, "a namespace, table or family name HBase rejects"},
     {"W102", Severity::kWarning, "more column families than HBase handles well"},
@@ -62,11 +64,6 @@ std::string HumanBytes(double b) {
 
 bool IsTemporal(ValueType t) {
   return t == ValueType::kTimestamp || t == ValueType::kTimestampTz || t == ValueType::kDate;
-}
-
-std::string FormatMs(int64_t ms) {
-  Value v = Value::Temporal(ValueType::kTimestamp, ms * 1000);
-  return v.ToText();
 }
 
 class Linter {
@@ -332,9 +329,9 @@ class Linter {
     for (size_t i = 0; i < nests.size(); ++i) {
       const NestSpec* n = nests[i].first;
       for (const auto& g : n->nests) nests.emplace_back(&g, false);
-      if (!n->version.empty()) {
+      if (!n->version.column.empty()) {
         add(n->family,
-            n->version.find('.') == std::string::npos ? n->table + "." + n->version : n->version,
+            n->version.alias.empty() ? n->table + "." + n->version.column : n->version.ToString(),
             n->loc);
       } else if (!t.version.column.empty()) {
         add(n->family, qualified(t.version), t.loc);
@@ -690,7 +687,7 @@ class Linter {
       const NestPlan* n = nests[i];
       for (const auto& g : n->children) nests.push_back(&g);
       const SourceTable* child = schema_.FindTable(n->spec->table);
-      if (child == nullptr || !n->spec->version.empty()) continue;
+      if (child == nullptr || !n->spec->version.column.empty()) continue;
       // The child columns the id stands for: its own, and the `on` columns
       // of a join whose key the id part is (category.name, a unique key of
       // category, stands for the child's category_id).
@@ -755,7 +752,7 @@ class Linter {
     };
     std::vector<Check> checks;
     for (const NestPlan& n : tp.nests) {
-      if (n.spec->version.empty()) continue;
+      if (n.spec->version.column.empty()) continue;
       Check c{&n.scan, {}, n.family, fmt::format("nested rows of {}", n.spec->table), n.spec->loc};
       // The child's link to its parent (merge[0], the child's side), then the id.
       for (const auto& on : n.scan.merge.front().on) c.cell.push_back(on.first);
@@ -855,19 +852,25 @@ class Linter {
         continue;
       }
       int64_t oldest_ms;
-      if (!VersionValueMs(summary->min, &oldest_ms)) continue;
-      const int64_t ttl_ms = v.family->ttl_seconds * 1000;
-      if (o_.now_ms - oldest_ms <= ttl_ms) continue;
+      if (!EpochMs(summary->min, &oldest_ms)) continue;
+      // Cells older than the cutoff have expired (compared so that no age
+      // overflows: an integer version may be INT64_MIN ms).
+      const int64_t cutoff_ms =
+          o_.now_ms -
+          std::chrono::milliseconds(std::chrono::seconds(v.family->ttl_seconds)).count();
+      if (oldest_ms >= cutoff_ms) continue;
       int64_t newest_ms = oldest_ms;
-      VersionValueMs(summary->max, &newest_ms);
-      const bool all = o_.now_ms - newest_ms > ttl_ms;
+      EpochMs(summary->max, &newest_ms);
+      const bool all = newest_ms < cutoff_ms;
       Add("W108", v.loc, t.name,
           fmt::format("family '{}' has TTL {} s ({:.1f} days) but version column {} goes back to "
                       "{}{}: cells older than the TTL expire as soon as they are written (reads "
                       "skip them{}; compactions delete them)",
                       v.family->name, v.family->ttl_seconds,
-                      static_cast<double>(v.family->ttl_seconds) / 86400.0, column,
-                      FormatMs(oldest_ms), all ? " (every value is older than the TTL)" : "",
+                      std::chrono::duration<double, std::chrono::days::period>(
+                          std::chrono::seconds(v.family->ttl_seconds))
+                          .count(),
+                      column, MsText(oldest_ms), all ? " (every value is older than the TTL)" : "",
                       v.family->min_versions > 0
                           ? fmt::format(" except the {} newest version(s)", v.family->min_versions)
                           : ""),
@@ -930,8 +933,9 @@ class Linter {
       }
       if (groups->empty()) continue;
       const GroupCount& g = groups->front();
-      const double per_child =
-          l.nest->cells_layout ? static_cast<double>(l.nest->value_columns.size()) : 1.0;
+      const double per_child = l.nest->layout == NestLayout::kCells
+                                   ? static_cast<double>(l.nest->value_columns.size())
+                                   : 1.0;
       cells += static_cast<double>(g.rows) * per_child;
       bytes += static_cast<double>(g.rows) * per_child * cell_bytes(l.nest->family);
       std::vector<std::string> key;
@@ -990,7 +994,7 @@ int LintReport::warnings() const {
   }));
 }
 
-const std::vector<LintRule>& LintRules() { return kRules; }
+std::span<const LintRule> LintRules() { return kRules; }
 
 Result<LintReport> Lint(const Mapping& mapping, Source* source, const LintOptions& options) {
   return Linter(mapping, source, options).Run();

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -65,7 +66,8 @@ struct LintRule {
   Severity severity;
   const char* title;
 };
-const std::vector<LintRule>& LintRules();
+/// Every rule, by id; a view of a constant table.
+std::span<const LintRule> LintRules();
 
 /// Checks `mapping`; `source` may be null (rules that need it are skipped).
 /// Fails only when the source cannot be read (Unavailable, ...).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <memory>
+#include <span>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -63,11 +64,11 @@ bool ComparesByValue(ValueType a, ValueType b) {
 // `first_link` on are the nests' in order, each after the keys `prefix`. A
 // first-level child matches on its link to the parent; a second-level one
 // on (its parent's link to the top-level parent, its own link).
-void SetMergeKeys(const ScanSpec& parent, const std::vector<size_t>& prefix, size_t first_link,
+void SetMergeKeys(const ScanSpec& parent, std::span<const size_t> prefix, size_t first_link,
                   bool second_level, std::vector<NestPlan>* nests) {
   for (size_t i = 0; i < nests->size(); ++i) {
     NestPlan& n = (*nests)[i];
-    n.parent_key = prefix;
+    n.parent_key.assign(prefix.begin(), prefix.end());
     for (size_t k : MergeKeyIndexes(parent, first_link + i)) n.parent_key.push_back(k);
     n.child_key = MergeKeyIndexes(n.scan, 0);
     if (second_level) {
@@ -94,7 +95,7 @@ int CompareClass(ValueType t) {
 }
 
 // The columns of `table` that `cols` covers a key of (primary or unique).
-bool CoversKey(const SourceTable& table, const std::vector<std::string>& cols) {
+bool CoversKey(const SourceTable& table, std::span<const std::string> cols) {
   auto covers = [&](const std::vector<std::string>& key) {
     if (key.empty()) return false;
     for (const auto& k : key) {
@@ -217,7 +218,7 @@ class Planner {
     return FindColumn(loc, target, *t, ref.column);
   }
 
-  Result<KeyPartPlan> PlanKeyPart(const KeyPart& kp, KeyEncoding form, const std::string& target,
+  Result<KeyPartPlan> PlanKeyPart(const KeyPart& kp, KeyForm form, const std::string& target,
                                   const Scope& scope, ColumnSet* cols) {
     KeyPartPlan p;
     p.width = kp.width;
@@ -237,15 +238,9 @@ class Planner {
                                           target, kp.column.ToString());
     p.name = kp.column.column;
     p.value_type = c->type;
-    p.type = DefaultKeyType(*c);
-    if (!kp.type.empty() && !ParseKeyType(kp.type, &p.type)) {
-      return Status::InvalidArgument(fmt::format(
-          "{}: unknown type '{}' (expected string, bytes, int8, int16, int32, int64, uint64, "
-          "float, double, decimal, bool, date, timestamp, time)",
-          where, kp.type));
-    }
+    p.type = kp.type.value_or(DefaultKeyType(*c));
     if (kp.reverse) p.type = KeyType::kTimestamp;
-    if (form == KeyEncoding::kBinary && !kp.reverse && !KeyTypeAccepts(p.type, c->type)) {
+    if (form == KeyForm::kBinary && !kp.reverse && !KeyTypeAccepts(p.type, c->type)) {
       return Status::InvalidArgument(
           fmt::format("{}: type {} cannot hold source column {}.{} ({}, a {} value){}", where,
                       KeyTypeName(p.type), scope.Find(alias)->name, c->name, c->source_type,
@@ -254,7 +249,7 @@ class Planner {
                           ? fmt::format("; its own type is {}", KeyTypeName(DefaultKeyType(*c)))
                           : ""));
     }
-    if (form == KeyEncoding::kBinary && kp.type.empty() && !TextSortsLikeValues(*c)) {
+    if (form == KeyForm::kBinary && !kp.type && !TextSortsLikeValues(*c)) {
       return Status::InvalidArgument(fmt::format(
           "{}: source column {}.{} is {}, whose text form does not sort like its values; a "
           "binary key part must sort like its values. Key by a column that does (a generated "
@@ -262,12 +257,12 @@ class Planner {
           "as it is (docs/types.md, \"Key parts\")",
           where, scope.Find(alias)->name, c->name, c->storage_type()));
     }
-    if (form == KeyEncoding::kText && kp.width > 0 && !IsIntegerType(c->type)) {
+    if (form == KeyForm::kText && kp.width > 0 && !IsIntegerType(c->type)) {
       return Status::InvalidArgument(fmt::format(
           "{} has a width, which pads integers in text keys, but source column {}.{} is {} ({})",
           where, scope.Find(alias)->name, c->name, ValueTypeName(c->type), c->source_type));
     }
-    if (form == KeyEncoding::kBinary && kp.width > 0 && p.type != KeyType::kString &&
+    if (form == KeyForm::kBinary && kp.width > 0 && p.type != KeyType::kString &&
         p.type != KeyType::kBytes) {
       return Status::InvalidArgument(fmt::format(
           "{}: in binary keys 'width' fixes the byte width of string and bytes parts; {} parts "
@@ -292,7 +287,7 @@ class Planner {
     return p;
   }
 
-  Result<KeyHashPlan> PlanHash(const KeyHashSpec& h, const std::vector<KeyPart>& parts) {
+  Result<KeyHashPlan> PlanHash(const KeyHashSpec& h, std::span<const KeyPart> parts) {
     KeyHashPlan k;
     k.size = h.size;
     for (const auto& name : h.parts) {
@@ -320,18 +315,9 @@ class Planner {
   Result<ValueCodecPlan> PlanCodec(const ColumnSpec& c, const SourceColumn& sc,
                                    const std::string& target) {
     ValueCodecPlan p;
-    if (!ParseValueCodec(c.codec, &p.kind)) {
-      return Status::InvalidArgument(
-          fmt::format("{}: unknown codec '{}'", c.loc.ToString(), c.codec));
-    }
+    p.kind = c.codec;
     if (p.kind == ValueCodecKind::kHBase) {
-      p.hbase_type = DefaultHBaseType(sc);
-      if (!c.type.empty() && !ParseHBaseType(c.type, &p.hbase_type)) {
-        return Status::InvalidArgument(fmt::format(
-            "{}: table '{}': unknown hbase type '{}' (expected short, int, long, float, double, "
-            "boolean, bigdecimal, string, bytes)",
-            c.loc.ToString(), target, c.type));
-      }
+      p.hbase_type = c.type == HBaseType::kAuto ? DefaultHBaseType(sc) : c.type;
       if (!HBaseTypeAccepts(p.hbase_type, sc.type)) {
         return Status::InvalidArgument(fmt::format(
             "{}: table '{}': column {} is {} ({}), which the hbase codec cannot write as Java {} "
@@ -339,9 +325,6 @@ class Planner {
             c.loc.ToString(), target, c.column.ToString(), sc.source_type, ValueTypeName(sc.type),
             HBaseTypeName(p.hbase_type)));
       }
-    } else if (!c.type.empty()) {
-      return Status::InvalidArgument(fmt::format(
-          "{}: table '{}': 'type' applies to the hbase codec only", c.loc.ToString(), target));
     }
     return p;
   }
@@ -405,11 +388,11 @@ class Planner {
       fd.versions = f.versions;
       fd.min_versions = f.min_versions;
       fd.ttl_seconds = f.ttl_seconds;
-      fd.compression = f.compression;
-      fd.bloom_filter = f.bloom_filter;
+      fd.compression = CompressionName(f.compression);
+      fd.bloom_filter = BloomFilterName(f.bloom_filter);
       fd.block_size_bytes = f.block_size_bytes;
       fd.in_memory = f.in_memory;
-      fd.data_block_encoding = f.data_block_encoding;
+      fd.data_block_encoding = DataBlockEncodingName(f.data_block_encoding);
       tp->descriptor.families.push_back(fd);
     }
     if (Status s = tp->descriptor.Validate(); !s.ok()) {
@@ -461,8 +444,8 @@ class Planner {
     }
     WIDEN_ASSIGN_OR_RETURN(KeyHashPlan salt, PlanHash(t.key.salt, t.key.parts));
     WIDEN_ASSIGN_OR_RETURN(KeyHashPlan hash, PlanHash(t.key.hash_prefix, t.key.parts));
-    tp->key = KeyCodec(t.key.form == KeyEncoding::kText ? KeyForm::kText : KeyForm::kBinary,
-                       std::move(parts), t.key.separator, std::move(salt), std::move(hash));
+    tp->key =
+        KeyCodec(t.key.form, std::move(parts), t.key.separator, std::move(salt), std::move(hash));
     tp->descriptor.metadata[kKeyLayoutMetadata] = tp->key.ToJson();
 
     WIDEN_ASSIGN_OR_RETURN(tp->version_index, PlanVersion(t.loc, t.name, scope, t.version, &cols));
@@ -539,7 +522,7 @@ class Planner {
   // row is written).
   Status CheckParentKey(const SourceLocation& loc, const std::string& target,
                         const SourceTable& parent, bool is_query,
-                        const std::vector<std::string>& cols) {
+                        std::span<const std::string> cols) {
     if (is_query || parent.is_view || CoversKey(parent, cols)) return Status::OK();
     return Status::InvalidArgument(fmt::format(
         "{}: table '{}': nests join on {}.({}), which is not the primary key or a unique key of "
@@ -553,7 +536,7 @@ class Planner {
   // Plans `nests` under a parent table (`parent`, or the free-form query
   // `parent_query`, selected through `parent_cols` under `parent_alias`);
   // appends each nest's link, seen from the parent, to *parent_links.
-  Status PlanNests(const std::vector<NestSpec>& nests, const TableMapping& t,
+  Status PlanNests(std::span<const NestSpec> nests, const TableMapping& t,
                    const SourceTable& parent, const std::string& parent_alias,
                    const std::string& parent_query, ColumnSet* parent_cols,
                    std::vector<MergeLink>* parent_links, std::vector<NestPlan>* out) {
@@ -593,8 +576,7 @@ class Planner {
     np->spec = &n;
     np->family = n.family;
     np->prefix = n.prefix;
-    np->cells_layout = n.layout == "cells";
-    np->value_layout = n.layout == "value";
+    np->layout = n.layout;
     np->attribute_separator = n.attribute_separator;
     WIDEN_ASSIGN_OR_RETURN(const SourceTable* child, FindTable(n.loc, t.name, n.table));
     if (child->name == parent.name) {
@@ -650,12 +632,11 @@ class Planner {
       if (!p.is_literal && own(kp.column)) used.push_back(p.name);
       parts.push_back(std::move(p));
     }
-    np->qualifier = KeyCodec(n.form == KeyEncoding::kText ? KeyForm::kText : KeyForm::kBinary,
-                             std::move(parts), n.id_separator);
-    if (!n.version.empty()) {
-      const ColumnRef v = ColumnRef::Parse(n.version);
-      WIDEN_ASSIGN_OR_RETURN(np->version_index, PlanVersion(n.loc, t.name, scope, v, &cols));
-      if (own(v)) used.push_back(v.column);
+    np->qualifier = KeyCodec(n.form, std::move(parts), n.id_separator);
+    if (!n.version.column.empty()) {
+      WIDEN_ASSIGN_OR_RETURN(np->version_index,
+                             PlanVersion(n.loc, t.name, scope, n.version, &cols));
+      if (own(n.version)) used.push_back(n.version.column);
     }
     for (const auto& pk : child->primary_key)
       np->identity.emplace_back(pk, cols.Add(child->name, pk));
@@ -731,22 +712,20 @@ class Planner {
         g.parent_values = std::move(parent_values);
       }
     }
-    if (n.value_columns.empty()) {
+    if (n.values.empty()) {
       for (const auto& c : child->columns) {
         if (std::find(used.begin(), used.end(), c.name) != used.end()) continue;
         np->value_columns.emplace_back(c.name, cols.Add(child->name, c.name));
       }
     } else {
-      for (size_t i = 0; i < n.value_columns.size(); ++i) {
+      for (const NestValue& v : n.values) {
         std::string alias;
         WIDEN_ASSIGN_OR_RETURN(const SourceColumn* c,
-                               Resolve(i < n.value_locs.size() ? n.value_locs[i] : n.loc, t.name,
-                                       scope, ColumnRef::Parse(n.value_columns[i]), &alias));
-        const std::string& as = i < n.value_names.size() ? n.value_names[i] : std::string();
-        np->value_columns.emplace_back(as.empty() ? c->name : as, cols.Add(alias, c->name));
+                               Resolve(v.loc, t.name, scope, v.column, &alias));
+        np->value_columns.emplace_back(v.name.empty() ? c->name : v.name, cols.Add(alias, c->name));
       }
     }
-    if (np->value_layout && np->value_columns.size() != 1) {
+    if (np->layout == NestLayout::kValue && np->value_columns.size() != 1) {
       return Status::InvalidArgument(fmt::format(
           "{}: table '{}': layout: value needs exactly one value column; this nest has {} (list "
           "it in 'columns')",

@@ -63,8 +63,7 @@ struct NestPlan {
   std::string prefix;  // qualifier = parent's qualifier + prefix + id
   KeyCodec qualifier;  // the id parts, over the child row
   std::vector<std::pair<std::string, size_t>> value_columns;  // attribute -> child index
-  bool cells_layout = false;  // one cell per attribute instead of one JSON cell
-  bool value_layout = false;  // one cell holding the single attribute's text
+  NestLayout layout = NestLayout::kJson;  // a JSON cell, a cell per attribute, or a bare value
   std::string attribute_separator;
   int version_index = -1;          // child column giving the cells' timestamp
   std::vector<NestPlan> children;  // second level

@@ -3,6 +3,7 @@
 #include <bitset>
 #include <cstdint>
 #include <deque>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -238,7 +239,7 @@ class Nfa {
     *tails = next;
   }
 
-  void Accept(const std::vector<int>& tails, int label) {
+  void Accept(std::span<const int> tails, int label) {
     for (int t : tails) states_[t].accept = label;
   }
 
@@ -366,11 +367,11 @@ class Checker {
 
   // Adds the qualifiers of nest `n`; `outer` builds its parent's qualifier
   // (prefix + id) after a start state, for a nest at the second level.
-  void AddNest(const NestPlan& n, const NestPlan* parent, const std::vector<const NestPlan*>& up) {
+  void AddNest(const NestPlan& n, const NestPlan* parent, std::span<const NestPlan* const> up) {
     std::string what =
         fmt::format("the nest of '{}' (prefix '{}'", n.spec->table, ToStringBinary(n.prefix));
     if (parent != nullptr) what += fmt::format(", under the nest of '{}'", parent->spec->table);
-    what += n.cells_layout ? ", layout cells)" : ")";
+    what += n.layout == NestLayout::kCells ? ", layout cells)" : ")";
     const int s = NewSource(n.family, what, n.spec->loc);
     std::vector<int> tails = {sources_[s].start};
     for (const NestPlan* u : up) {
@@ -379,14 +380,14 @@ class Checker {
     }
     nfa_.Append(Literal(n.prefix), &tails);
     AppendId(n.qualifier, &nfa_, &tails);
-    if (n.cells_layout) {
+    if (n.layout == NestLayout::kCells) {
       std::vector<std::string> names;
       for (const auto& [name, index] : n.value_columns) names.push_back(name);
       nfa_.Append(Literal(n.attribute_separator), &tails);
       nfa_.Append(OneOf(names), &tails);
     }
     nfa_.Accept(tails, s);
-    std::vector<const NestPlan*> path = up;
+    std::vector<const NestPlan*> path(up.begin(), up.end());
     path.push_back(&n);
     for (const NestPlan& g : n.children) AddNest(g, &n, path);
   }

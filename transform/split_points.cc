@@ -105,7 +105,7 @@ Result<SplitPlan> ComputeSplitPoints(const TablePlan& plan, Source* source, cons
   scan.columns.clear();
   scan.order_by.clear();
   scan.merge.clear();
-  std::vector<KeyPartPlan> parts = key.parts();
+  std::vector<KeyPartPlan> parts(key.parts().begin(), key.parts().end());
   for (auto& p : parts) {
     if (p.is_literal) continue;
     const ColumnExpr& c = plan.scan.columns[p.index];

@@ -9,33 +9,12 @@
 #include <fmt/format.h>
 
 #include "common/bytes.h"
+#include "common/temporal.h"
 #include "transform/exact_number_internal.h"
 
 namespace widen {
 
 namespace {
-
-struct NamedType {
-  HBaseType type;
-  const char* name;
-};
-constexpr NamedType kHBaseTypes[] = {
-    {HBaseType::kShort, "short"},
-    {HBaseType::kInt, "int"},
-    {HBaseType::kLong, "long"},
-    {HBaseType::kFloat, "float"},
-    {HBaseType::kDouble, "double"},
-    {HBaseType::kBoolean, "boolean"},
-    {HBaseType::kBigDecimal, "bigdecimal"},
-    {HBaseType::kString, "string"},
-    {HBaseType::kBytes, "bytes"},
-};
-
-int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
 
 Status DoesNotFit(const Value& v, HBaseType t, std::string_view why = {}) {
   return Status::InvalidArgument(fmt::format("value '{}' does not fit the hbase codec's Java {}{}",
@@ -64,30 +43,6 @@ std::string MagnitudeBytes(std::string digits) {
 
 }  // namespace
 
-bool ParseValueCodec(std::string_view name, ValueCodecKind* kind) {
-  if (name == "string")
-    *kind = ValueCodecKind::kString;
-  else if (name == "hbase")
-    *kind = ValueCodecKind::kHBase;
-  else if (name == "json")
-    *kind = ValueCodecKind::kJson;
-  else if (name == "raw")
-    *kind = ValueCodecKind::kRaw;
-  else
-    return false;
-  return true;
-}
-
-bool ParseHBaseType(std::string_view name, HBaseType* type) {
-  for (const auto& t : kHBaseTypes) {
-    if (name == t.name) {
-      *type = t.type;
-      return true;
-    }
-  }
-  return false;
-}
-
 bool HBaseTypeAccepts(HBaseType t, ValueType type) {
   const bool number = type == ValueType::kInt || type == ValueType::kUInt ||
                       type == ValueType::kFloat || type == ValueType::kDecimal;
@@ -110,13 +65,6 @@ bool HBaseTypeAccepts(HBaseType t, ValueType type) {
       return true;
   }
   return true;
-}
-
-std::string_view HBaseTypeName(HBaseType type) {
-  for (const auto& t : kHBaseTypes) {
-    if (t.type == type) return t.name;
-  }
-  return "auto";
 }
 
 bool AppendHBaseBigDecimal(std::string_view text, std::string* out) {
@@ -406,14 +354,15 @@ Status EncodeValue(const ValueCodecPlan& plan, const Value& v, std::string* out)
           break;
         case ValueType::kDate:
         case ValueType::kTimestamp:
-        case ValueType::kTimestampTz:
+        case ValueType::kTimestampTz: {
           // ms since the epoch (timestamps floored to ms)
-          if (v.as_int() == INT64_MAX || v.as_int() == INT64_MIN) {
+          int64_t ms;
+          if (!EpochMs(v, &ms)) {
             return DoesNotFit(v, t, "an infinite date or time has no milliseconds");
           }
-          x = exact::Integer::Of(v.type() == ValueType::kDate ? v.as_int() * 86400000
-                                                              : FloorDiv(v.as_int(), 1000));
+          x = exact::Integer::Of(ms);
           break;
+        }
         default:
           if (!exact::ToInteger(v, &x, &why)) return DoesNotFit(v, t, why);
       }

@@ -41,29 +41,9 @@
 
 #include "common/status.h"
 #include "common/value.h"
+#include "mapping/encoding.h"
 
 namespace widen {
-
-enum class ValueCodecKind { kString, kHBase, kJson, kRaw };
-
-/// The Java type of HBase's Bytes.toBytes overload a value is written as.
-enum class HBaseType {
-  kAuto,
-  kShort,
-  kInt,
-  kLong,
-  kFloat,
-  kDouble,
-  kBoolean,
-  kBigDecimal,
-  kString,
-  kBytes
-};
-
-bool ParseValueCodec(std::string_view name, ValueCodecKind* kind);
-/// "short", "int", "long", "float", "double", "boolean", "bigdecimal", "string", "bytes".
-bool ParseHBaseType(std::string_view name, HBaseType* type);
-std::string_view HBaseTypeName(HBaseType type);
 
 struct ValueCodecPlan {
   ValueCodecKind kind = ValueCodecKind::kString;

@@ -1,4 +1,5 @@
 #include "common/value.h"
+#include "common/temporal.h"
 
 #include <gtest/gtest.h>
 

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "common/temporal.h"
 #include "extract/pg_text_internal.h"
 #include "extract/source.h"
 

@@ -13,6 +13,7 @@
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "tests/integration/test_env.h"
@@ -186,6 +187,139 @@ TEST_P(CellTimestampsTest, VersionsBefore1970OrAtLongMaxRejectTheRow) {
                           "1969-12-31"),
             std::string::npos)
       << r.output;
+}
+
+// Every use of a time agrees with the source database on the same
+// millisecond (common/temporal.h), before 1970 and far from it: the hbase
+// codec's long, a binary `timestamp` key part (of a timestamp and of a date),
+// a text `reverse` part, the cell timestamp of a version column and the
+// text form. Microseconds are floored (1969-12-31 23:59:59.999999 is -1 ms,
+// not 0); infinite dates and timestamps are no time for any of them.
+TEST_P(CellTimestampsTest, EveryUseOfATimeAgreesWithTheSource) {
+  std::vector<std::string> rows = {"(1, '1900-01-01 00:00:00.000001', '1900-01-01')",
+                                   "(2, '1969-12-31 23:59:59.9995', '1969-12-31')",
+                                   "(3, '1969-12-31 23:59:59.999999', '1969-12-31')",
+                                   "(4, '1970-01-01 00:00:00', '1970-01-01')",
+                                   "(5, '1970-01-01 00:00:00.000999', '1970-01-02')",
+                                   "(6, '2024-02-29 12:34:56.789012', '2024-02-29')",
+                                   "(7, '9999-12-31 23:59:59.999999', '9999-12-31')"};
+  if (pg()) {
+    rows.push_back("(8, '0001-01-01 00:00:00.5 BC', '4713-11-24 BC')");
+    rows.push_back("(9, '200000-01-01 00:00:00.001', '5874897-12-31')");
+    rows.push_back("(10, 'infinity', '-infinity')");
+    rows.push_back("(11, '-infinity', 'infinity')");
+    PgQuery(db_, "CREATE TABLE tm (id int PRIMARY KEY, ts timestamp(6) NOT NULL, d date NOT NULL)");
+    PgQuery(db_, "INSERT INTO tm VALUES " + fmt::format("{}", fmt::join(rows, ", ")));
+  } else {
+    MySqlQuery(db_,
+               {"CREATE TABLE tm (id INT PRIMARY KEY, ts DATETIME(6) NOT NULL, d DATE NOT "
+                "NULL)",
+                "INSERT INTO tm VALUES " + fmt::format("{}", fmt::join(rows, ", ")), "SELECT 1"});
+  }
+  const std::string yaml = R"(tables:
+  - name: a
+    from: tm
+    families: [d]
+    key: {form: binary, parts: [ts, {column: id, type: int32}]}
+    columns:
+      - {column: ts, to: "d:ms", codec: hbase, type: long}
+      - {column: d, to: "d:dms", codec: hbase, type: long}
+      - {column: ts, to: "d:t"}
+  - name: b
+    from: tm
+    families: [d]
+    key: {form: binary, parts: [{column: d, type: timestamp}, {column: id, type: int32}]}
+    columns: [id]
+  - name: c
+    from: tm
+    families: [d]
+    key: {parts: [{column: ts, reverse: true}, id]}
+    columns: [id]
+  - name: v
+    from: tm
+    families: [d]
+    key: {parts: [{column: id, width: 3}]}
+    version: ts
+    columns: [id]
+)";
+  CommandResult r = Widen("migrate", yaml, "-q --rejects " + ShellQuote(dir_ + "/r.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::map<std::string, std::map<std::string, std::string>> rejects;  // table -> row -> reason
+  {
+    std::ifstream in(dir_ + "/r.jsonl");
+    for (std::string line; std::getline(in, line);) {
+      auto j = nlohmann::json::parse(line);
+      rejects[j.at("table").get<std::string>()][j.at("row").get<std::string>()] = j.at("reason");
+    }
+  }
+  // (id, ms of ts floored, ms of d, text of ts) by SQL, for the finite rows.
+  const auto expected = Query(
+      pg() ? "SELECT id, floor(extract(epoch FROM ts) * 1000)::int8, " + Ms("d") +
+                 ", CASE WHEN ts >= '0001-01-01' THEN rtrim(rtrim(to_char(ts, "
+                 "'YYYY-MM-DD HH24:MI:SS.US'), '0'), '.') ELSE '' END "
+                 "FROM tm WHERE isfinite(ts) AND isfinite(d) ORDER BY id"
+           : "SELECT id, FLOOR(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', ts) / 1000), " +
+                 Ms("d") +
+                 ", TRIM(TRAILING '.' FROM TRIM(TRAILING '0' FROM DATE_FORMAT(ts, "
+                 "'%Y-%m-%d %H:%i:%s.%f'))) FROM tm ORDER BY id");
+  ASSERT_EQ(expected.size(), 7u + (pg() ? 2 : 0));
+  const std::string store = "leveldb:" + dir_ + "/store";
+  const TableCells a = ReadTable(store, "a"), b = ReadTable(store, "b"), c = ReadTable(store, "c");
+  // Bytes.toBytes(long) and a binary timestamp part: 8 bytes big-endian, the
+  // part with its sign bit flipped (docs/format.md).
+  auto be64 = [](uint64_t v) {
+    std::string s(8, '\0');
+    for (int i = 7; i >= 0; --i, v >>= 8) s[i] = static_cast<char>(v & 0xff);
+    return s;
+  };
+  auto part = [&](int64_t v) { return be64(static_cast<uint64_t>(v) ^ (uint64_t{1} << 63)); };
+  auto id_part = [](int id) {
+    const uint32_t u = static_cast<uint32_t>(id) ^ 0x80000000u;
+    return std::string{static_cast<char>(u >> 24), static_cast<char>(u >> 16),
+                       static_cast<char>(u >> 8), static_cast<char>(u)};
+  };
+  size_t later = 0;
+  for (const auto& row : expected) {
+    const int id = std::stoi(row[0]);
+    const int64_t ms = std::stoll(row[1]), dms = std::stoll(row[2]);
+    SCOPED_TRACE(fmt::format("id {}: {} ms, date {} ms", id, ms, dms));
+    const auto ra = a.find(part(ms) + id_part(id));
+    ASSERT_NE(ra, a.end());
+    EXPECT_EQ(ra->second.at("d:ms"), be64(static_cast<uint64_t>(ms)));
+    EXPECT_EQ(ra->second.at("d:dms"), be64(static_cast<uint64_t>(dms)));
+    if (!row[3].empty()) {
+      EXPECT_EQ(ra->second.at("d:t"), row[3]);
+    }
+    EXPECT_EQ(b.count(part(dms) + id_part(id)), 1u);
+    const std::string reversed = fmt::format("{:019d}|{}", INT64_MAX - ms, id);
+    const auto cells = ReadCells(store, "v", 1, fmt::format("{:03d}", id));
+    if (ms < 0) {
+      EXPECT_EQ(c.count(reversed), 0u);
+      EXPECT_NE(rejects["c"]["id=" + row[0]].find("is before 1970 and cannot be reversed"),
+                std::string::npos)
+          << rejects["c"]["id=" + row[0]];
+      EXPECT_TRUE(cells.empty());
+      EXPECT_NE(rejects["v"]["id=" + row[0]].find(fmt::format("({} ms), before 1970", ms)),
+                std::string::npos)
+          << rejects["v"]["id=" + row[0]];
+      continue;
+    }
+    ++later;
+    EXPECT_EQ(c.count(reversed), 1u);
+    ASSERT_EQ(cells.size(), 1u);
+    EXPECT_EQ(cells[0].timestamp_ms, ms);
+  }
+  EXPECT_EQ(a.size(), expected.size());
+  EXPECT_EQ(b.size(), expected.size());
+  EXPECT_EQ(c.size(), later);
+  EXPECT_EQ(ReadCells(store, "v").size(), later);
+  // The infinities: no millisecond, in a timestamp's key part or a date's.
+  if (pg()) {
+    for (const char* id : {"id=10", "id=11"}) {
+      EXPECT_NE(rejects["a"][id].find("is infinite"), std::string::npos) << rejects["a"][id];
+      EXPECT_NE(rejects["b"][id].find("is infinite"), std::string::npos) << rejects["b"][id];
+    }
+  }
 }
 
 TEST_P(CellTimestampsTest, TheRunsTimestampIsRefusedOutsideTheRange) {

@@ -28,7 +28,7 @@ class ErrorsTest : public ::testing::Test {
   std::string dir_;
 };
 
-const char kMapping[] = R"(source: {source}
+constexpr char kMapping[] = R"(source: {source}
 target: leveldb:{dir}/store
 tables:
   - name: t

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "common/temporal.h"
 #include "tests/integration/source_scan.h"
 #include "tests/integration/test_env.h"
 

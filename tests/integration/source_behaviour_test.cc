@@ -496,7 +496,7 @@ TEST_F(MySqlSourceTest, ConnectionErrorsHaveDistinctCodesAndNeverShowThePassword
 
 // The same hostile identifiers on both engines, end to end through
 // `widen migrate`: reserved words, mixed case, spaces, quotes, backticks.
-const char kHostileMapping[] = R"(source: {source}
+constexpr char kHostileMapping[] = R"(source: {source}
 target: leveldb:{dir}/store
 tables:
   - name: t

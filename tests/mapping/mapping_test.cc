@@ -113,17 +113,143 @@ TEST(MappingTest, DuplicateQualifierIsAnError) {
   EXPECT_NE(s.message().find("written twice"), std::string::npos) << s.message();
 }
 
+// Key types, codecs and their Java types, layouts and family options are
+// parsed by the loader into enums; each name docs/mapping.md lists is one.
+TEST(MappingTest, ChoicesAreParsedIntoEnums) {
+  const char kTyped[] = R"(source: s
+tables:
+  - name: t
+    from: a
+    families: [{name: d, compression: snappy, bloom_filter: ROWCOL,
+                data_block_encoding: fast_diff}]
+    key: {form: binary, parts: [{column: id, type: int32, on_null: marker}, {column: b}]}
+    columns:
+      - {column: x, codec: hbase, type: long}
+      - {column: y, codec: json, on_null: reject}
+      - z
+    nest:
+      - {table: c, on: {id: a_id}, family: d, id: [n], layout: cells, version: c.at,
+         columns: [v]}
+)";
+  auto m = ParseMapping(kTyped, "m.yaml");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const TableMapping& t = m->tables[0];
+  EXPECT_EQ(t.families[0].compression, Compression::kSnappy);
+  EXPECT_EQ(t.families[0].bloom_filter, BloomFilter::kRowCol);
+  EXPECT_EQ(t.families[0].data_block_encoding, DataBlockEncoding::kFastDiff);
+  EXPECT_EQ(t.key.form, KeyForm::kBinary);
+  EXPECT_EQ(t.key.parts[0].type, KeyType::kInt32);
+  EXPECT_EQ(t.key.parts[0].on_null, KeyNullRule::kMarker);
+  EXPECT_FALSE(t.key.parts[1].type.has_value());  // from the source column
+  EXPECT_EQ(t.columns[0].codec, ValueCodecKind::kHBase);
+  EXPECT_EQ(t.columns[0].type, HBaseType::kLong);
+  EXPECT_EQ(t.columns[1].codec, ValueCodecKind::kJson);
+  EXPECT_EQ(t.columns[1].on_null, NullPolicy::kReject);
+  EXPECT_EQ(t.columns[2].codec, ValueCodecKind::kString);
+  EXPECT_EQ(t.columns[2].type, HBaseType::kAuto);
+  EXPECT_EQ(t.nests[0].layout, NestLayout::kCells);
+  EXPECT_EQ(t.nests[0].version.alias, "c");
+  EXPECT_EQ(t.nests[0].version.column, "at");
+  EXPECT_EQ(t.nests[0].values[0].loc.ToString(), "m.yaml:14:20");
+  // Defaults.
+  auto d = ParseMapping(kGood, "m.yaml");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ(d->tables[0].families[0].compression, Compression::kNone);
+  EXPECT_EQ(d->tables[0].families[0].bloom_filter, BloomFilter::kRow);
+  EXPECT_EQ(d->tables[0].families[0].data_block_encoding, DataBlockEncoding::kNone);
+  EXPECT_EQ(d->tables[0].key.form, KeyForm::kText);
+  EXPECT_EQ(d->tables[0].nests[0].layout, NestLayout::kJson);
+  EXPECT_TRUE(d->tables[0].nests[0].version.column.empty());
+}
+
+// Every name docs/mapping.md lists parses, and prints back the same.
+TEST(MappingTest, EveryDocumentedNameRoundTrips) {
+  for (const char* name : {"string", "bytes", "int8", "int16", "int32", "int64", "uint64", "float",
+                           "double", "decimal", "bool", "date", "timestamp", "time"}) {
+    KeyType t;
+    ASSERT_TRUE(ParseKeyType(name, &t)) << name;
+    EXPECT_EQ(KeyTypeName(t), name);
+  }
+  for (const char* name :
+       {"short", "int", "long", "float", "double", "boolean", "bigdecimal", "string", "bytes"}) {
+    HBaseType t;
+    ASSERT_TRUE(ParseHBaseType(name, &t)) << name;
+    EXPECT_EQ(HBaseTypeName(t), name);
+  }
+  HBaseType auto_type;
+  EXPECT_FALSE(ParseHBaseType("auto", &auto_type));
+  EXPECT_EQ(HBaseTypeName(HBaseType::kAuto), "auto");
+  for (const char* name : {"string", "hbase", "json", "raw"}) {
+    ValueCodecKind k;
+    ASSERT_TRUE(ParseValueCodec(name, &k)) << name;
+    EXPECT_EQ(ValueCodecName(k), name);
+  }
+  EXPECT_EQ(KeyTypeNames().List(", "),
+            "string, bytes, int8, int16, int32, int64, uint64, float, double, decimal, bool, "
+            "date, timestamp, time");
+  EXPECT_EQ(NestLayoutNames().List(" or "), "json, cells or value");
+  EXPECT_EQ(kCompressionNames.List(", "), "NONE, SNAPPY, GZ, LZ4, ZSTD, LZO, BZIP2");
+  EXPECT_EQ(kBloomFilterNames.List(", "), "NONE, ROW, ROWCOL");
+  EXPECT_EQ(kDataBlockEncodingNames.List(", "), "NONE, PREFIX, DIFF, FAST_DIFF, ROW_INDEX_V1");
+}
+
+// A wrong word is refused at load time, naming file:line:col, the target
+// table and the part, with the choices (and the closest one where there is).
+TEST(MappingTest, WrongChoicesNamePlaceAndChoices) {
+  const std::string head = R"(source: s
+tables:
+  - name: t
+    from: a
+    families: [d]
+    key: {form: binary, parts: [id]}
+)";
+  Status s = ErrorOf(R"(source: s
+tables:
+  - name: t
+    from: a
+    families: [d]
+    key: {form: binary, parts: [id, {column: b, type: int33}]}
+)");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(),
+            "bad.yaml:6:37: table 't': key part 'b': unknown type 'int33' (expected string, "
+            "bytes, int8, int16, int32, int64, uint64, float, double, decimal, bool, date, "
+            "timestamp, time)");
+  s = ErrorOf(head + "    columns: [{column: x, codec: hbase, type: integer}]\n");
+  EXPECT_EQ(s.message(),
+            "bad.yaml:7:15: table 't': unknown hbase type 'integer' (expected short, int, long, "
+            "float, double, boolean, bigdecimal, string, bytes)");
+  s = ErrorOf(head + "    columns: [{column: x, type: long}]\n");
+  EXPECT_EQ(s.message(), "bad.yaml:7:15: table 't': 'type' applies to the hbase codec only");
+  s = ErrorOf(head + "    columns: [{column: x, codec: hbse}]\n");
+  EXPECT_EQ(s.message(),
+            "bad.yaml:7:34: 'codec' must be string, hbase, json or raw, got 'hbse'; did you mean "
+            "'hbase'?");
+  s = ErrorOf(head + "    nest: [{table: c, on: {id: a_id}, family: d, id: [n], layout: cell}]\n");
+  EXPECT_EQ(s.message(), "bad.yaml:7:67: 'layout' must be json, cells or value, got 'cell'");
+  s = ErrorOf(R"(source: s
+tables:
+  - name: t
+    from: a
+    families: [{name: d, compression: snapy}]
+    key: {parts: [id]}
+)");
+  EXPECT_EQ(s.message(),
+            "bad.yaml:5:39: 'compression' must be one of NONE, SNAPPY, GZ, LZ4, ZSTD, LZO, "
+            "BZIP2, got 'snapy'; did you mean 'SNAPPY'?");
+}
+
 TEST(MappingTest, NestColumnsMayBeRenamed) {
   std::string y = kGood;
   y += "        columns: [qty, {column: UnitPrice, as: unit_price}]\n";
   auto m = ParseMapping(y, "m.yaml");
   ASSERT_TRUE(m.ok()) << m.status().ToString();
   const NestSpec& n = m->tables[0].nests[0];
-  ASSERT_EQ(n.value_columns.size(), 2u);
-  EXPECT_EQ(n.value_columns[0], "qty");
-  EXPECT_EQ(n.value_names[0], "");
-  EXPECT_EQ(n.value_columns[1], "UnitPrice");
-  EXPECT_EQ(n.value_names[1], "unit_price");
+  ASSERT_EQ(n.values.size(), 2u);
+  EXPECT_EQ(n.values[0].column.ToString(), "qty");
+  EXPECT_EQ(n.values[0].name, "");
+  EXPECT_EQ(n.values[1].column.ToString(), "UnitPrice");
+  EXPECT_EQ(n.values[1].name, "unit_price");
 }
 
 TEST(MappingTest, NestColumnRenamesAreChecked) {
@@ -170,9 +296,14 @@ TEST(MappingTest, NestJoinsNameColumnsOfTheIdValueAndVersion) {
   ASSERT_EQ(n.id.size(), 2u);
   EXPECT_EQ(n.id[1].column.alias, "p");
   EXPECT_EQ(n.id[1].column.column, "sku");
-  EXPECT_EQ(n.value_columns, (std::vector<std::string>{"qty", "p.name", "maker.name"}));
-  EXPECT_EQ(n.value_names, (std::vector<std::string>{"", "", "maker"}));
-  EXPECT_EQ(n.version, "p.changed_at");
+  std::vector<std::string> columns, names;
+  for (const NestValue& v : n.values) {
+    columns.push_back(v.column.ToString());
+    names.push_back(v.name);
+  }
+  EXPECT_EQ(columns, (std::vector<std::string>{"qty", "p.name", "maker.name"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"", "", "maker"}));
+  EXPECT_EQ(n.version.ToString(), "p.changed_at");
 }
 
 TEST(MappingTest, NestJoinAliasesAreChecked) {

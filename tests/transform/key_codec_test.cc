@@ -601,6 +601,35 @@ TEST(BinaryKeyTest, ExactConversionsOnly) {
   EXPECT_NE(s.message().find("is infinite"), std::string::npos) << s.message();
 }
 
+// A date's infinities are no timestamp either, in a `timestamp` part (both
+// forms) and in a `reverse` one: refused as infinite, never written as the
+// day their bits would wrap to.
+TEST(BinaryKeyTest, InfiniteDatesAreNoTimestamps) {
+  for (KeyForm form : {KeyForm::kBinary, KeyForm::kText}) {
+    for (bool reverse : {false, true}) {
+      if (form == KeyForm::kText && !reverse) continue;  // a text date part is its text
+      KeyPartPlan p = Part("d", 0, KeyType::kTimestamp);
+      p.reverse = reverse;
+      KeyCodec codec(form, {p}, "|");
+      for (int64_t days : {INT64_MAX, INT64_MIN}) {
+        std::string key;
+        Status s = codec.Encode(MakeRow({Value::Temporal(ValueType::kDate, days)}), &key);
+        EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << days << " " << reverse;
+        EXPECT_NE(s.message().find("is infinite; a timestamp key part holds finite values only"),
+                  std::string::npos)
+            << s.message();
+      }
+      // A finite date is its midnight.
+      std::string key, expected;
+      ASSERT_TRUE(codec.Encode(MakeRow({Value::Temporal(ValueType::kDate, 1)}), &key).ok());
+      ASSERT_TRUE(
+          codec.Encode(MakeRow({Value::Temporal(ValueType::kTimestamp, 86400000000)}), &expected)
+              .ok());
+      EXPECT_EQ(key, expected);
+    }
+  }
+}
+
 TEST(BinaryKeyTest, TypesThatCannotHoldAColumnAreKnown) {
   EXPECT_FALSE(KeyTypeAccepts(KeyType::kDate, ValueType::kTimestamp));
   EXPECT_FALSE(KeyTypeAccepts(KeyType::kInt32, ValueType::kText));

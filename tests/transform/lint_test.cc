@@ -318,6 +318,31 @@ TEST(LintTest, W108TtlShorterThanTheDataAge) {
   })) << ::testing::PrintToString(skipped.notes);
 }
 
+// An integer version column reaching back to INT64_MIN ms is older than any
+// TTL (the age is compared without overflowing), shown as the number.
+TEST(LintTest, W108VersionAtTheInt64Limit) {
+  auto src = std::make_unique<FakeSource>();
+  SourceTable ev;
+  ev.name = "ev";
+  ev.columns = {Col("id", ValueType::kInt, "bigint"), Col("v", ValueType::kInt, "bigint")};
+  ev.primary_key = {"id"};
+  src->AddTable(ev, {{I(1), I(INT64_MIN)}, {I(2), I(kNow)}});
+  LintReport r = LintOf(R"(
+  - name: e
+    from: ev
+    version: v
+    families: [{name: d, ttl: 86400}]
+    key:
+      parts: [{column: id, width: 3}]
+    columns: [v]
+)",
+                        src.get());
+  std::optional<LintFinding> f = Find(r, "W108");
+  ASSERT_TRUE(f.has_value()) << ::testing::PrintToString(Rules(r));
+  EXPECT_NE(f->message.find("goes back to -9223372036854775808:"), std::string::npos) << f->message;
+  EXPECT_EQ(f->message.find("every value is older"), std::string::npos) << f->message;
+}
+
 TEST(LintTest, W109NestingMakesRowsTooWide) {
   auto src = ShopSource();
   LintOptions o = Options();
