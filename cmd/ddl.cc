@@ -14,8 +14,8 @@
 #include "cmd/commands.h"
 #include "cmd/design_util.h"
 #include "cmd/exit_codes.h"
+#include "cmd/run.h"
 #include "store/hbase_ddl.h"
-#include "store/store.h"
 #include "transform/split_points.h"
 
 namespace widen {
@@ -40,18 +40,13 @@ int ApplyDdl(const DdlOptions& o, const Mapping& mapping,
         "--no-metadata: widen creates tables with their row key layout; leave it out with "
         "--apply"));
   }
-  auto store = Store::Open(url, StoreOptions());
-  if (!store.ok()) return FailWith(store.status());
-  for (const TableDescriptor& d : tables) {
-    auto before = (*store)->DescribeTable(d.FullName());
-    if (!before.ok() && before.status().code() != StatusCode::kNotFound) {
-      return FailWith(before.status());
-    }
-    if (Status s = (*store)->CreateTable(d); !s.ok()) return FailWith(s);
-    if (before.ok()) {
-      std::printf("%s: exists with the same families and row key layout\n", d.FullName().c_str());
+  auto applied = ApplyTables(url, tables);
+  if (!applied.ok()) return FailWith(applied.status());
+  for (const AppliedTable& t : *applied) {
+    if (t.existed) {
+      std::printf("%s: exists with the same families and row key layout\n", t.name.c_str());
     } else {
-      std::printf("%s: created, %zu region(s)\n", d.FullName().c_str(), d.split_points.size() + 1);
+      std::printf("%s: created, %zu region(s)\n", t.name.c_str(), t.regions);
     }
   }
   std::fflush(stdout);
@@ -61,30 +56,25 @@ int ApplyDdl(const DdlOptions& o, const Mapping& mapping,
 }  // namespace
 
 int RunDdl(const DdlOptions& o) {
-  DesignLoadOptions lo;
-  lo.mapping_path = o.mapping_path;
-  lo.source_url = o.source_url;
-  lo.only_table = o.only_table;
-  auto loaded = LoadDesign(lo);
-  if (!loaded.ok()) return FailWith(loaded.status());
-  DesignInputs& in = **loaded;
+  DesignRequest dr;
+  dr.mapping_path = o.mapping_path;
+  dr.source_url = o.source_url;
+  dr.only_table = o.only_table;
+  SplitOptions so;
+  so.regions = o.regions;
+  so.sample_keys = o.sample_keys;
+  so.max_rows = o.sample_rows;
+  auto run = DesignTables(dr, so);
+  if (!run.ok()) return FailWith(run.status());
+  const Design& in = *run->design;
 
   std::string out = fmt::format("# widen ddl -m {}: {} table(s); paste into `hbase shell`\n",
                                 in.mapping.file, in.tables.size());
   std::vector<TableDescriptor> descriptors;
-  for (const TablePlan* tp : in.tables) {
-    SplitOptions so;
-    so.regions = o.regions;
-    so.sample_keys = o.sample_keys;
-    so.max_rows = o.sample_rows;
-    auto split = ComputeSplitPoints(*tp, in.source.get(), so);
-    if (!split.ok()) {
-      return FailWith(Status(split.status().code(), fmt::format("table '{}': {}", tp->mapping->name,
-                                                                split.status().message())));
-    }
-    TableDescriptor d = tp->descriptor;
-    d.split_points = split->points;
-    if (Status s = d.Validate(); !s.ok()) return FailWith(s);
+  for (const DesignedTable& t : run->tables) {
+    const TableDescriptor& d = t.descriptor;
+    const TablePlan* tp = t.plan;
+    const SplitPlan* split = &t.split;
     const size_t regions = d.split_points.size() + 1;
     if (split->method == "salt") {
       out += fmt::format("# {}: {} region(s) at salt bucket boundaries ({} buckets)\n",
@@ -99,7 +89,7 @@ int RunDdl(const DdlOptions& o) {
     } else {
       out += fmt::format("# {}: one region (no salt; pre-split with --regions N)\n", d.FullName());
     }
-    descriptors.push_back(std::move(d));
+    descriptors.push_back(d);
   }
   if (o.apply) return ApplyDdl(o, in.mapping, descriptors);
   out += "# TTL 2147483647 is HBase's FOREVER; METADATA widen.key is the row key layout\n";

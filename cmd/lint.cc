@@ -14,6 +14,7 @@
 #include "cmd/commands.h"
 #include "cmd/design_util.h"
 #include "cmd/exit_codes.h"
+#include "cmd/run.h"
 #include "transform/lint.h"
 
 namespace widen {
@@ -27,22 +28,10 @@ constexpr int kLintJsonFormat = 1;
 }  // namespace
 
 int RunLint(const LintCliOptions& o) {
-  DesignLoadOptions lo;
-  lo.mapping_path = o.mapping_path;
-  lo.source_url = o.source_url;
-  lo.open_source = !o.no_source;
-  lo.make_plan = false;  // the linter plans each table itself, to report plan errors as findings
-  auto loaded = LoadDesign(lo);
-  if (!loaded.ok()) {
-    if (!o.no_source && loaded.status().code() == StatusCode::kUnavailable) {
-      std::fprintf(stderr, "widen: %s (--no-source runs the rules that need no source)\n",
-                   loaded.status().message().c_str());
-      return ExitCodeFor(loaded.status());
-    }
-    return FailWith(loaded.status());
-  }
-  DesignInputs& in = **loaded;
-
+  DesignRequest dr;
+  dr.mapping_path = o.mapping_path;
+  dr.source_url = o.source_url;
+  dr.open_source = !o.no_source;
   LintOptions lopt;
   lopt.max_families = o.max_families;
   lopt.max_family_name_bytes = static_cast<size_t>(o.max_family_name);
@@ -54,8 +43,17 @@ int RunLint(const LintCliOptions& o) {
                     std::chrono::system_clock::now().time_since_epoch())
                     .count();
   for (const auto& id : o.disable) lopt.disabled.insert(id);
-  auto report = Lint(in.mapping, in.source.get(), lopt);
-  if (!report.ok()) return FailWith(report.status());
+  auto run = LintDesign(dr, lopt);
+  if (!run.ok()) {
+    if (!o.no_source && run.status().code() == StatusCode::kUnavailable) {
+      std::fprintf(stderr, "widen: %s (--no-source runs the rules that need no source)\n",
+                   run.status().message().c_str());
+      return ExitCodeFor(run.status());
+    }
+    return FailWith(run.status());
+  }
+  const Design& in = *run->design;
+  const LintReport* report = &run->report;
 
   const int errors = report->errors();
   const int warnings = report->warnings();

@@ -20,6 +20,7 @@
 #include "cmd/commands.h"
 #include "cmd/design_util.h"
 #include "cmd/exit_codes.h"
+#include "cmd/run.h"
 #include "common/bytes.h"
 #include "store/shell_printer.h"
 #include "transform/cell_timestamp.h"
@@ -112,15 +113,10 @@ std::vector<Query> Queries(const TablePlan& tp, Source* source) {
   return q;
 }
 
-struct TableResult {
-  const TablePlan* plan;
-  KeyAnatomy anatomy;
-  TablePreview preview;
-  RangeReport ranges;  // key widths and version columns against the columns' ranges
-};
+using TableResult = TablePreviewResult;
 
-void PrintText(const PlanOptions& o, const DesignInputs& in,
-               const std::vector<TableResult>& results, std::string* out) {
+void PrintText(const PlanOptions& o, const Design& in, const std::vector<TableResult>& results,
+               std::string* out) {
   const bool tty = isatty(STDOUT_FILENO) != 0;
   for (const TableResult& r : results) {
     const TablePlan& tp = *r.plan;
@@ -322,7 +318,7 @@ Json SizeJson(const SizeStats& s) {
 
 Json Nullable(int64_t v) { return v < 0 ? Json(nullptr) : Json(v); }
 
-Json ToJson(const PlanOptions& o, const DesignInputs& in, const std::vector<TableResult>& results,
+Json ToJson(const PlanOptions& o, const Design& in, const std::vector<TableResult>& results,
             int64_t timestamp_ms) {
   Json doc;
   doc["widen_plan"] = kPlanJsonFormat;
@@ -526,45 +522,16 @@ Status WriteDiagram(const std::string& path, const std::string& dot) {
 }  // namespace
 
 int RunPlan(const PlanOptions& o) {
-  const auto start = std::chrono::system_clock::now();
-  DesignLoadOptions lo;
-  lo.mapping_path = o.mapping_path;
-  lo.source_url = o.source_url;
-  lo.only_table = o.only_table;
-  lo.fetch_rows = o.fetch_rows;
-  auto loaded = LoadDesign(lo);
-  if (!loaded.ok()) return FailWith(loaded.status());
-  DesignInputs& in = **loaded;
-
-  int64_t ts =
-      std::chrono::duration_cast<std::chrono::milliseconds>(start.time_since_epoch()).count();
-  if (o.timestamp_ms) {
-    ts = *o.timestamp_ms;
-  } else if (in.mapping.timestamp_ms) {
-    ts = *in.mapping.timestamp_ms;
-  }
-  std::vector<TableResult> results;
-  for (const TablePlan* tp : in.tables) {
-    PreviewOptions po;
-    po.sample_rows = o.full ? 0 : o.sample;
-    po.show_rows = o.limit;
-    po.timestamp_ms = ts;
-    const SourceTable* st = tp->scan.table.empty() ? nullptr : in.schema.FindTable(tp->scan.table);
-    po.estimated_rows = st == nullptr ? -1 : st->estimated_rows;
-    auto preview = PreviewTable(*tp, in.source.get(), po);
-    if (!preview.ok()) {
-      // The run's messages may name the table already.
-      const std::string named = fmt::format("table '{}': ", tp->mapping->name);
-      std::string message = preview.status().message();
-      if (message.rfind(named, 0) == 0) message.erase(0, named.size());
-      return FailWith(Status(preview.status().code(),
-                             fmt::format("{}: {}{}", tp->mapping->loc.ToString(), named, message)));
-    }
-    auto ranges = CheckValueRanges(*tp, in.source.get());
-    if (!ranges.ok()) return FailWith(ranges.status());
-    results.push_back(
-        TableResult{tp, DescribeRowKey(*tp, in.schema), std::move(*preview), std::move(*ranges)});
-  }
+  DesignRequest dr;
+  dr.mapping_path = o.mapping_path;
+  dr.source_url = o.source_url;
+  dr.only_table = o.only_table;
+  dr.fetch_rows = o.fetch_rows;
+  auto run = PreviewDesign(dr, o.full ? 0 : o.sample, o.limit, o.timestamp_ms);
+  if (!run.ok()) return FailWith(run.status());
+  const Design& in = *run->design;
+  const std::vector<TableResult>& results = run->tables;
+  const int64_t ts = run->timestamp_ms;
   if (!o.diagram_path.empty()) {
     if (Status s = WriteDiagram(o.diagram_path, DesignDiagramDot(in.tables)); !s.ok()) {
       return FailWith(s);

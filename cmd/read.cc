@@ -12,6 +12,7 @@
 #include "common/table_descriptor.h"
 #include "mapping/mapping.h"
 #include "store/shell_printer.h"
+#include "store/state_store.h"
 #include "store/store.h"
 #include "transform/key_codec.h"
 #include "transform/plan.h"
@@ -58,8 +59,18 @@ Result<OpenTable> Open(const ReadOptionsCli& o) {
   OpenTable t;
   WIDEN_ASSIGN_OR_RETURN(t.store, Store::Open(target, so));
   WIDEN_ASSIGN_OR_RETURN(t.descriptor, t.store->DescribeTable(o.table));
-  auto state = t.descriptor.metadata.find(kStateMetadata);
-  if (state != t.descriptor.metadata.end() && state->second != "complete") {
+  // The table's state (store/state_store.h); a store written before state
+  // records existed keeps it in the table's metadata.
+  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<StateStore> states, t.store->NewStateStore());
+  WIDEN_ASSIGN_OR_RETURN(std::optional<TableState> state, states->Get(t.descriptor.FullName()));
+  bool incomplete = false;
+  if (state) {
+    incomplete = state->status != TableStatus::kComplete;
+  } else {
+    auto old = t.descriptor.metadata.find(kStateMetadata);
+    incomplete = old != t.descriptor.metadata.end() && old->second != "complete";
+  }
+  if (incomplete) {
     std::fprintf(stderr,
                  "widen: warning: table '%s' is incomplete: the last migrate into it did not "
                  "finish\n",

@@ -62,10 +62,10 @@ std::string CanonicalTableName(std::string_view full_name);
 /// The family names of `d`, comma-separated ("d, a"), for messages.
 std::string FamilyNames(const TableDescriptor& d);
 
-/// Table metadata key of a table's load state: "loading" while a migrate
-/// writes the table, "complete" when that run ended well (docs/format.md).
-/// Keys that start with it are bookkeeping, not layout: CheckSameTable does
-/// not compare them.
+/// Table metadata key where a widen before table states (StateStore) kept a
+/// table's load state ("loading"/"complete"); read by `scan`/`get` for such
+/// tables, written by nothing any more (docs/format.md). Keys that start
+/// with it are bookkeeping, not layout: CheckSameTable does not compare them.
 inline constexpr char kStateMetadata[] = "widen.state";
 
 /// Whether a table that exists (`stored`) may be written as `wanted`

@@ -918,8 +918,9 @@ Result<std::unique_ptr<MySqlSource>> MySqlSource::Open(const std::string& url,
 // How long OpenSiblings waits for its read lock (s).
 constexpr int kSnapshotLockWaitSeconds = 10;
 
-Result<std::vector<std::unique_ptr<Source>>> MySqlSource::OpenSiblings(
-    int n, const std::vector<std::string>& tables, bool has_queries) {
+Result<std::vector<std::unique_ptr<Source>>> MySqlSource::OpenSiblings(int n,
+                                                                       const SourceReads& reads) {
+  const std::vector<std::string>& tables = reads.tables;
   if (session_->unbuffered_owner != nullptr) return session_->Busy("(parallel jobs)");
   std::vector<std::unique_ptr<MySqlSource>> sources;
   for (int i = 0; i < n; ++i) {
@@ -956,12 +957,13 @@ Result<std::vector<std::unique_ptr<Source>>> MySqlSource::OpenSiblings(
       global_error = OneLine(e.what());
     }
     if (!global_error.empty()) {
-      if (has_queries || tables.empty()) {
+      if (reads.sql_text || tables.empty()) {
         return Status::PermissionDenied(fmt::format(
             "source {}: parallel jobs need one snapshot for every connection, which MySQL gives "
             "only under a brief read lock: FLUSH TABLES WITH READ LOCK was refused ({}), and "
-            "LOCK TABLES cannot cover a free-form query or a where with a subquery; grant RELOAD "
-            "to the user, or run with --jobs 1",
+            "LOCK TABLES covers only the tables the mapping names, not what SQL text in it may "
+            "read (a free-form query, a where with a subquery or a function); grant RELOAD to "
+            "the user, or run with --jobs 1",
             masked, global_error));
       }
       std::string list;

@@ -104,15 +104,14 @@ class MySqlSource : public Source, public SourceStats {
   Result<ColumnSummary> SummarizeColumn(const ScanSpec& spec, const ColumnExpr& column) override;
   /// MySQL cannot share a snapshot between connections, so a further
   /// connection holds writes back for a moment (FLUSH TABLES WITH READ LOCK,
-  /// or when RELOAD is not granted, LOCK TABLES `tables` READ) while this
-  /// connection and `n` new ones each start START TRANSACTION WITH
-  /// CONSISTENT SNAPSHOT, READ ONLY. With `has_queries` (free-form queries,
-  /// or a `where` with a subquery, reading tables not named) only the global
-  /// lock will do. The lock request waits at most 10 s (lock_wait_timeout;
+  /// or when RELOAD is not granted, LOCK TABLES `reads.tables` READ) while
+  /// this connection and `n` new ones each start START TRANSACTION WITH
+  /// CONSISTENT SNAPSHOT, READ ONLY. With `reads.sql_text` (SQL text from
+  /// the mapping, which may read tables not named) only the global lock
+  /// will do. The lock request waits at most 10 s (lock_wait_timeout;
   /// other sessions' writes queue behind it meanwhile): Unavailable after.
   Result<std::vector<std::unique_ptr<Source>>> OpenSiblings(int n,
-                                                            const std::vector<std::string>& tables,
-                                                            bool has_queries) override;
+                                                            const SourceReads& reads) override;
   std::string dialect() const override { return "mysql"; }
 
   /// Quotes an identifier: `name` with embedded backticks doubled.

@@ -421,8 +421,8 @@ Result<std::unique_ptr<PostgresSource>> PostgresSource::Open(const std::string& 
   return src;
 }
 
-Result<std::vector<std::unique_ptr<Source>>> PostgresSource::OpenSiblings(
-    int n, const std::vector<std::string>&, bool) {
+Result<std::vector<std::unique_ptr<Source>>> PostgresSource::OpenSiblings(int n,
+                                                                          const SourceReads&) {
   std::string snapshot;
   try {
     // The transaction's snapshot, importable while this transaction is open.
@@ -704,8 +704,9 @@ Result<std::vector<GroupCount>> PostgresSource::LargestGroups(
   return source_internal::ReadGroups(rows.get());
 }
 
-Result<std::vector<GroupCount>> PostgresSource::LargestLinkGroups(
-    const ScanSpec& spec, const std::vector<size_t>& links, int limit) {
+Result<std::vector<GroupCount>> PostgresSource::LargestLinkGroups(const ScanSpec& spec,
+                                                                  const std::vector<size_t>& links,
+                                                                  int limit) {
   if (links.empty() || limit < 1) {
     return Status::InvalidArgument("LargestLinkGroups needs links and a positive limit");
   }

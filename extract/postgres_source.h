@@ -58,8 +58,7 @@ class PostgresSource : public Source, public SourceStats {
   /// connections whose REPEATABLE READ transactions import it (SET
   /// TRANSACTION SNAPSHOT), so all read the same data.
   Result<std::vector<std::unique_ptr<Source>>> OpenSiblings(int n,
-                                                            const std::vector<std::string>& tables,
-                                                            bool has_queries) override;
+                                                            const SourceReads& reads) override;
   std::string dialect() const override { return "postgresql"; }
 
   /// Quotes an identifier: "name" with embedded quotes doubled.

@@ -144,9 +144,7 @@ Result<ColumnSummary> UnsupportedStats::SummarizeColumn(const ScanSpec&, const C
                                  " source");
 }
 
-Result<std::vector<std::unique_ptr<Source>>> Source::OpenSiblings(int,
-                                                                  const std::vector<std::string>&,
-                                                                  bool) {
+Result<std::vector<std::unique_ptr<Source>>> Source::OpenSiblings(int, const SourceReads&) {
   return Status::FailedPrecondition(
       fmt::format("the {} source cannot share its snapshot with parallel jobs", dialect()));
 }

@@ -118,6 +118,18 @@ struct MergeLink {
 };
 
 /// A query: what to select, from where, in which order.
+/// The source tables a run reads, as its plan knows them (ReadsOf,
+/// transform/plan.h).
+struct SourceReads {
+  /// Tables and views the scans name (driving, joined, nested), each once,
+  /// as the mapping names them.
+  std::vector<std::string> tables;
+  /// Some scan runs SQL text from the mapping (a free-form `query`, or a
+  /// `where`), which may read tables not in `tables` (a subquery, a
+  /// function): only a lock on the whole database covers it.
+  bool sql_text = false;
+};
+
 struct ScanSpec {
   std::string table;  // driving table (empty when `query` is set)
   std::string query;  // a free-form SELECT read as a derived table named `alias`
@@ -279,17 +291,16 @@ class Source {
 
   /// Opens `n` more sources on the same database that read the same
   /// snapshot as this one, for parallel jobs: rows read through any of them
-  /// agree as if read through one. `tables` names the source tables the run
+  /// agree as if read through one. `reads` says which source tables the run
   /// reads (an engine that must briefly lock them to line the snapshots up
-  /// uses it; `has_queries`: some scans may read tables not named — a
-  /// free-form query, or a `where` with a subquery). REQUIRES: no stream of this source is open;
+  /// uses it). REQUIRES: no stream of this source is open;
   /// this source's own snapshot may be taken anew (nothing read before it is reused).
   /// PermissionDenied when the engine cannot line the snapshots up for this
   /// user (the message says what to grant); FailedPrecondition from a source
   /// that cannot share its snapshot (the default); the errors of Open
   /// otherwise.
-  virtual Result<std::vector<std::unique_ptr<Source>>> OpenSiblings(
-      int n, const std::vector<std::string>& tables, bool has_queries);
+  virtual Result<std::vector<std::unique_ptr<Source>>> OpenSiblings(int n,
+                                                                    const SourceReads& reads);
 
   /// "postgresql" or "mysql".
   virtual std::string dialect() const = 0;

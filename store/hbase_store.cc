@@ -822,7 +822,12 @@ Result<std::vector<TableDescriptor>> HBaseStore::ListTables() {
   for (const auto& t : all) {
     TableDescriptor d = FromThrift(t);
     if (d.name_space == "hbase" || d.FullName() == CanonicalTableName(hbase_.state_table)) continue;
-    WIDEN_RETURN_IF_ERROR(RegionStartKeys(conn_.get(), d.FullName(), &d.split_points));
+    Status regions = RegionStartKeys(conn_.get(), d.FullName(), &d.split_points);
+    if (!regions.ok()) {
+      // A table dropped since the listing (by another client) is not listed.
+      if (CheckExists(d.FullName()).code() == StatusCode::kNotFound) continue;
+      return regions;
+    }
     tables.push_back(std::move(d));
   }
   std::sort(tables.begin(), tables.end(), [](const TableDescriptor& a, const TableDescriptor& b) {

@@ -7,8 +7,9 @@
 //
 // What widen keeps in HBase besides the cells (docs/format.md): the
 // descriptor's metadata as the table's METADATA (table descriptor values):
-// "widen.key" (the row key layout, for `scan --decode`) and "widen.state"
-// (the load state); and, once a table state is first written through
+// "widen.key" (the row key layout, for `scan --decode`; "widen.state", the
+// load state, only in tables an older widen loaded); and, once a table state
+// is first written through
 // NewStateStore, the state table (HBaseOptions::state_table): one row per
 // target table, its row key the table's full name, one cell s:v holding the
 // state value of store/state_store.h.

@@ -114,6 +114,7 @@ Result<RowSplit> SplitRows(const TablePlan& plan, Source* source, int jobs) {
     ranges[i].lo = bound;
   }
   ranges.back().with_null = true;
+  split.in_key_order = KeyFollowsSplit(plan);
   return split;
 }
 
@@ -130,12 +131,12 @@ bool KeyFollowsSplit(const TablePlan& plan) {
          cols[first.index].column == column->column;
 }
 
-Status RunJobs(const TablePlan& plan, const std::vector<RowRange>& ranges,
-               const std::vector<Source*>& sources, const SinkFactory& new_sink,
-               const AssembleOptions& options, TableStats* stats) {
+Status RunJobs(const TablePlan& plan, const RowSplit& split, const std::vector<Source*>& sources,
+               const SinkFactory& new_sink, const AssembleOptions& options, TableStats* stats) {
   const auto start = std::chrono::steady_clock::now();
   *stats = TableStats{};
   stats->table = plan.descriptor.FullName();
+  const std::vector<RowRange>& ranges = split.ranges;
   const size_t n = ranges.size();
   if (n == 0 || sources.size() < n) {
     return Status::Internal(
@@ -154,7 +155,7 @@ Status RunJobs(const TablePlan& plan, const std::vector<RowRange>& ranges,
   // runs of its own, merged after the jobs (equal cells in range order, as
   // one job would write them) through one sink: the store gets one stream
   // in key order, and replaced cells between jobs are seen.
-  const bool ordered = n > 1 && KeyFollowsSplit(plan);
+  const bool ordered = n > 1 && split.in_key_order;
   const bool sorted = n > 1 && !ordered;
   std::vector<std::shared_ptr<CellRuns>> job_runs;
   for (size_t i = 0; i < n; ++i) {

@@ -30,6 +30,11 @@ struct RowSplit {
   std::vector<RowRange> ranges;  // at least one
   std::string column;            // "alias.column" split on (empty: not split)
   std::string why_not;           // when `jobs` > 1 but one range: the reason, for the user
+  /// Several ranges whose row keys sort like the ranges (KeyFollowsSplit):
+  /// the first job writes to the store while the others spool, so the store
+  /// gets the cells in key order. False with several ranges: every job sorts
+  /// its cells into runs merged after the jobs.
+  bool in_key_order = false;
 };
 
 /// Splits `plan`'s driving rows into at most `jobs` ranges of its
@@ -39,7 +44,7 @@ struct RowSplit {
 /// split (bounds at most 2^63 - 1; the last range is open above). One
 /// unbounded range when `jobs` < 2, when there is no split column, when it
 /// is not an integer column, or when it has fewer distinct values than jobs.
-/// Errors: the source's.
+/// Sets in_key_order. Errors: the source's.
 Result<RowSplit> SplitRows(const TablePlan& plan, Source* source, int jobs);
 
 /// True when `plan`'s row keys sort like its SplitColumn ranges: no salt or
@@ -50,10 +55,10 @@ bool KeyFollowsSplit(const TablePlan& plan);
 /// Makes a sink for the plan's target table; called once per job.
 using SinkFactory = std::function<Result<std::unique_ptr<CellSink>>()>;
 
-/// Runs `plan` over `ranges`, range i on sources[i] (REQUIRES:
-/// sources.size() >= ranges.size(), all on one snapshot) with a sink from
-/// `new_sink`, each in its own thread (one range runs on the calling
-/// thread). Every sink is closed here. With KeyFollowsSplit, the store gets
+/// Runs `plan` over `split.ranges`, range i on sources[i] (REQUIRES:
+/// sources.size() >= split.ranges.size(), all on one snapshot) with a sink
+/// from `new_sink`, each in its own thread (one range runs on the calling
+/// thread). Every sink is closed here. With split.in_key_order, the store gets
 /// the cells in key order as from one job: the first job writes to its sink
 /// while the others put their cells into temporary files (unlinked, under
 /// $TMPDIR or /tmp: room for (N-1)/N of the table's cell bytes), which are
@@ -61,8 +66,7 @@ using SinkFactory = std::function<Result<std::unique_ptr<CellSink>>()>;
 /// of the jobs' counters (overwritten from the sinks; seconds is the wall
 /// time). The first job error stops the others and is returned;
 /// options.cancel stops all jobs with Cancelled.
-Status RunJobs(const TablePlan& plan, const std::vector<RowRange>& ranges,
-               const std::vector<Source*>& sources, const SinkFactory& new_sink,
-               const AssembleOptions& options, TableStats* stats);
+Status RunJobs(const TablePlan& plan, const RowSplit& split, const std::vector<Source*>& sources,
+               const SinkFactory& new_sink, const AssembleOptions& options, TableStats* stats);
 
 }  // namespace widen

@@ -743,6 +743,39 @@ class Planner {
 
 }  // namespace
 
+Status ForEachScan(const TablePlan& tp,
+                   const std::function<Status(const ScanSpec&, const SourceLocation&)>& fn) {
+  WIDEN_RETURN_IF_ERROR(fn(tp.scan, tp.mapping->loc));
+  std::vector<const NestPlan*> todo;
+  for (auto it = tp.nests.rbegin(); it != tp.nests.rend(); ++it) todo.push_back(&*it);
+  while (!todo.empty()) {
+    const NestPlan* n = todo.back();
+    todo.pop_back();
+    WIDEN_RETURN_IF_ERROR(fn(n->scan, n->spec->loc));
+    for (auto it = n->children.rbegin(); it != n->children.rend(); ++it) todo.push_back(&*it);
+  }
+  return Status::OK();
+}
+
+SourceReads ReadsOf(const std::vector<const TablePlan*>& tables) {
+  SourceReads reads;
+  auto add = [&](const std::string& name) {
+    if (name.empty()) return;
+    if (std::find(reads.tables.begin(), reads.tables.end(), name) == reads.tables.end()) {
+      reads.tables.push_back(name);
+    }
+  };
+  for (const TablePlan* tp : tables) {
+    (void)ForEachScan(*tp, [&](const ScanSpec& scan, const SourceLocation&) {
+      if (!scan.query.empty() || !scan.where.empty()) reads.sql_text = true;
+      add(scan.table);
+      for (const auto& j : scan.joins) add(j.table);
+      return Status::OK();
+    });
+  }
+  return reads;
+}
+
 std::string SourceRowId(const TablePlan& plan, const Row& row) {
   std::string s;
   for (const auto& [name, idx] : plan.identity) {

@@ -17,6 +17,7 @@
 // made from, which must outlive them.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -94,6 +95,17 @@ struct Plan {
   static Result<Plan> Make(const Mapping& mapping, const SourceSchema& schema,
                            Source* source = nullptr);
 };
+
+/// Calls `fn` with each scan of `table` — the driving scan, then every
+/// nest's at any depth (depth first) — and the mapping place it comes from;
+/// stops at the first non-OK Status and returns it.
+Status ForEachScan(const TablePlan& table,
+                   const std::function<Status(const ScanSpec&, const SourceLocation&)>& fn);
+
+/// The source tables `tables`' scans read (driving, joined, nested, each
+/// named once, in order of first use), and whether any scan runs SQL text
+/// from the mapping (a free-form query or a `where`), which may read more.
+SourceReads ReadsOf(const std::vector<const TablePlan*>& tables);
 
 /// Names a driving source row for messages: "order_id=1042" from the
 /// table's primary key, else the row key parts' values.

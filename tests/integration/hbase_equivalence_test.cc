@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "common/bytes.h"
+#include "store/state_store.h"
 #include "store/store.h"
 #include "tests/integration/hbase_env.h"
 #include "tests/integration/test_env.h"
@@ -112,7 +113,19 @@ TEST_P(HBaseEquivalenceTest, SameCellsAndOutputAsTheEmbeddedStore) {
     EXPECT_TRUE(CheckSameTable(*got, want, "HBase").ok());
     EXPECT_TRUE(CheckSameTable(want, *got, "the embedded store").ok());
     EXPECT_EQ(got->metadata.at("widen.key"), want.metadata.at("widen.key"));
-    EXPECT_EQ(got->metadata.at("widen.state"), "complete");
+    // Both stores record the table complete in their table state.
+    for (const std::string& url : {leveldb_, hbase_}) {
+      StoreOptions so;
+      so.create_if_missing = false;
+      auto store = Store::Open(url, so);
+      ASSERT_TRUE(store.ok()) << store.status().ToString();
+      auto states = (*store)->NewStateStore();
+      ASSERT_TRUE(states.ok()) << states.status().ToString();
+      auto state = (*states)->Get(name);
+      ASSERT_TRUE(state.ok()) << state.status().ToString();
+      ASSERT_TRUE(state->has_value()) << url;
+      EXPECT_EQ((*state)->status, TableStatus::kComplete) << url;
+    }
 
     const std::vector<CellRecord> from_leveldb = ReadCells(leveldb_, name, kAllVersions);
     const std::vector<CellRecord> from_hbase = ReadCells(hbase_, name, kAllVersions);

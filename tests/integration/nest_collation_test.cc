@@ -103,7 +103,8 @@ NestRun RunNest(const std::string& url, const std::string& yaml, int fetch_rows 
   std::vector<std::unique_ptr<Source>> siblings;
   std::vector<Source*> sources{source->get()};
   if (split->ranges.size() > 1) {
-    auto s = (*source)->OpenSiblings(static_cast<int>(split->ranges.size()) - 1, {}, true);
+    auto s =
+        (*source)->OpenSiblings(static_cast<int>(split->ranges.size()) - 1, SourceReads{{}, true});
     if (!s.ok()) {
       out.status = s.status();
       return out;
@@ -114,7 +115,7 @@ NestRun RunNest(const std::string& url, const std::string& yaml, int fetch_rows 
   AssembleOptions ao;
   ao.timestamp_ms = 1;
   out.status = RunJobs(
-      tp, split->ranges, sources,
+      tp, *split, sources,
       [&]() -> Result<std::unique_ptr<CellSink>> {
         return std::unique_ptr<CellSink>(new PairSink(&out.pairs, &mu));
       },

@@ -289,7 +289,7 @@ TEST(ParallelJobsTest, PostgresSiblingsReadTheFirstConnectionsSnapshot) {
   ASSERT_NE(main, nullptr);
   ASSERT_EQ(CountRows(main.get(), "t"), 10u);  // the snapshot is taken here
   PgQuery(db, "INSERT INTO t VALUES (11)");    // committed after it
-  auto siblings = main->OpenSiblings(2, {"t"}, false);
+  auto siblings = main->OpenSiblings(2, SourceReads{{"t"}, false});
   ASSERT_TRUE(siblings.ok()) << siblings.status().ToString();
   ASSERT_EQ(siblings->size(), 2u);
   PgQuery(db, "INSERT INTO t VALUES (12)");
@@ -309,7 +309,7 @@ TEST(ParallelJobsTest, MySqlSiblingsAndTheFirstConnectionShareOneSnapshot) {
   // MySQL cannot hand a snapshot on: the first connection's is taken anew
   // together with the siblings', under a brief read lock.
   MySqlQuery(db, "INSERT INTO t VALUES (11)");
-  auto siblings = main->OpenSiblings(2, {"t"}, false);
+  auto siblings = main->OpenSiblings(2, SourceReads{{"t"}, false});
   ASSERT_TRUE(siblings.ok()) << siblings.status().ToString();
   MySqlQuery(db, "INSERT INTO t VALUES (12)");
   for (auto& s : *siblings) EXPECT_EQ(CountRows(s.get(), "t"), 11u);
@@ -336,17 +336,17 @@ TEST(ParallelJobsTest, MySqlJobsNeedReloadOrLockTables) {
   {
     auto main = OpenSource(as("widen_lock"));
     ASSERT_NE(main, nullptr);
-    auto siblings = main->OpenSiblings(1, {"t"}, false);
+    auto siblings = main->OpenSiblings(1, SourceReads{{"t"}, false});
     ASSERT_TRUE(siblings.ok()) << siblings.status().ToString();
     EXPECT_EQ(CountRows(siblings->front().get(), "t"), 100u);
     // A free-form query may read tables LOCK TABLES would not cover.
-    auto with_query = main->OpenSiblings(1, {"t"}, true);
+    auto with_query = main->OpenSiblings(1, SourceReads{{"t"}, true});
     EXPECT_EQ(with_query.status().code(), StatusCode::kPermissionDenied);
   }
   {
     auto main = OpenSource(as("widen_read"));
     ASSERT_NE(main, nullptr);
-    auto siblings = main->OpenSiblings(1, {"t"}, false);
+    auto siblings = main->OpenSiblings(1, SourceReads{{"t"}, false});
     ASSERT_EQ(siblings.status().code(), StatusCode::kPermissionDenied);
     EXPECT_NE(siblings.status().message().find("grant RELOAD or LOCK TABLES"), std::string::npos)
         << siblings.status().message();

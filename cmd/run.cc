@@ -1,0 +1,431 @@
+#include "cmd/run.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common/suggest.h"
+#include "common/table_descriptor.h"
+#include "store/state_store.h"
+#include "store/store.h"
+
+namespace widen {
+
+namespace {
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Writes rejected rows as JSON lines: {"table":..., "row":..., "reason":...}.
+class JsonLinesRejects : public RejectHandler {
+ public:
+  static Result<std::unique_ptr<JsonLinesRejects>> Open(const std::string& path) {
+    auto r = std::make_unique<JsonLinesRejects>();
+    r->path_ = path;
+    r->out_.open(path, std::ios::out | std::ios::trunc);
+    if (!r->out_) {
+      return Status::InvalidArgument(fmt::format("{}: cannot write the rejects file", path));
+    }
+    return r;
+  }
+  Status Reject(const std::string& table, const std::string& row_id,
+                const std::string& reason) override {
+    nlohmann::json j = {{"table", table}, {"row", row_id}, {"reason", reason}};
+    out_ << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    if (!out_) return Status::Unavailable(fmt::format("{}: write failed", path_));
+    ++count_;
+    return Status::OK();
+  }
+  uint64_t count() const { return count_; }
+
+ private:
+  std::string path_;
+  std::ofstream out_;
+  uint64_t count_ = 0;
+};
+
+// FNV-1a, 64 bits, from `seed` (the FNV offset basis, or another start).
+uint64_t Fnv1a(std::string_view bytes, uint64_t seed) {
+  uint64_t h = seed;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// A run id: the start time (UTC, to the ms) and the process id.
+std::string NewRunId(int64_t start_ms) {
+  const auto tp =
+      std::chrono::sys_time<std::chrono::milliseconds>(std::chrono::milliseconds(start_ms));
+  return fmt::format("{:%Y%m%dT%H%M%S}Z-{}", std::chrono::floor<std::chrono::seconds>(tp),
+                     static_cast<long>(getpid()));
+}
+
+// Records `state` for `table` at `*version` (nullopt: none recorded), and
+// moves *version on. Aborted (another run changed it) names the table.
+Status PutState(StateStore* states, const std::string& table, std::optional<uint64_t>* version,
+                const TableState& state) {
+  auto put = states->Put(table, *version, state);
+  if (!put.ok()) {
+    if (put.status().code() == StatusCode::kAborted) {
+      return Status::Aborted(fmt::format(
+          "table '{}': another widen run changed its state meanwhile; retry when it is done",
+          table));
+    }
+    return Status(put.status().code(), fmt::format("table '{}': recording its state: {}", table,
+                                                   put.status().message()));
+  }
+  *version = *put;
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Design>> LoadDesign(const DesignRequest& o) {
+  auto in = std::make_unique<Design>();
+  WIDEN_ASSIGN_OR_RETURN(in->mapping, load_mapping(o.mapping_path));
+  Mapping& m = in->mapping;
+  if (!o.only_table.empty() && m.FindTable(o.only_table) == nullptr) {
+    std::vector<std::string> names;
+    for (const auto& t : m.tables) names.push_back(t.name);
+    return Status::NotFound(fmt::format("--table {}: the mapping {} has no such target table{}",
+                                        o.only_table, m.file, DidYouMean(o.only_table, names)));
+  }
+  if (o.check_mapping) WIDEN_RETURN_IF_ERROR(o.check_mapping(m));
+  if (!o.open_source) return in;
+  if (!o.source_url.empty()) {
+    m.source_url = o.source_url;
+  } else if (!m.source_problem.ok()) {
+    return m.source_problem;
+  }
+  SourceOptions so;
+  so.fetch_rows = o.fetch_rows;
+  WIDEN_ASSIGN_OR_RETURN(in->source, Source::Open(m.source_url, so));
+  WIDEN_ASSIGN_OR_RETURN(in->schema, in->source->Introspect());
+  if (!o.make_plan) return in;
+  WIDEN_ASSIGN_OR_RETURN(in->plan, Plan::Make(m, in->schema, in->source.get()));
+  for (const TablePlan& tp : in->plan.tables) {
+    if (o.only_table.empty() || tp.mapping->name == o.only_table) in->tables.push_back(&tp);
+  }
+  return in;
+}
+
+Status CheckScans(const TablePlan& tp, Source* source) {
+  return ForEachScan(tp, [&](const ScanSpec& scan, const SourceLocation& loc) {
+    Status s = source->CheckScan(scan);
+    if (s.ok()) return s;
+    return Status(s.code(),
+                  fmt::format("{}: table '{}': {}", loc.ToString(), tp.mapping->name, s.message()));
+  });
+}
+
+Result<JobLayout> LayOutJobs(Design& design, int jobs, const std::atomic<bool>* cancel) {
+  JobLayout layout;
+  layout.sources.push_back(design.source.get());
+  // How each table splits (min/max of its split column; the ranges only
+  // balance the work, so reading them before the snapshot the jobs share is
+  // fine), then as many more connections on one snapshot as the widest
+  // split needs, opened before the target is touched (a user without the
+  // rights for it learns it now).
+  size_t widest = 1;
+  for (const TablePlan* tp : design.tables) {
+    WIDEN_ASSIGN_OR_RETURN(RowSplit split, SplitRows(*tp, design.source.get(), jobs));
+    widest = std::max(widest, split.ranges.size());
+    layout.splits.push_back(std::move(split));
+  }
+  if (widest <= 1) return layout;
+  layout.reads = ReadsOf(design.tables);
+  auto more = design.source->OpenSiblings(static_cast<int>(widest) - 1, layout.reads);
+  // The snapshot lock may have been waited for (up to 10 s) after a Ctrl-C.
+  if (cancel != nullptr && cancel->load()) {
+    return Status::Cancelled("interrupted before anything was written");
+  }
+  if (!more.ok()) return more.status();
+  layout.siblings = std::move(*more);
+  for (auto& s : layout.siblings) layout.sources.push_back(s.get());
+  return layout;
+}
+
+std::string TableFingerprint(const TablePlan& tp, Source* source) {
+  std::string text = tp.descriptor.FullName();
+  auto field = [&text](std::string_view f) {
+    text += '\x1f';
+    text += f;
+  };
+  for (const auto& f : tp.descriptor.families) {
+    field(f.name);
+    field(fmt::format("{} {} {} {} {} {} {} {}", f.versions, f.min_versions, f.ttl_seconds,
+                      f.compression, f.bloom_filter, f.block_size_bytes, f.in_memory,
+                      f.data_block_encoding));
+  }
+  for (const auto& [k, v] : tp.descriptor.metadata) {
+    if (k == kStateMetadata) continue;
+    field(k);
+    field(v);
+  }
+  field(tp.key.ToJson());
+  for (const CellPlan& c : tp.cells) {
+    field(fmt::format("{} {}:{} {} {} {} {}", c.index, c.family, c.qualifier,
+                      static_cast<int>(c.on_null), static_cast<int>(c.codec.kind),
+                      static_cast<int>(c.codec.hbase_type), c.version_index));
+  }
+  field(fmt::format("v{}", tp.version_index));
+  std::vector<const NestPlan*> todo;
+  for (const auto& n : tp.nests) todo.push_back(&n);
+  while (!todo.empty()) {
+    const NestPlan* n = todo.back();
+    todo.pop_back();
+    field(fmt::format("nest {} {} {} {} {}", n->family, n->prefix, static_cast<int>(n->layout),
+                      n->attribute_separator, n->version_index));
+    field(n->qualifier.ToJson());
+    for (const auto& [name, index] : n->value_columns) field(fmt::format("{}={}", name, index));
+    for (const auto& c : n->children) todo.push_back(&c);
+  }
+  if (source != nullptr) {
+    (void)ForEachScan(tp, [&](const ScanSpec& scan, const SourceLocation&) {
+      field(source->SelectSql(scan));
+      return Status::OK();
+    });
+  }
+  const uint64_t a = Fnv1a(text, 14695981039346656037ull);
+  const uint64_t b = Fnv1a(text, a ^ 0x9e3779b97f4a7c15ull);
+  std::string out(16, '\0');
+  for (int i = 0; i < 8; ++i) {
+    out[i] = static_cast<char>(a >> (56 - 8 * i));
+    out[8 + i] = static_cast<char>(b >> (56 - 8 * i));
+  }
+  return out;
+}
+
+Status CheckRejectsPath(const std::string& path, const Mapping& m) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(path, ec)) {
+    if (!fs::is_regular_file(path, ec)) {
+      return Status::InvalidArgument(fmt::format("--rejects {}: not a regular file", path));
+    }
+    if (fs::equivalent(path, m.file, ec)) {
+      return Status::InvalidArgument(
+          fmt::format("--rejects {}: that is the mapping file; give another path", path));
+    }
+  }
+  if (m.target_url.rfind("leveldb:", 0) == 0) {
+    const fs::path store = fs::weakly_canonical(m.target_url.substr(8), ec);
+    const fs::path rej = fs::weakly_canonical(path, ec);
+    auto [s_end, r_it] = std::mismatch(store.begin(), store.end(), rej.begin(), rej.end());
+    if (s_end == store.end()) {
+      return Status::InvalidArgument(
+          fmt::format("--rejects {}: that is inside the target store; give another path", path));
+    }
+  }
+  return Status::OK();
+}
+
+Result<MigrateResult> Migrate(const MigrateRequest& r) {
+  const int64_t start_ms = NowMs();
+  // The target is resolved before the source is opened: a missing one is a
+  // mapping error the user fixes first.
+  DesignRequest dr = r.design;
+  dr.check_mapping = [&r](Mapping& m) -> Status {
+    if (!r.target_url.empty()) {
+      m.target_url = r.target_url;
+    } else if (!m.target_problem.ok()) {
+      return m.target_problem;
+    }
+    if (m.target_url.empty()) {
+      return Status::InvalidArgument(
+          fmt::format("{}: no target: set 'target' in the mapping or pass --target leveldb:PATH or "
+                      "hbase://HOST:PORT",
+                      m.file));
+    }
+    return Status::OK();
+  };
+  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Design> design, LoadDesign(dr));
+  Design& d = *design;
+  Mapping& m = d.mapping;
+
+  // Every query must run before anything is created in the target.
+  for (const TablePlan* tp : d.tables) WIDEN_RETURN_IF_ERROR(CheckScans(*tp, d.source.get()));
+  WIDEN_ASSIGN_OR_RETURN(JobLayout jobs, LayOutJobs(d, r.jobs, r.cancel));
+
+  MigrateResult result;
+  result.run_id = NewRunId(start_ms);
+  std::unique_ptr<JsonLinesRejects> rejects;
+  if (!r.rejects_path.empty()) {
+    WIDEN_RETURN_IF_ERROR(CheckRejectsPath(r.rejects_path, m));
+    WIDEN_ASSIGN_OR_RETURN(rejects, JsonLinesRejects::Open(r.rejects_path));
+    result.rejects_path = r.rejects_path;
+  }
+
+  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open(m.target_url, StoreOptions()));
+  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<StateStore> states, store->NewStateStore());
+
+  AssembleOptions ao;
+  if (r.timestamp_ms) {
+    ao.timestamp_ms = *r.timestamp_ms;
+  } else if (m.timestamp_ms) {
+    ao.timestamp_ms = *m.timestamp_ms;
+  } else {
+    ao.timestamp_ms = start_ms;
+  }
+  ao.rejects = rejects.get();
+  ao.progress = r.progress;
+
+  // Every table is created (or checked) before any is written, and recorded
+  // as loading until its run ends.
+  struct Target {
+    std::string name;
+    std::optional<uint64_t> version;  // of its state
+    TableState state;
+  };
+  std::vector<Target> targets;
+  for (const TablePlan* tp : d.tables) {
+    // A salted key pre-splits at its buckets (no source read); other split
+    // points come from `widen ddl --apply --regions N` before the run.
+    TableDescriptor desc = tp->descriptor;
+    WIDEN_ASSIGN_OR_RETURN(SplitPlan split,
+                           ComputeSplitPoints(*tp, d.source.get(), SplitOptions()));
+    desc.split_points = split.points;
+    WIDEN_RETURN_IF_ERROR(store->CreateTable(desc));
+    Target t;
+    t.name = desc.FullName();
+    WIDEN_ASSIGN_OR_RETURN(std::optional<TableState> before, states->Get(t.name));
+    if (before) t.version = before->version;
+    t.state.status = TableStatus::kLoading;
+    t.state.run_id = result.run_id;
+    t.state.started_ms = start_ms;
+    t.state.mapping_fingerprint = TableFingerprint(*tp, d.source.get());
+    WIDEN_RETURN_IF_ERROR(PutState(states.get(), t.name, &t.version, t.state));
+    targets.push_back(std::move(t));
+  }
+  ao.cancel = r.cancel;
+
+  for (size_t i = 0; i < d.tables.size(); ++i) {
+    const TablePlan& tp = *d.tables[i];
+    const RowSplit& split = jobs.splits[i];
+    Target& target = targets[i];
+    TableStats stats;
+    stats.table = target.name;
+    Status s = RunJobs(
+        tp, split, jobs.sources, [&]() { return store->NewSink(target.name); }, ao, &stats);
+    if (split.ranges.size() > 1) {
+      result.job_notes.push_back(fmt::format("{}: {} jobs, by ranges of {}{}", target.name,
+                                             split.ranges.size(), split.column,
+                                             split.in_key_order ? ", written in key order" : ""));
+    } else if (!split.why_not.empty()) {
+      result.job_notes.push_back(fmt::format("{}: one job: {}", target.name, split.why_not));
+    }
+    if (r.table_done) r.table_done();
+    if (s.code() == StatusCode::kCancelled) {
+      // Left loading: the next run (and `widen scan`) knows it is incomplete.
+      return Status::Cancelled(fmt::format(
+          "interrupted: table '{}' is left incomplete after {} rows (widen scan warns about it); "
+          "run the migration again",
+          target.name, stats.rows));
+    }
+    if (!s.ok()) {
+      TableState failed = target.state;
+      failed.status = TableStatus::kFailed;
+      failed.finished_ms = NowMs();
+      (void)PutState(states.get(), target.name, &target.version, failed);
+      return s;
+    }
+    // RunJobs closed (synced) every sink: the cells are durable.
+    TableState done = target.state;
+    done.status = TableStatus::kComplete;
+    done.finished_ms = NowMs();
+    WIDEN_RETURN_IF_ERROR(PutState(states.get(), target.name, &target.version, done));
+    result.tables.push_back(stats);
+  }
+  if (rejects) result.rejected = rejects->count();
+  return result;
+}
+
+Result<PreviewRun> PreviewDesign(const DesignRequest& request, uint64_t sample, uint64_t show_rows,
+                                 std::optional<int64_t> timestamp_ms) {
+  PreviewRun run;
+  run.timestamp_ms = NowMs();
+  WIDEN_ASSIGN_OR_RETURN(run.design, LoadDesign(request));
+  Design& in = *run.design;
+  if (timestamp_ms) {
+    run.timestamp_ms = *timestamp_ms;
+  } else if (in.mapping.timestamp_ms) {
+    run.timestamp_ms = *in.mapping.timestamp_ms;
+  }
+  for (const TablePlan* tp : in.tables) {
+    PreviewOptions po;
+    po.sample_rows = sample;
+    po.show_rows = show_rows;
+    po.timestamp_ms = run.timestamp_ms;
+    const SourceTable* st = tp->scan.table.empty() ? nullptr : in.schema.FindTable(tp->scan.table);
+    po.estimated_rows = st == nullptr ? -1 : st->estimated_rows;
+    auto preview = PreviewTable(*tp, in.source.get(), po);
+    if (!preview.ok()) {
+      // The run's messages may name the table already.
+      const std::string named = fmt::format("table '{}': ", tp->mapping->name);
+      std::string message = preview.status().message();
+      if (message.rfind(named, 0) == 0) message.erase(0, named.size());
+      return Status(preview.status().code(),
+                    fmt::format("{}: {}{}", tp->mapping->loc.ToString(), named, message));
+    }
+    WIDEN_ASSIGN_OR_RETURN(RangeReport ranges, CheckValueRanges(*tp, in.source.get()));
+    run.tables.push_back(TablePreviewResult{tp, DescribeRowKey(*tp, in.schema), std::move(*preview),
+                                            std::move(ranges)});
+  }
+  return run;
+}
+
+Result<LintRun> LintDesign(const DesignRequest& request, const LintOptions& options) {
+  DesignRequest r = request;
+  r.make_plan = false;  // the linter plans each table itself, to report plan errors as findings
+  LintRun run;
+  WIDEN_ASSIGN_OR_RETURN(run.design, LoadDesign(r));
+  WIDEN_ASSIGN_OR_RETURN(run.report, Lint(run.design->mapping, run.design->source.get(), options));
+  return run;
+}
+
+Result<DesignTablesRun> DesignTables(const DesignRequest& request, const SplitOptions& so) {
+  DesignTablesRun run;
+  WIDEN_ASSIGN_OR_RETURN(run.design, LoadDesign(request));
+  for (const TablePlan* tp : run.design->tables) {
+    auto split = ComputeSplitPoints(*tp, run.design->source.get(), so);
+    if (!split.ok()) {
+      return Status(split.status().code(),
+                    fmt::format("table '{}': {}", tp->mapping->name, split.status().message()));
+    }
+    DesignedTable t;
+    t.descriptor = tp->descriptor;
+    t.descriptor.split_points = split->points;
+    WIDEN_RETURN_IF_ERROR(t.descriptor.Validate());
+    t.split = std::move(*split);
+    t.plan = tp;
+    run.tables.push_back(std::move(t));
+  }
+  return run;
+}
+
+Result<std::vector<AppliedTable>> ApplyTables(const std::string& url,
+                                              const std::vector<TableDescriptor>& tables) {
+  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open(url, StoreOptions()));
+  std::vector<AppliedTable> out;
+  for (const TableDescriptor& d : tables) {
+    auto before = store->DescribeTable(d.FullName());
+    if (!before.ok() && before.status().code() != StatusCode::kNotFound) return before.status();
+    WIDEN_RETURN_IF_ERROR(store->CreateTable(d));
+    out.push_back(AppliedTable{d.FullName(), before.ok(), d.split_points.size() + 1});
+  }
+  return out;
+}
+
+}  // namespace widen

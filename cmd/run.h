@@ -1,0 +1,209 @@
+// The run layer: what every widen command does between its options and its
+// output, in one library (widen_run) that migrate, plan, lint and ddl call
+// and sync and verify build on:
+//
+//   LoadDesign   mapping (file:line:col errors), --table, source URL, open
+//                the source read-only, introspect, plan
+//   LayOutJobs   --jobs: each table's ranges, the snapshot lock's scope (from
+//                the plan: the tables its scans read), sibling connections,
+//                and whether jobs spool to write in key order
+//   Migrate      check every query, open the target, create the tables,
+//                record each table's state (loading), run the jobs into the
+//                sinks, record the state (complete) once the sinks are
+//                synced, and return the figures the summary is made of
+//   PreviewDesign / LintDesign / DesignTables: plan, lint and ddl's work
+//
+// Nothing here prints: results and errors (Status, whose message names the
+// mapping place, table, column or URL) go back to the command, which
+// presents them. Progress is reported through callbacks.
+//
+// Thread safety: each call is independent; callbacks are called from one
+// thread at a time (see RunJobs).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "extract/source.h"
+#include "mapping/mapping.h"
+#include "transform/assembler.h"
+#include "transform/key_anatomy.h"
+#include "transform/lint.h"
+#include "transform/parallel.h"
+#include "transform/plan.h"
+#include "transform/preview.h"
+#include "transform/range_check.h"
+#include "transform/split_points.h"
+
+namespace widen {
+
+/// A mapping with its open source and plan. Heap-held and immovable in use:
+/// the plan points into the mapping.
+struct Design {
+  Mapping mapping;
+  std::unique_ptr<Source> source;  // null when not opened
+  SourceSchema schema;
+  Plan plan;
+  /// The plans of the tables asked for (all, or the one --table names), in
+  /// mapping order; point into `plan`.
+  std::vector<const TablePlan*> tables;
+};
+
+/// What LoadDesign reads.
+struct DesignRequest {
+  std::string mapping_path;
+  std::string source_url;   // overrides the mapping's source when set
+  std::string only_table;   // one target table (empty = all)
+  int fetch_rows = 5000;    // rows per fetch (SourceOptions::fetch_rows)
+  bool open_source = true;  // false: the mapping only (no source, schema or plan)
+  bool make_plan = true;    // false: open and introspect, but do not plan
+  /// Called with the loaded mapping before the source is opened (may be
+  /// empty): a command's own checks of it (migrate: the target); its error
+  /// is LoadDesign's.
+  std::function<Status(Mapping&)> check_mapping;
+};
+
+/// Loads the mapping, checks --table (NotFound with "did you mean"), opens
+/// the source read-only, introspects and plans. Errors: the mapping loader's
+/// (InvalidArgument with file:line:col, NotFound), an unset ${VAR} in the
+/// source URL, the source's (Unavailable, PermissionDenied, ...), the
+/// planner's.
+Result<std::unique_ptr<Design>> LoadDesign(const DesignRequest& request);
+
+/// Runs Source::CheckScan on every query of `table` (driving and nested, at
+/// any depth), naming the mapping place and table of the first that fails.
+Status CheckScans(const TablePlan& table, Source* source);
+
+/// How the jobs of a run are laid out: per table of Design::tables, its
+/// split; the connections that read one snapshot. Owns the sibling sources.
+struct JobLayout {
+  std::vector<RowSplit> splits;  // one per Design::tables entry, same order
+  /// The sources the jobs read, all on one snapshot: the design's own first,
+  /// then the siblings. size() >= the widest split.
+  std::vector<Source*> sources;
+  std::vector<std::unique_ptr<Source>> siblings;
+  /// What the snapshot lock had to cover (empty when no sibling was needed).
+  SourceReads reads;
+};
+
+/// Lays out `jobs` parallel jobs per table (SplitRows), decides whether
+/// jobs spool to keep the key order (RowSplit::in_key_order, from
+/// KeyFollowsSplit), and opens as many sibling connections on one snapshot
+/// as the widest split needs, telling the source which tables the plan reads
+/// (ReadsOf) for the lock that lines the snapshots up. Cancelled when
+/// `cancel` turned true while the lock was waited for. Errors: the
+/// source's (PermissionDenied says what to grant).
+Result<JobLayout> LayOutJobs(Design& design, int jobs, const std::atomic<bool>* cancel);
+
+/// A digest of what decides a target table's cells: its descriptor (families,
+/// options, key layout), the queries it runs and how each column and nest is
+/// encoded. Equal for equal designs on the same source dialect; 16 raw bytes.
+std::string TableFingerprint(const TablePlan& table, Source* source);
+
+/// What Migrate does, beyond the design.
+struct MigrateRequest {
+  DesignRequest design;
+  std::string target_url;               // overrides the mapping's target when set
+  std::string rejects_path;             // rejected rows as JSON lines (empty: a reject fails)
+  std::optional<int64_t> timestamp_ms;  // cell timestamp (unset: the mapping's, else run start)
+  int jobs = 1;                         // parallel jobs per table
+  const std::atomic<bool>* cancel = nullptr;  // turns true on Ctrl-C (may be null)
+  /// Called with each table's running figures (from one thread at a time).
+  std::function<void(const TableStats&)> progress;
+  /// Called when a table's jobs ended (ok or not), before anything else is
+  /// reported.
+  std::function<void()> table_done;
+};
+
+/// What a migrate did.
+struct MigrateResult {
+  std::string run_id;                  // recorded in each table's state
+  std::vector<TableStats> tables;      // per table written, in mapping order
+  std::vector<std::string> job_notes;  // how each table was split (--jobs)
+  uint64_t rejected = 0;               // rows written to the rejects file
+  std::string rejects_path;
+};
+
+/// The whole migrate: LoadDesign, CheckScans of every table before the
+/// target is touched, LayOutJobs, open the rejects file (refusing the
+/// mapping's own path or one inside the store), open the target, create (or
+/// check) every table before any is written, record each table's state as
+/// loading (StateStore), RunJobs per table, and record it complete once its
+/// sinks are closed (synced). Errors stop the run and are returned: the
+/// table stays loading (failed when its jobs failed), which `scan` warns
+/// about. Cancelled (message: what was left incomplete and how many rows
+/// were written) when `cancel` turned true.
+Result<MigrateResult> Migrate(const MigrateRequest& request);
+
+/// Refuses a rejects path that is the mapping file, not a regular file, or
+/// inside a leveldb: target store. InvalidArgument naming the path.
+Status CheckRejectsPath(const std::string& path, const Mapping& mapping);
+
+/// What PreviewDesign computes per table.
+struct TablePreviewResult {
+  const TablePlan* plan = nullptr;  // into PreviewRun::design
+  KeyAnatomy anatomy;
+  TablePreview preview;
+  RangeReport ranges;  // key widths and version columns against the columns' ranges
+};
+
+/// A plan run: the design and its tables' previews.
+struct PreviewRun {
+  std::unique_ptr<Design> design;
+  int64_t timestamp_ms = 0;  // the cell timestamp the previews used
+  std::vector<TablePreviewResult> tables;
+};
+
+/// widen plan's work: LoadDesign, then for each table PreviewTable (the
+/// first rows, statistics, collisions; `sample` driving rows, 0 = all),
+/// the row key anatomy and the value range checks. Never opens the target.
+/// `timestamp_ms` unset: the mapping's, else now. Errors name the mapping
+/// place and table.
+Result<PreviewRun> PreviewDesign(const DesignRequest& request, uint64_t sample, uint64_t show_rows,
+                                 std::optional<int64_t> timestamp_ms);
+
+/// widen lint's work: the mapping (and, with `request.open_source`, the
+/// source: the linter plans each table itself, to report plan errors as
+/// findings). Returns the design (for its mapping's name) and the report.
+struct LintRun {
+  std::unique_ptr<Design> design;
+  LintReport report;
+};
+Result<LintRun> LintDesign(const DesignRequest& request, const LintOptions& options);
+
+/// One target table's descriptor with its split points, and how they were
+/// chosen.
+struct DesignedTable {
+  TableDescriptor descriptor;  // split_points set
+  SplitPlan split;
+  const TablePlan* plan = nullptr;  // into DesignTablesRun::design
+};
+struct DesignTablesRun {
+  std::unique_ptr<Design> design;
+  std::vector<DesignedTable> tables;
+};
+
+/// widen ddl's work: the descriptors of the design's tables with split
+/// points (ComputeSplitPoints with `split`), each validated.
+Result<DesignTablesRun> DesignTables(const DesignRequest& request, const SplitOptions& split);
+
+/// What one table got from ApplyTables.
+struct AppliedTable {
+  std::string name;
+  bool existed = false;  // it was there with the same families and key layout
+  size_t regions = 0;
+};
+
+/// Creates `tables` in the target `url` (namespaces first), or checks that
+/// they exist as described. FailedPrecondition for a table that exists
+/// otherwise; the store's errors.
+Result<std::vector<AppliedTable>> ApplyTables(const std::string& url,
+                                              const std::vector<TableDescriptor>& tables);
+
+}  // namespace widen
