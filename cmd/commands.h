@@ -82,6 +82,20 @@ struct DdlOptions {
   std::string target_url;     // --apply: overrides the mapping's target
 };
 
+/// widen sync (README, "Keeping the copy current").
+struct SyncOptions {
+  std::string mapping_path;
+  std::string source_url;
+  std::string target_url;
+  std::string only_table;
+  std::optional<int64_t> timestamp_ms;  // re-written cells' timestamp (unset: see run.h)
+  int fetch_rows = 5000;
+  int jobs = 1;
+  std::string format = "text";  // text | json
+  bool quiet = false;           // no summary line
+  bool progress = false;        // a progress line on a terminal
+};
+
 /// `cancel` (may be null) turns true on Ctrl-C; the run then stops cleanly.
 int RunMigrate(const MigrateOptions& options, const std::atomic<bool>* cancel);
 int RunScan(const ReadOptionsCli& options);
@@ -97,5 +111,8 @@ using CommandRunner = std::function<int()>;
 CommandRunner AddPlanCommand(CLI::App* app);
 CommandRunner AddLintCommand(CLI::App* app);
 CommandRunner AddDdlCommand(CLI::App* app);
+/// `cancel` turns true on Ctrl-C or SIGTERM.
+CommandRunner AddSyncCommand(CLI::App* app, const std::atomic<bool>* cancel);
+int RunSync(const SyncOptions& options, const std::atomic<bool>* cancel);
 
 }  // namespace widen

@@ -67,6 +67,8 @@ int main(int argc, char** argv) {
   get->add_option("--versions", go.versions, "Versions per column")->check(CLI::Range(1, 1 << 30));
   get->add_flag("--decode", go.decode, "Show the row key decoded into its named parts");
 
+  static std::atomic<bool> interrupted{false};
+  const CommandRunner sync = AddSyncCommand(&app, &interrupted);
   const CommandRunner design[] = {AddPlanCommand(&app), AddLintCommand(&app), AddDdlCommand(&app)};
 
   // An unknown command word would otherwise read as "a subcommand is required".
@@ -77,10 +79,11 @@ int main(int argc, char** argv) {
     return false;
   };
   if (argc > 1 && argv[1][0] != '-' && !known(argv[1])) {
-    std::fprintf(stderr,
-                 "widen: unknown command '%s' (expected migrate, plan, lint, ddl, scan or get; see "
-                 "widen --help)\n",
-                 argv[1]);
+    std::fprintf(
+        stderr,
+        "widen: unknown command '%s' (expected migrate, sync, plan, lint, ddl, scan or get; see "
+        "widen --help)\n",
+        argv[1]);
     return kExitInvalid;
   }
   try {
@@ -95,12 +98,12 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*migrate) {
-      static std::atomic<bool> interrupted{false};
+    if (*migrate || app.got_subcommand("sync")) {
       std::signal(SIGINT, [](int) { interrupted.store(true); });
       std::signal(SIGTERM, [](int) { interrupted.store(true); });
-      return RunMigrate(mo, &interrupted);
     }
+    if (*migrate) return RunMigrate(mo, &interrupted);
+    if (const int rc = sync(); rc >= 0) return rc;
     if (*scan) return RunScan(so);
     if (*get) return RunGet(go);
     for (const auto& run : design) {

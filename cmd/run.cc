@@ -1,6 +1,7 @@
 #include "cmd/run.h"
 
 #include <unistd.h>
+#include <xxhash.h>
 
 #include <algorithm>
 #include <chrono>
@@ -54,16 +55,6 @@ class JsonLinesRejects : public RejectHandler {
   uint64_t count_ = 0;
 };
 
-// FNV-1a, 64 bits, from `seed` (the FNV offset basis, or another start).
-uint64_t Fnv1a(std::string_view bytes, uint64_t seed) {
-  uint64_t h = seed;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 // A run id: the start time (UTC, to the ms) and the process id.
 std::string NewRunId(int64_t start_ms) {
   const auto tp =
@@ -88,6 +79,37 @@ Status PutState(StateStore* states, const std::string& table, std::optional<uint
   }
   *version = *put;
   return Status::OK();
+}
+
+// DesignRequest::check_mapping for commands that write: the target is
+// `target_url` when set, else the mapping's, which must be there.
+std::function<Status(Mapping&)> ResolveTarget(const std::string& target_url) {
+  return [target_url](Mapping& m) -> Status {
+    if (!target_url.empty()) {
+      m.target_url = target_url;
+    } else if (!m.target_problem.ok()) {
+      return m.target_problem;
+    }
+    if (m.target_url.empty()) {
+      return Status::InvalidArgument(
+          fmt::format("{}: no target: set 'target' in the mapping or pass --target leveldb:PATH or "
+                      "hbase://HOST:PORT",
+                      m.file));
+    }
+    return Status::OK();
+  };
+}
+
+// Creates (or checks) `tp`'s table in `store` with the split points a
+// migrate gives it (a salted key's buckets); returns its full name.
+Result<std::string> CreateTargetTable(const TablePlan& tp, Source* source, Store* store) {
+  // A salted key pre-splits at its buckets (no source read); other split
+  // points come from `widen ddl --apply --regions N` before the run.
+  TableDescriptor desc = tp.descriptor;
+  WIDEN_ASSIGN_OR_RETURN(SplitPlan split, ComputeSplitPoints(tp, source, SplitOptions()));
+  desc.split_points = split.points;
+  WIDEN_RETURN_IF_ERROR(store->CreateTable(desc));
+  return desc.FullName();
 }
 
 }  // namespace
@@ -198,12 +220,11 @@ std::string TableFingerprint(const TablePlan& tp, Source* source) {
       return Status::OK();
     });
   }
-  const uint64_t a = Fnv1a(text, 14695981039346656037ull);
-  const uint64_t b = Fnv1a(text, a ^ 0x9e3779b97f4a7c15ull);
+  const XXH128_hash_t h = XXH3_128bits(text.data(), text.size());
   std::string out(16, '\0');
   for (int i = 0; i < 8; ++i) {
-    out[i] = static_cast<char>(a >> (56 - 8 * i));
-    out[8 + i] = static_cast<char>(b >> (56 - 8 * i));
+    out[i] = static_cast<char>(h.high64 >> (56 - 8 * i));
+    out[8 + i] = static_cast<char>(h.low64 >> (56 - 8 * i));
   }
   return out;
 }
@@ -237,20 +258,7 @@ Result<MigrateResult> Migrate(const MigrateRequest& r) {
   // The target is resolved before the source is opened: a missing one is a
   // mapping error the user fixes first.
   DesignRequest dr = r.design;
-  dr.check_mapping = [&r](Mapping& m) -> Status {
-    if (!r.target_url.empty()) {
-      m.target_url = r.target_url;
-    } else if (!m.target_problem.ok()) {
-      return m.target_problem;
-    }
-    if (m.target_url.empty()) {
-      return Status::InvalidArgument(
-          fmt::format("{}: no target: set 'target' in the mapping or pass --target leveldb:PATH or "
-                      "hbase://HOST:PORT",
-                      m.file));
-    }
-    return Status::OK();
-  };
+  dr.check_mapping = ResolveTarget(r.target_url);
   WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Design> design, LoadDesign(dr));
   Design& d = *design;
   Mapping& m = d.mapping;
@@ -291,21 +299,15 @@ Result<MigrateResult> Migrate(const MigrateRequest& r) {
   };
   std::vector<Target> targets;
   for (const TablePlan* tp : d.tables) {
-    // A salted key pre-splits at its buckets (no source read); other split
-    // points come from `widen ddl --apply --regions N` before the run.
-    TableDescriptor desc = tp->descriptor;
-    WIDEN_ASSIGN_OR_RETURN(SplitPlan split,
-                           ComputeSplitPoints(*tp, d.source.get(), SplitOptions()));
-    desc.split_points = split.points;
-    WIDEN_RETURN_IF_ERROR(store->CreateTable(desc));
     Target t;
-    t.name = desc.FullName();
+    WIDEN_ASSIGN_OR_RETURN(t.name, CreateTargetTable(*tp, d.source.get(), store.get()));
     WIDEN_ASSIGN_OR_RETURN(std::optional<TableState> before, states->Get(t.name));
     if (before) t.version = before->version;
     t.state.status = TableStatus::kLoading;
     t.state.run_id = result.run_id;
     t.state.started_ms = start_ms;
     t.state.mapping_fingerprint = TableFingerprint(*tp, d.source.get());
+    t.state.extensions[kLoadTimestampExtension] = std::to_string(ao.timestamp_ms);
     WIDEN_RETURN_IF_ERROR(PutState(states.get(), t.name, &t.version, t.state));
     targets.push_back(std::move(t));
   }
@@ -349,6 +351,124 @@ Result<MigrateResult> Migrate(const MigrateRequest& r) {
     result.tables.push_back(stats);
   }
   if (rejects) result.rejected = rejects->count();
+  return result;
+}
+
+Result<SyncResult> Sync(const SyncRequest& r) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const int64_t start_ms = NowMs();
+  DesignRequest dr = r.design;
+  dr.check_mapping = ResolveTarget(r.target_url);
+  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Design> design, LoadDesign(dr));
+  Design& d = *design;
+  Mapping& m = d.mapping;
+  for (const TablePlan* tp : d.tables) WIDEN_RETURN_IF_ERROR(CheckScans(*tp, d.source.get()));
+  WIDEN_ASSIGN_OR_RETURN(JobLayout jobs, LayOutJobs(d, r.jobs, r.cancel));
+  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open(m.target_url, StoreOptions()));
+  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<StateStore> states, store->NewStateStore());
+
+  SyncResult result;
+  result.run_id = NewRunId(start_ms);
+  struct Target {
+    std::string name;
+    std::optional<uint64_t> version;
+    TableState state;
+    bool digests = false;  // every stored row has its digest
+    int64_t timestamp_ms = 0;
+  };
+  std::vector<Target> targets;
+  for (const TablePlan* tp : d.tables) {
+    Target t;
+    WIDEN_ASSIGN_OR_RETURN(t.name, CreateTargetTable(*tp, d.source.get(), store.get()));
+    // A store that cannot sync says so before anything is recorded.
+    WIDEN_RETURN_IF_ERROR(store->NewRowWriter(t.name).status());
+    WIDEN_ASSIGN_OR_RETURN(std::optional<TableState> before, states->Get(t.name));
+    if (before) {
+      t.version = before->version;
+      t.state = *before;
+    }
+    auto ext = [&](const char* key) -> std::string {
+      auto it = t.state.extensions.find(key);
+      return it == t.state.extensions.end() ? "" : it->second;
+    };
+    t.digests = ext(kDigestsExtension) == "complete";
+    if (r.timestamp_ms) {
+      t.timestamp_ms = *r.timestamp_ms;
+    } else if (m.timestamp_ms) {
+      t.timestamp_ms = *m.timestamp_ms;
+    } else if (!ext(kLoadTimestampExtension).empty()) {
+      t.timestamp_ms = std::stoll(ext(kLoadTimestampExtension));
+    } else {
+      t.timestamp_ms = start_ms;
+    }
+    t.state.status = TableStatus::kLoading;
+    t.state.run_id = result.run_id;
+    t.state.started_ms = start_ms;
+    t.state.finished_ms = 0;
+    t.state.mapping_fingerprint = TableFingerprint(*tp, d.source.get());
+    t.state.extensions[kLoadTimestampExtension] = std::to_string(t.timestamp_ms);
+    WIDEN_RETURN_IF_ERROR(PutState(states.get(), t.name, &t.version, t.state));
+    targets.push_back(std::move(t));
+  }
+
+  for (size_t i = 0; i < d.tables.size(); ++i) {
+    const auto table_start = std::chrono::steady_clock::now();
+    const TablePlan& tp = *d.tables[i];
+    Target& target = targets[i];
+    AssembleOptions ao;
+    ao.timestamp_ms = target.timestamp_ms;
+    ao.progress = r.progress;
+    ao.cancel = r.cancel;
+    TableSyncResult out;
+    out.table = target.name;
+    out.timestamp_ms = target.timestamp_ms;
+    out.read.table = target.name;
+    // Every row the source gives now, sorted in the table's cell order.
+    auto runs = std::make_shared<CellRuns>();
+    Status s = RunJobs(
+        tp, jobs.splits[i], jobs.sources,
+        [&]() -> Result<std::unique_ptr<CellSink>> {
+          return std::unique_ptr<CellSink>(new RunsSink(runs));
+        },
+        ao, &out.read);
+    std::unique_ptr<RowDigestReader> stored;
+    std::unique_ptr<RowWriter> writer;
+    if (s.ok()) {
+      auto reader = store->NewDigestReader(target.name, !target.digests);
+      auto w = store->NewRowWriter(target.name);
+      s = !reader.ok() ? reader.status() : w.status();
+      if (s.ok()) {
+        stored = std::move(*reader);
+        writer = std::move(*w);
+        s = SyncRows(runs.get(), stored.get(), writer.get(), r.cancel, &out.rows);
+      }
+    }
+    if (s.ok()) s = writer->Sync();
+    if (r.table_done) r.table_done();
+    if (s.code() == StatusCode::kCancelled) {
+      return Status::Cancelled(fmt::format(
+          "interrupted: table '{}' is left partly synced (every row whole, old or new); run the "
+          "sync again",
+          target.name));
+    }
+    if (!s.ok()) {
+      TableState failed = target.state;
+      failed.status = TableStatus::kFailed;
+      failed.finished_ms = NowMs();
+      (void)PutState(states.get(), target.name, &target.version, failed);
+      return s;
+    }
+    // The writer synced: the rows and their digests are durable.
+    TableState done = target.state;
+    done.status = TableStatus::kComplete;
+    done.finished_ms = NowMs();
+    done.extensions[kDigestsExtension] = "complete";
+    WIDEN_RETURN_IF_ERROR(PutState(states.get(), target.name, &target.version, done));
+    out.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - table_start).count();
+    result.tables.push_back(std::move(out));
+  }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;
 }
 

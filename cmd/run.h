@@ -32,6 +32,7 @@
 #include "common/status.h"
 #include "extract/source.h"
 #include "mapping/mapping.h"
+#include "store/row_sync.h"
 #include "transform/assembler.h"
 #include "transform/key_anatomy.h"
 #include "transform/lint.h"
@@ -140,6 +141,56 @@ struct MigrateResult {
 /// about. Cancelled (message: what was left incomplete and how many rows
 /// were written) when `cancel` turned true.
 Result<MigrateResult> Migrate(const MigrateRequest& request);
+
+/// Table state extensions (TableState::extensions) the run layer keeps.
+/// The cell timestamp (ms, decimal text) a table was loaded with when its
+/// mapping gives none (no --timestamp-ms, no `timestamp_ms`): sync writes
+/// re-written rows with it, so the table stays what one migrate writes.
+inline constexpr char kLoadTimestampExtension[] = "widen.timestamp_ms";
+/// "complete" once a sync finished the table: every row has its digest
+/// (store/row_sync.h). Absent (a migrate wrote the table last): the next
+/// sync compares against the rows the cells hold and rewrites every one.
+inline constexpr char kDigestsExtension[] = "widen.digests";
+
+/// What Sync does, beyond the design.
+struct SyncRequest {
+  DesignRequest design;
+  std::string target_url;               // overrides the mapping's target when set
+  std::optional<int64_t> timestamp_ms;  // cell timestamp (see kLoadTimestampExtension)
+  int jobs = 1;                         // parallel jobs per table
+  const std::atomic<bool>* cancel = nullptr;
+  std::function<void(const TableStats&)> progress;
+  std::function<void()> table_done;
+};
+
+/// What a sync did to one target table.
+struct TableSyncResult {
+  std::string table;
+  std::string mode = "digest";  // how changes were found
+  TableStats read;              // source rows read and cells assembled
+  RowSyncStats rows;            // rows left alone, written, removed
+  int64_t timestamp_ms = 0;     // the timestamp re-written cells got (unless a version column's)
+  double seconds = 0;
+};
+
+/// What a sync did.
+struct SyncResult {
+  std::string run_id;
+  std::vector<TableSyncResult> tables;
+  double seconds = 0;
+};
+
+/// widen sync: brings each target table to what a migrate of the source
+/// now writes, writing only the rows that changed (digest mode,
+/// store/row_sync.h): LoadDesign, CheckScans, LayOutJobs, open the target,
+/// create missing tables, record each table loading, assemble every row
+/// into an external sort, SyncRows against the stored rows, Sync the
+/// writer, then record the table complete (with its digests complete). The
+/// source is read in one snapshot. A run stopped at any point (error,
+/// Ctrl-C, kill -9) leaves every row either as it was or as it should be,
+/// and the next run converges. Errors as Migrate; FailedPrecondition for a
+/// target that cannot sync (HBase, for now).
+Result<SyncResult> Sync(const SyncRequest& request);
 
 /// Refuses a rejects path that is the mapping file, not a regular file, or
 /// inside a leveldb: target store. InvalidArgument naming the path.

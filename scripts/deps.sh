@@ -16,7 +16,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   libpqxx-dev libmysqlcppconn-dev libyaml-cpp-dev
-  libleveldb-dev libsnappy-dev libcli11-dev
+  libleveldb-dev libsnappy-dev libcli11-dev libxxhash-dev
   libgtest-dev libgmock-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
   postgresql-15 postgresql-client-15 mariadb-server mariadb-client
   time graphviz

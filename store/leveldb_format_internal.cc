@@ -49,6 +49,12 @@ std::string StateKey(std::string_view full_name) {
   return key;
 }
 
+void AppendRowDigestPrefix(std::string* dst, std::string_view full_name) {
+  dst->push_back(kRowDigestTag);
+  dst->append(full_name);
+  dst->push_back('\x00');
+}
+
 void AppendCellKeyPrefix(std::string* dst, std::string_view full_name) {
   dst->push_back(kCellTag);
   dst->append(full_name);

@@ -28,6 +28,7 @@ inline constexpr char kHeaderTag = '\x00';
 inline constexpr char kTableTag = '\x01';
 inline constexpr char kCellTag = '\x02';
 inline constexpr char kStateTag = '\x03';
+inline constexpr char kRowDigestTag = '\x04';
 
 /// A key above every key a store holds (no tag is 0xFF): the empty key
 /// range a sink's Sync compacts to make LevelDB write out its memtable.
@@ -45,6 +46,10 @@ std::string TableKey(std::string_view full_name);
 /// Table state key: 0x03 + full table name (its value: the state value of
 /// store/state_store.h).
 std::string StateKey(std::string_view full_name);
+
+/// Appends a table's row digest key prefix, 0x04 + full table name + 0x00;
+/// a row's digest key is the prefix + the row key's bytes as they are.
+void AppendRowDigestPrefix(std::string* dst, std::string_view full_name);
 
 /// Appends a table's cell key prefix, 0x02 + full table name + 0x00. Every
 /// cell key of the table starts with these bytes and no other key does

@@ -205,6 +205,194 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
 };
 
 // ---------------------------------------------------------------------------
+// Sync: the rows of a table with their digests, and a writer of whole rows.
+
+// Rows with their recorded digests (tag 0x04 keys), or, from_cells, the
+// distinct rows of the table's cell keys (digest empty).
+class LevelDbDigestReader final : public RowDigestReader {
+ public:
+  LevelDbDigestReader(std::shared_ptr<Database> db, const std::string& full_name, bool from_cells)
+      : db_(std::move(db)), from_cells_(from_cells), it_(db_->db->NewIterator(ReadOpts())) {
+    if (from_cells_) {
+      lf::AppendCellKeyPrefix(&prefix_, full_name);
+    } else {
+      lf::AppendRowDigestPrefix(&prefix_, full_name);
+    }
+    it_->Seek(prefix_);
+    Load();
+  }
+  bool Valid() const override { return valid_; }
+  void Next() override {
+    if (from_cells_) {
+      // Past every cell of this row: ESC(row) 0x00 0x02 sorts after the row's
+      // terminator 0x00 0x01 and before any longer row's bytes.
+      std::string next = prefix_;
+      next.append(escaped_row_);
+      next.append("\x00\x02", 2);
+      it_->Seek(next);
+    } else {
+      it_->Next();
+    }
+    Load();
+  }
+  std::string_view row() const override { return row_; }
+  std::string_view digest() const override { return digest_; }
+  Status status() const override { return status_; }
+
+ private:
+  static leveldb::ReadOptions ReadOpts() {
+    leveldb::ReadOptions o;
+    o.fill_cache = false;
+    return o;
+  }
+  void Load() {
+    valid_ = false;
+    if (!it_->Valid()) {
+      if (!it_->status().ok()) status_ = FromLevelDb(it_->status(), "reading row digests");
+      return;
+    }
+    const std::string_view key(it_->key().data(), it_->key().size());
+    if (key.substr(0, prefix_.size()) != prefix_) return;
+    const std::string_view rest = key.substr(prefix_.size());
+    if (from_cells_) {
+      lf::CellKeyParts parts;
+      if (!lf::ParseCellKeySuffix(rest, &parts)) {
+        status_ = Status::DataLoss("a malformed cell key while listing rows");
+        return;
+      }
+      escaped_row_.assign(parts.row);
+      row_.clear();
+      if (parts.row_escaped) {
+        lf::AppendUnescaped(&row_, parts.row);
+      } else {
+        row_.assign(parts.row);
+      }
+      digest_.clear();
+    } else {
+      row_.assign(rest);
+      digest_.assign(it_->value().data(), it_->value().size());
+    }
+    valid_ = true;
+  }
+
+  std::shared_ptr<Database> db_;
+  const bool from_cells_;
+  std::unique_ptr<leveldb::Iterator> it_;
+  std::string prefix_;
+  std::string row_, escaped_row_, digest_;
+  bool valid_ = false;
+  Status status_;
+};
+
+// Rows replaced in write batches of about `batch_bytes`: the row's old cell
+// keys deleted, its new cells and digest put, all in one batch.
+class LevelDbRowWriter final : public RowWriter {
+ public:
+  LevelDbRowWriter(std::shared_ptr<Database> db, std::string full_name,
+                   const TableDescriptor& descriptor, size_t batch_bytes)
+      : db_(std::move(db)),
+        full_name_(std::move(full_name)),
+        checker_(descriptor, CellLimits()),
+        batch_bytes_(batch_bytes) {
+    lf::AppendCellKeyPrefix(&cell_prefix_, full_name_);
+    lf::AppendRowDigestPrefix(&digest_prefix_, full_name_);
+  }
+  ~LevelDbRowWriter() override = default;
+
+  Status ReplaceRow(std::string_view row, const CellBatch& cells,
+                    std::string_view digest) override {
+    for (size_t i = 0; i < cells.size(); ++i) {
+      const CellView c = cells.Get(i);
+      if (c.row != row) {
+        return Status::Internal("table " + Quoted(full_name_) + ": a cell of row " + Quoted(c.row) +
+                                " given for row " + Quoted(row));
+      }
+      WIDEN_RETURN_IF_ERROR(checker_.Check(c));
+    }
+    // The row's stored cells, every version and family (the uncommitted
+    // batch never holds this row: rows come once each).
+    std::string row_key = cell_prefix_;
+    lf::AppendEscapedTerminated(&row_key, row);
+    std::unique_ptr<leveldb::Iterator> it(db_->db->NewIterator(leveldb::ReadOptions()));
+    uint64_t removed = 0;
+    for (it->Seek(row_key); it->Valid(); it->Next()) {
+      const leveldb::Slice k = it->key();
+      if (!k.starts_with(leveldb::Slice(row_key))) break;
+      batch_.Delete(k);
+      ++removed;
+    }
+    if (!it->status().ok()) {
+      return FromLevelDb(it->status(), "reading row " + Quoted(row) + " of " + Quoted(full_name_));
+    }
+    std::string key;
+    for (size_t i = 0; i < cells.size(); ++i) {
+      const CellView c = cells.Get(i);
+      key.assign(row_key);
+      lf::AppendCellKeyAfterRow(&key, c);
+      batch_.Put(leveldb::Slice(key), leveldb::Slice(c.value.data(), c.value.size()));
+      stats_.bytes_put += key.size() + c.value.size();
+    }
+    std::string dkey = digest_prefix_;
+    dkey.append(row);
+    if (digest.empty() || cells.empty()) {
+      batch_.Delete(dkey);
+    } else {
+      batch_.Put(dkey, leveldb::Slice(digest.data(), digest.size()));
+    }
+    stats_.cells_put += cells.size();
+    stats_.cells_deleted += removed;
+    if (!cells.empty()) {
+      ++stats_.rows_written;
+    } else if (removed > 0) {
+      ++stats_.rows_deleted;
+    }
+    if (batch_.ApproximateSize() >= batch_bytes_) return Write(false);
+    return Status::OK();
+  }
+
+  Status Sync() override {
+    WIDEN_RETURN_IF_ERROR(Write(false));
+    if (!written_) return Status::OK();
+    // As LevelDbSink::SyncWritten: write out the memtable, then a synced write.
+    const leveldb::Slice past_every_key(lf::kPastEveryKey.data(), lf::kPastEveryKey.size());
+    db_->db->CompactRange(&past_every_key, &past_every_key);
+    leveldb::WriteBatch empty;
+    leveldb::WriteOptions sync;
+    sync.sync = true;
+    leveldb::Status s = db_->db->Write(sync, &empty);
+    if (!s.ok()) return FromLevelDb(s, "syncing table " + Quoted(full_name_));
+    written_ = false;
+    return Status::OK();
+  }
+
+  const RowWriterStats& stats() const override { return stats_; }
+
+ private:
+  Status Write(bool sync) {
+    if (batch_.ApproximateSize() <= kEmptyBatchBytes) return Status::OK();
+    leveldb::WriteOptions o;
+    o.sync = sync;
+    leveldb::Status s = db_->db->Write(o, &batch_);
+    if (!s.ok()) return FromLevelDb(s, "writing rows of table " + Quoted(full_name_));
+    batch_.Clear();
+    written_ = true;
+    return Status::OK();
+  }
+
+  // leveldb::WriteBatch's header (sequence and count): the size of an empty batch.
+  static constexpr size_t kEmptyBatchBytes = 12;
+
+  const std::shared_ptr<Database> db_;
+  const std::string full_name_;
+  CellChecker checker_;
+  const size_t batch_bytes_;
+  std::string cell_prefix_, digest_prefix_;
+  leveldb::WriteBatch batch_;
+  bool written_ = false;
+  RowWriterStats stats_;
+};
+
+// ---------------------------------------------------------------------------
 // Reader: a leveldb::Iterator over the table's key range, with HBase's read
 // rules applied as the keys go by (they arrive in HBase cell order).
 
@@ -746,6 +934,19 @@ Result<std::unique_ptr<CellReader>> LevelDbStore::NewReader(const std::string& f
   auto reader = std::make_unique<LevelDbReader>(db_, d.FullName(), d, options, now_ms);
   reader->Start();
   return std::unique_ptr<CellReader>(std::move(reader));
+}
+
+Result<std::unique_ptr<RowDigestReader>> LevelDbStore::NewDigestReader(const std::string& full_name,
+                                                                       bool from_cells) {
+  WIDEN_ASSIGN_OR_RETURN(TableDescriptor d, DescribeTable(full_name));
+  return std::unique_ptr<RowDigestReader>(new LevelDbDigestReader(db_, d.FullName(), from_cells));
+}
+
+Result<std::unique_ptr<RowWriter>> LevelDbStore::NewRowWriter(const std::string& full_name) {
+  WIDEN_ASSIGN_OR_RETURN(TableDescriptor d, DescribeTable(full_name));
+  std::string name = d.FullName();
+  return std::unique_ptr<RowWriter>(
+      new LevelDbRowWriter(db_, std::move(name), d, options_.batch_bytes));
 }
 
 }  // namespace widen

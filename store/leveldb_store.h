@@ -33,6 +33,12 @@
 //                         |                  | or nothing: a tombstone         |
 //                         +------------------+---------------------------------+
 //
+//   row digest     key:   +------+-----------+------+-----------------------+
+//                         | 0x04 | full name | 0x00 | row key, as it is     |
+//                         +------+-----------+------+-----------------------+
+//                  value: the row's digest (16 bytes, store/row_sync.h), written
+//                         by sync in the same atomic batch as the row's cells
+//
 //   cell           key:
 //     +------+-----------+------+----------+-----------+--------+------+
 //     | 0x02 | full name | 0x00 | ESC(row) | 0x00 0x01 | family | 0x00 |  ...
@@ -60,7 +66,8 @@
 // A database that has keys but no header, or a header with another version,
 // is refused with FailedPrecondition. No key starts with 0xFF.
 //
-// The table state keys (tag 0x03) came after format 1 was first written,
+// The table state keys (tag 0x03) and row digest keys (tag 0x04) came after
+// format 1 was first written,
 // without a version bump: a format 1 store without them opens as before
 // (every table's state is unknown: StateStore::Get gives nullopt), and a
 // reader that knows only tags 0x00 to 0x02 never reads past the keys it
@@ -152,6 +159,13 @@ class LevelDbStore final : public Store {
   /// shared by every StateStore of this open store, and LevelDB's lock
   /// keeps other processes out of the store.
   Result<std::unique_ptr<StateStore>> NewStateStore() override;
+  /// Digests under tag 0x04 (above); from_cells lists the cell keys' rows.
+  Result<std::unique_ptr<RowDigestReader>> NewDigestReader(const std::string& full_name,
+                                                           bool from_cells) override;
+  /// Each ReplaceRow deletes the row's cell keys and puts its new cells and
+  /// digest key in one leveldb::WriteBatch (written when it holds about
+  /// StoreOptions::batch_bytes): atomic per row.
+  Result<std::unique_ptr<RowWriter>> NewRowWriter(const std::string& full_name) override;
 
   /// The store's directory.
   const std::string& path() const { return path_; }

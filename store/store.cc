@@ -45,4 +45,15 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& url, const StoreOp
                                  "PATH), hbase://HOST:PORT (HBase Thrift2 gateway)");
 }
 
+Result<std::unique_ptr<RowDigestReader>> Store::NewDigestReader(const std::string& full_name,
+                                                                bool) {
+  return Status::FailedPrecondition("table '" + full_name +
+                                    "': widen sync does not write to this kind of store yet");
+}
+
+Result<std::unique_ptr<RowWriter>> Store::NewRowWriter(const std::string& full_name) {
+  return Status::FailedPrecondition("table '" + full_name +
+                                    "': widen sync does not write to this kind of store yet");
+}
+
 }  // namespace widen

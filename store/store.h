@@ -30,6 +30,50 @@ struct StoreOptions {
   bool create_if_missing = true;
 };
 
+/// Rows of one table with the digest of what widen last wrote into each
+/// (Store::NewDigestReader), in row key order (unsigned bytes). row() and
+/// digest() are views valid until Next(). Errors are sticky in status().
+class RowDigestReader {
+ public:
+  virtual ~RowDigestReader() = default;
+  virtual bool Valid() const = 0;
+  /// REQUIRES: Valid().
+  virtual void Next() = 0;
+  virtual std::string_view row() const = 0;
+  /// The recorded digest (16 bytes), or empty when none is known.
+  virtual std::string_view digest() const = 0;
+  virtual Status status() const = 0;
+};
+
+/// What a RowWriter changed.
+struct RowWriterStats {
+  uint64_t rows_written = 0;   // rows replaced or added (ReplaceRow with cells)
+  uint64_t rows_deleted = 0;   // rows removed (ReplaceRow without cells, of a row that held some)
+  uint64_t cells_put = 0;      // cells written
+  uint64_t cells_deleted = 0;  // stored cells removed (every version counts)
+  uint64_t bytes_put = 0;      // key and value bytes of the cells written
+};
+
+/// Replaces whole rows of one table: what sync writes. Each ReplaceRow is
+/// atomic in the store: a reader (or a later run after a crash) sees the
+/// row and its digest either as they were or as they are after it. Used by
+/// one thread.
+class RowWriter {
+ public:
+  virtual ~RowWriter() = default;
+  /// Makes `row` hold exactly `cells` — every cell it held before, of
+  /// every family and version, is removed (physically, no delete marker) —
+  /// and records `digest` for it (empty: removes the row's digest). `cells`
+  /// are all of row `row`, sorted in HBase cell order, with no two of equal
+  /// coordinates; empty removes the row. Each cell is checked like a sink's
+  /// (common/cell_check.h). Not durable until Sync.
+  virtual Status ReplaceRow(std::string_view row, const CellBatch& cells,
+                            std::string_view digest) = 0;
+  /// Makes every change so far durable (as CellSink::Sync).
+  virtual Status Sync() = 0;
+  virtual const RowWriterStats& stats() const = 0;
+};
+
 /// What a reader returns; HBase Scan/Get semantics.
 struct ReadOptions {
   std::string start_row;    // inclusive; empty = first row
@@ -81,6 +125,18 @@ class Store {
                                                         const ReadOptions& options) = 0;
   /// The state of this store's tables. Does no I/O; may outlive the store.
   virtual Result<std::unique_ptr<StateStore>> NewStateStore() = 0;
+
+  /// The rows of `full_name` (which must exist) with the digest widen
+  /// recorded for each when it last wrote the row through a RowWriter, in
+  /// row key order. With `from_cells`, the rows are those the table's cells
+  /// hold (each once, digest empty: unknown) — for a table whose rows were
+  /// written without digests. FailedPrecondition from a store that cannot
+  /// sync (the default).
+  virtual Result<std::unique_ptr<RowDigestReader>> NewDigestReader(const std::string& full_name,
+                                                                   bool from_cells);
+  /// A writer of whole rows of `full_name` (which must exist), for sync.
+  /// FailedPrecondition from a store that cannot sync (the default).
+  virtual Result<std::unique_ptr<RowWriter>> NewRowWriter(const std::string& full_name);
 };
 
 }  // namespace widen

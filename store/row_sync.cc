@@ -1,0 +1,151 @@
+#include "store/row_sync.h"
+
+#include <xxhash.h>
+
+#include <fmt/format.h>
+
+#include "common/bytes.h"
+
+namespace widen {
+
+namespace {
+
+void AppendU32(std::string* s, uint32_t v) {
+  for (int i = 3; i >= 0; --i) s->push_back(static_cast<char>(v >> (8 * i)));
+}
+
+void AppendU64(std::string* s, uint64_t v) {
+  for (int i = 7; i >= 0; --i) s->push_back(static_cast<char>(v >> (8 * i)));
+}
+
+// One cell's coordinates, owned: the cell before the current one.
+struct Coordinates {
+  std::string row, family, qualifier;
+  int64_t timestamp_ms = 0;
+  CellType type = CellType::kPut;
+  bool Same(const CellView& c) const {
+    return c.row == row && c.family == family && c.qualifier == qualifier &&
+           c.timestamp_ms == timestamp_ms && c.type == type;
+  }
+  void Set(const CellView& c) {
+    row.assign(c.row);
+    family.assign(c.family);
+    qualifier.assign(c.qualifier);
+    timestamp_ms = c.timestamp_ms;
+    type = c.type;
+  }
+};
+
+}  // namespace
+
+std::string RowDigest(const CellBatch& cells) {
+  XXH3_state_t* state = XXH3_createState();
+  XXH3_128bits_reset(state);
+  std::string buf;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const CellView c = cells.Get(i);
+    buf.clear();
+    AppendU32(&buf, static_cast<uint32_t>(c.family.size()));
+    buf.append(c.family);
+    AppendU32(&buf, static_cast<uint32_t>(c.qualifier.size()));
+    buf.append(c.qualifier);
+    AppendU64(&buf, static_cast<uint64_t>(c.timestamp_ms));
+    buf.push_back(static_cast<char>(c.type));
+    AppendU32(&buf, static_cast<uint32_t>(c.value.size()));
+    XXH3_128bits_update(state, buf.data(), buf.size());
+    XXH3_128bits_update(state, c.value.data(), c.value.size());
+  }
+  const XXH128_hash_t h = XXH3_128bits_digest(state);
+  XXH3_freeState(state);
+  std::string out;
+  AppendU64(&out, h.high64);
+  AppendU64(&out, h.low64);
+  return out;
+}
+
+Status SyncRows(CellRuns* cells, RowDigestReader* stored, RowWriter* writer,
+                const std::atomic<bool>* cancel, RowSyncStats* stats) {
+  const RowWriterStats before = writer->stats();
+  CellBatch row;        // the current row's cells, deduplicated
+  std::string row_key;  // its key
+  Coordinates last;     // the last cell added to `row`
+  bool have_last = false;
+  CellBatch pending;  // holds the last cell until the next one shows it is not replaced
+  CellBatch empty;
+
+  // Removes the stored rows below `key` (all of them when `key` is null).
+  auto remove_before = [&](const std::string* key) -> Status {
+    while (stored->Valid() && (key == nullptr || stored->row() < std::string_view(*key))) {
+      WIDEN_RETURN_IF_ERROR(writer->ReplaceRow(stored->row(), empty, ""));
+      ++stats->rows_deleted;
+      stored->Next();
+    }
+    return stored->status();
+  };
+
+  auto finish_row = [&]() -> Status {
+    if (!pending.empty()) {
+      row.Add(pending.Get(0));
+      pending.Clear();
+    }
+    if (row.empty()) return Status::OK();
+    ++stats->rows;
+    WIDEN_RETURN_IF_ERROR(remove_before(&row_key));
+    const std::string digest = RowDigest(row);
+    if (stored->Valid() && stored->row() == row_key) {
+      const bool same = stored->digest() == digest;
+      stored->Next();
+      WIDEN_RETURN_IF_ERROR(stored->status());
+      if (same) {
+        ++stats->rows_unchanged;
+        row.Clear();
+        return Status::OK();
+      }
+    }
+    WIDEN_RETURN_IF_ERROR(writer->ReplaceRow(row_key, row, digest));
+    ++stats->rows_written;
+    row.Clear();
+    return Status::OK();
+  };
+
+  uint64_t seen = 0;
+  Status s = cells->Merge(
+      [&](const CellView& c, bool) -> Status {
+        if ((++seen & 0xFFFF) == 0 && cancel != nullptr && cancel->load()) {
+          return Status::Cancelled("interrupted");
+        }
+        if (have_last && last.Same(c)) {
+          // The same coordinates again: this later cell replaces the pending one.
+          if (stats->overwritten++ == 0) {
+            stats->first_overwritten =
+                fmt::format("row {} column {}:{} timestamp {}", ToStringBinary(c.row),
+                            ToStringBinary(c.family), ToStringBinary(c.qualifier), c.timestamp_ms);
+          }
+          pending.Clear();
+          pending.Add(c);
+          return Status::OK();
+        }
+        if (!have_last || c.row != std::string_view(last.row)) {
+          WIDEN_RETURN_IF_ERROR(finish_row());
+          row_key.assign(c.row);
+        } else if (!pending.empty()) {
+          row.Add(pending.Get(0));
+          pending.Clear();
+        }
+        pending.Add(c);
+        last.Set(c);
+        have_last = true;
+        return Status::OK();
+      },
+      cancel);
+  if (!s.ok()) return s;
+  WIDEN_RETURN_IF_ERROR(finish_row());
+  WIDEN_RETURN_IF_ERROR(remove_before(nullptr));
+  const RowWriterStats& after = writer->stats();
+  stats->cells_put += after.cells_put - before.cells_put;
+  stats->cells_deleted += after.cells_deleted - before.cells_deleted;
+  stats->bytes_put += after.bytes_put - before.bytes_put;
+  return Status::OK();
+}
+
+}  // namespace widen

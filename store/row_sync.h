@@ -1,0 +1,69 @@
+// Row sync: bringing a stored table to the cells its source gives now,
+// writing only the rows that changed. `widen sync` assembles every row of a
+// target table from the source (as migrate does) into an external sort
+// (CellRuns), then SyncRows walks the sorted cells row by row beside the
+// rows the store holds (RowDigestReader, both in row key order):
+//
+//   a row only the source gives      -> written (RowWriter::ReplaceRow)
+//   a row only the store holds       -> removed
+//   a row both have, digests differ  -> replaced: its old cells removed,
+//                                       the new ones written
+//   a row both have, digests equal   -> left alone
+//
+// A row's digest covers every cell of it — family, qualifier, timestamp,
+// type and value — so any change that reaches a row (its driving row, a
+// joined row's denormalized copy, a nested child added, changed, moved or
+// removed, a row key that changed) changes its digest, and the row is
+// rewritten whole. What the store then holds is exactly what a migrate of
+// the source into an empty table writes, with the same timestamps.
+//
+// Thread safety: SyncRows uses its arguments from the calling thread only.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "common/cell.h"
+#include "common/cell_runs.h"
+#include "common/status.h"
+#include "store/store.h"
+
+namespace widen {
+
+/// Bytes of a row digest.
+inline constexpr size_t kRowDigestBytes = 16;
+
+/// The digest of one row: XXH3-128 (xxHash) over, for each cell in order,
+/// the family, qualifier and value each as u32 BE length + bytes, the
+/// timestamp (i64 BE) and the type byte; the 128-bit result written high
+/// half first, each half big-endian. 16 bytes. Persisted in stores: never
+/// change it.
+std::string RowDigest(const CellBatch& row_cells);
+
+/// What SyncRows did.
+struct RowSyncStats {
+  uint64_t rows = 0;            // rows the source gives (distinct row keys)
+  uint64_t rows_unchanged = 0;  // of those, left alone
+  uint64_t rows_written = 0;    // written or replaced
+  uint64_t rows_deleted = 0;    // removed: the source no longer gives them
+  uint64_t cells_put = 0;
+  uint64_t cells_deleted = 0;  // stored cells removed (every version)
+  uint64_t bytes_put = 0;
+  /// Cells that replaced a cell of this run with the same coordinates
+  /// (row, family, qualifier, timestamp, type): the earlier one is lost, as
+  /// in a migrate (which exits 8 for them).
+  uint64_t overwritten = 0;
+  std::string first_overwritten;  // the first such cell, printable
+};
+
+/// Makes the table `writer` writes hold exactly the cells `cells` holds
+/// (consumed; equal coordinates: the last added wins), writing only rows
+/// whose digest differs from `stored`'s (see above). `stored` and `writer`
+/// are of the same table. Does not Sync the writer. Cancelled when *cancel
+/// turns true (rows written so far stay written, each whole); the errors of
+/// the reader, the writer and the runs.
+Status SyncRows(CellRuns* cells, RowDigestReader* stored, RowWriter* writer,
+                const std::atomic<bool>* cancel, RowSyncStats* stats);
+
+}  // namespace widen

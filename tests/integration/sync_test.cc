@@ -1,0 +1,317 @@
+// widen sync on real servers, both engines: after each scripted change
+// sequence the synced store equals, cell by cell with every version, a fresh
+// migrate of the final source state into an empty store with the same cell
+// timestamp — the reference, itself checked against SQL by the migrate
+// tests. The design has what sync could get wrong: a composite key not in
+// read order (customer|order) that changes when an order moves to another
+// customer, a denormalized customer name (fan-out), nested lines (moved,
+// removed, added), a duplicated table keyed by customer with the orders
+// nested, and a column set to NULL and back. Also: a sync with nothing to do
+// writes nothing; a sync killed (SIGKILL) at random points converges on the
+// next run; a second sync while one runs exits 7 and writes nothing.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/integration/test_env.h"
+
+namespace widen::testing {
+namespace {
+
+enum class Engine { kPostgres, kMySql };
+
+constexpr const char* kMapping = R"YAML(
+source: ${WIDEN_SOURCE_URL}
+tables:
+  - name: s:orders
+    from: orders
+    families: [d, l]
+    key:
+      parts: [{column: customer_id, width: 6}, {column: id, width: 8}]
+    joins:
+      - {table: customer, on: {customer_id: id}}
+    columns:
+      - {column: customer.name, to: "d:customer"}
+      - {column: status, to: "d:status"}
+      - {column: total, to: "d:total"}
+    nest:
+      - table: line
+        on: {id: order_id}
+        family: l
+        prefix: l
+        id: [{column: id, width: 8}]
+        columns: [product, qty]
+  - name: s:by_customer
+    from: customer
+    families: [d, o]
+    key:
+      parts: [{column: id, width: 6}]
+    columns:
+      - {column: name, to: "d:name"}
+      - {column: city, to: "d:city"}
+    nest:
+      - table: orders
+        on: {id: customer_id}
+        family: o
+        prefix: o
+        id: [{column: id, width: 8}]
+        columns: [status]
+)YAML";
+
+// Both engines: `n` customers, 4n orders, 3 lines each.
+std::vector<std::string> Schema(Engine e, int n) {
+  const bool pg = e == Engine::kPostgres;
+  auto series = [&](int count) {
+    return pg ? fmt::format("generate_series(1, {}) AS g(i)", count)
+              : fmt::format("(SELECT seq AS i FROM seq_1_to_{}) AS g", count);
+  };
+  const std::string concat_c = pg ? "'c' || i" : "CONCAT('c', i)";
+  const std::string concat_p = pg ? "'p' || (i % 17)" : "CONCAT('p', i % 17)";
+  return {
+      "CREATE TABLE customer (id int PRIMARY KEY, name varchar(40), city varchar(40))",
+      "CREATE TABLE orders (id int PRIMARY KEY, customer_id int NOT NULL, status varchar(20), "
+      "total int)",
+      "CREATE TABLE line (id int PRIMARY KEY, order_id int NOT NULL, product varchar(20), qty "
+      "int)",
+      fmt::format("INSERT INTO customer SELECT i, {}, 'city' FROM {}", concat_c, series(n)),
+      fmt::format("INSERT INTO orders SELECT i, (i % {}) + 1, 'new', i * 10 FROM {}", n,
+                  series(4 * n)),
+      fmt::format("INSERT INTO line SELECT i, (i % {}) + 1, {}, i % 5 FROM {}", 4 * n, concat_p,
+                  series(12 * n)),
+  };
+}
+
+class SyncTest : public ::testing::TestWithParam<Engine> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Engine::kPostgres) {
+      const std::string url = PgUrl();
+      if (url.empty()) {
+        if (InCi()) FAIL() << "WIDEN_TEST_PG_URL is not set under CI";
+        GTEST_SKIP() << "WIDEN_TEST_PG_URL not set (run through scripts/with-servers.sh)";
+      }
+      db_ = FreshPgDatabase(url, "widen_it_sync");
+    } else {
+      const std::string url = MySqlUrl();
+      if (url.empty()) {
+        if (InCi()) FAIL() << "WIDEN_TEST_MYSQL_URL is not set under CI";
+        GTEST_SKIP() << "WIDEN_TEST_MYSQL_URL not set (run through scripts/with-servers.sh)";
+      }
+      db_ = FreshMySqlDatabase(url, "widen_it_sync");
+    }
+    dir_ = MakeTempDir();
+    mapping_ = dir_ + "/mapping.yaml";
+    std::ofstream(mapping_) << kMapping;
+    store_ = "leveldb:" + dir_ + "/synced";
+  }
+
+  void Sql(const std::vector<std::string>& statements) {
+    if (GetParam() == Engine::kPostgres) {
+      for (const auto& s : statements) PgQuery(db_, s);
+    } else {
+      MySqlQuery(db_, statements);
+    }
+  }
+
+  std::string Widen(const std::string& args) const {
+    return fmt::format("WIDEN_SOURCE_URL={} {} {}", ShellQuote(db_), WidenBinary(), args);
+  }
+
+  // widen sync --format json into the synced store; its document.
+  nlohmann::json SyncJson() {
+    CommandResult r = RunCommand(Widen(fmt::format("sync -m {} --target {} --format json",
+                                                   ShellQuote(mapping_), ShellQuote(store_))));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    const size_t brace = r.output.find('{');
+    if (r.exit_code != 0 || brace == std::string::npos) return nlohmann::json();
+    return nlohmann::json::parse(r.output.substr(brace), nullptr, false);
+  }
+
+  // The synced store equals a fresh migrate of the source as it is now,
+  // with the timestamp the sync used, cell by cell, every version.
+  void ExpectSameAsAFreshMigrate(int64_t timestamp_ms) {
+    const std::string fresh = fmt::format("leveldb:{}/fresh{}", dir_, ++fresh_count_);
+    CommandResult r =
+        RunCommand(Widen(fmt::format("migrate -q -m {} --target {} --timestamp-ms {}",
+                                     ShellQuote(mapping_), ShellQuote(fresh), timestamp_ms)));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    for (const char* table : {"s:orders", "s:by_customer"}) {
+      SCOPED_TRACE(table);
+      const std::vector<CellRecord> want = ReadCells(fresh, table, 1000);
+      const std::vector<CellRecord> got = ReadCells(store_, table, 1000);
+      ASSERT_FALSE(want.empty());
+      EXPECT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
+        if (got[i].row != want[i].row || got[i].column != want[i].column ||
+            got[i].timestamp_ms != want[i].timestamp_ms || got[i].value != want[i].value) {
+          ADD_FAILURE() << "cell " << i << ": synced " << got[i].row << " " << got[i].column << " @"
+                        << got[i].timestamp_ms << " = " << got[i].value << "; fresh " << want[i].row
+                        << " " << want[i].column << " @" << want[i].timestamp_ms << " = "
+                        << want[i].value;
+          break;
+        }
+      }
+    }
+  }
+
+  static uint64_t Total(const nlohmann::json& j, const char* key) {
+    return j.is_object() && j.contains(key) ? j[key].get<uint64_t>() : ~0ull;
+  }
+
+  std::string db_, dir_, mapping_, store_;
+  int fresh_count_ = 0;
+};
+
+TEST_P(SyncTest, EveryChangeReachesEveryRowThatHoldsIt) {
+  Sql(Schema(GetParam(), 30));
+  // First run: no state, a full load; records the timestamp it used.
+  nlohmann::json first = SyncJson();
+  ASSERT_TRUE(first.is_object());
+  const int64_t ts = first["tables"][0]["timestamp_ms"].get<int64_t>();
+  EXPECT_EQ(first["tables"][1]["timestamp_ms"].get<int64_t>(), ts);
+  EXPECT_EQ(Total(first, "rows_written"), 120u + 30u);  // 4n orders + n customers
+  ExpectSameAsAFreshMigrate(ts);
+
+  // Nothing changed: nothing written.
+  nlohmann::json idle = SyncJson();
+  EXPECT_EQ(Total(idle, "rows_written"), 0u);
+  EXPECT_EQ(Total(idle, "rows_deleted"), 0u);
+  EXPECT_EQ(Total(idle, "cells_put"), 0u);
+
+  // Inserts, an update, a hard delete of an order and its lines.
+  Sql({"INSERT INTO orders VALUES (1000, 3, 'new', 5)",
+       "INSERT INTO line VALUES (5000, 1000, 'px', 1), (5001, 1000, 'py', 2)",
+       "UPDATE orders SET status = 'paid' WHERE id = 7", "DELETE FROM line WHERE order_id = 9",
+       "DELETE FROM orders WHERE id = 9"});
+  nlohmann::json s1 = SyncJson();
+  // orders: 1000 added, 7 changed, 9 removed; by_customer: the customers of
+  // 1000, 7 and 9 (nested order statuses) rewritten.
+  EXPECT_EQ(Total(s1, "rows_deleted"), 1u);
+  EXPECT_EQ(s1["tables"][0]["rows_written"].get<uint64_t>(), 2u);
+  EXPECT_EQ(s1["tables"][1]["rows_written"].get<uint64_t>(), 3u);
+  ExpectSameAsAFreshMigrate(ts);
+
+  // A line moved to another order; a customer renamed (fan-out to each of
+  // its orders and its by_customer row); a status set to NULL; an order
+  // moved to another customer (its row key changes).
+  Sql({"UPDATE line SET order_id = 12 WHERE id = 11",
+       "UPDATE customer SET name = 'renamed' WHERE id = 5",
+       "UPDATE orders SET status = NULL WHERE id = 20",
+       "UPDATE orders SET customer_id = 1 WHERE id = 33"});
+  nlohmann::json s2 = SyncJson();
+  EXPECT_GE(Total(s2, "rows_written"), 4u);
+  ExpectSameAsAFreshMigrate(ts);
+
+  // NULL and back; a customer deleted with its orders and lines.
+  Sql({"UPDATE orders SET status = 'back' WHERE id = 20",
+       "DELETE FROM line WHERE order_id IN (SELECT id FROM orders WHERE customer_id = 2)"});
+  Sql({"DELETE FROM orders WHERE customer_id = 2", "DELETE FROM customer WHERE id = 2"});
+  nlohmann::json s3 = SyncJson();
+  EXPECT_GE(Total(s3, "rows_deleted"), 2u);
+  ExpectSameAsAFreshMigrate(ts);
+}
+
+// A store loaded by migrate: the first sync rewrites its rows once (no
+// digests yet) and removes the rows the source no longer gives.
+TEST_P(SyncTest, SyncAfterMigrateRemovesRowsDeletedMeanwhile) {
+  Sql(Schema(GetParam(), 10));
+  CommandResult r = RunCommand(
+      Widen(fmt::format("migrate -q -m {} --target {}", ShellQuote(mapping_), ShellQuote(store_))));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  Sql({"DELETE FROM line WHERE order_id = 4", "DELETE FROM orders WHERE id = 4"});
+  nlohmann::json s = SyncJson();
+  ASSERT_TRUE(s.is_object());
+  EXPECT_EQ(s["tables"][0]["rows_deleted"].get<uint64_t>(), 1u);
+  ExpectSameAsAFreshMigrate(s["tables"][0]["timestamp_ms"].get<int64_t>());
+  // Now with digests: nothing to do.
+  EXPECT_EQ(Total(SyncJson(), "rows_written"), 0u);
+}
+
+// SIGKILL at random moments of a sync that rewrites many rows: the next
+// sync converges to the fresh migrate.
+TEST_P(SyncTest, ASyncKilledAnywhereConvergesOnTheNextRun) {
+  Sql(Schema(GetParam(), 2000));
+  nlohmann::json first = SyncJson();
+  ASSERT_TRUE(first.is_object());
+  const int64_t ts = first["tables"][0]["timestamp_ms"].get<int64_t>();
+  std::mt19937 rng(20261201);
+  int killed = 0;  // trials where the kill landed before the run ended
+  for (int trial = 0; trial < 10; ++trial) {
+    SCOPED_TRACE(trial);
+    // Every order changes: every row of both tables is rewritten.
+    Sql({fmt::format("UPDATE orders SET total = total + 1, status = 's{}'", trial)});
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      setenv("WIDEN_SOURCE_URL", db_.c_str(), 1);
+      const std::string bin = WidenBinary();
+      execl(bin.c_str(), bin.c_str(), "sync", "-q", "-m", mapping_.c_str(), "--target",
+            store_.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(30 + rng() % 600));
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (WIFSIGNALED(status)) ++killed;
+    nlohmann::json after = SyncJson();
+    ASSERT_TRUE(after.is_object());
+    ExpectSameAsAFreshMigrate(ts);
+    if (HasFailure()) break;
+  }
+  EXPECT_GE(killed, 5) << "most kills should land while the sync runs";
+}
+
+TEST_P(SyncTest, ASecondSyncWhileOneRunsExitsBusyAndWritesNothing) {
+  Sql(Schema(GetParam(), 3000));
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    setenv("WIDEN_SOURCE_URL", db_.c_str(), 1);
+    const std::string bin = WidenBinary();
+    execl(bin.c_str(), bin.c_str(), "sync", "-q", "-m", mapping_.c_str(), "--target",
+          store_.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait until the first one holds the store (LevelDB's lock on its LOCK
+  // file, a POSIX record lock another process can see).
+  bool held = false;
+  for (int i = 0; i < 500 && !held; ++i) {
+    const int fd = open((dir_ + "/synced/LOCK").c_str(), O_RDWR);
+    if (fd >= 0) {
+      struct flock fl {};
+      fl.l_type = F_WRLCK;
+      fl.l_whence = SEEK_SET;
+      held = fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+      close(fd);
+    }
+    if (!held) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_TRUE(held) << "the first sync never opened the store";
+  CommandResult second = RunCommand(
+      Widen(fmt::format("sync -m {} --target {}", ShellQuote(mapping_), ShellQuote(store_))));
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(second.exit_code, 7) << second.output;
+  EXPECT_NE(second.output.find("in use"), std::string::npos) << second.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, SyncTest, ::testing::Values(Engine::kPostgres, Engine::kMySql),
+                         [](const ::testing::TestParamInfo<Engine>& i) {
+                           return i.param == Engine::kPostgres ? "Postgres" : "MySql";
+                         });
+
+}  // namespace
+}  // namespace widen::testing
