@@ -97,5 +97,7 @@ using CommandRunner = std::function<int()>;
 CommandRunner AddPlanCommand(CLI::App* app);
 CommandRunner AddLintCommand(CLI::App* app);
 CommandRunner AddDdlCommand(CLI::App* app);
+/// widen repair (cmd/repair.cc): a damaged embedded store into a new one.
+CommandRunner AddRepairCommand(CLI::App* app);
 
 }  // namespace widen

@@ -67,7 +67,8 @@ int main(int argc, char** argv) {
   get->add_option("--versions", go.versions, "Versions per column")->check(CLI::Range(1, 1 << 30));
   get->add_flag("--decode", go.decode, "Show the row key decoded into its named parts");
 
-  const CommandRunner design[] = {AddPlanCommand(&app), AddLintCommand(&app), AddDdlCommand(&app)};
+  const CommandRunner design[] = {AddPlanCommand(&app), AddLintCommand(&app), AddDdlCommand(&app),
+                                  AddRepairCommand(&app)};
 
   // An unknown command word would otherwise read as "a subcommand is required".
   auto known = [&](const char* name) {
@@ -78,8 +79,8 @@ int main(int argc, char** argv) {
   };
   if (argc > 1 && argv[1][0] != '-' && !known(argv[1])) {
     std::fprintf(stderr,
-                 "widen: unknown command '%s' (expected migrate, plan, lint, ddl, scan or get; see "
-                 "widen --help)\n",
+                 "widen: unknown command '%s' (expected migrate, plan, lint, ddl, scan, get or "
+                 "repair; see widen --help)\n",
                  argv[1]);
     return kExitInvalid;
   }

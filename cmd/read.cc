@@ -59,7 +59,12 @@ Result<OpenTable> Open(const ReadOptionsCli& o) {
   WIDEN_ASSIGN_OR_RETURN(t.store, Store::Open(target, so));
   WIDEN_ASSIGN_OR_RETURN(t.descriptor, t.store->DescribeTable(o.table));
   auto state = t.descriptor.metadata.find(kStateMetadata);
-  if (state != t.descriptor.metadata.end() && state->second != "complete") {
+  if (state != t.descriptor.metadata.end() && state->second == "repaired") {
+    std::fprintf(stderr,
+                 "widen: warning: table '%s' was repaired (widen repair) and may lack cells: run "
+                 "widen migrate into this store to write them again\n",
+                 o.table.c_str());
+  } else if (state != t.descriptor.metadata.end() && state->second != "complete") {
     std::fprintf(stderr,
                  "widen: warning: table '%s' is incomplete: the last migrate into it did not "
                  "finish\n",
