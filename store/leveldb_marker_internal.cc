@@ -218,8 +218,11 @@ Result<Marker> Seal(const std::string& dir) {
     SealedFile f;
     f.name = name;
     if (lfiles::KindOf(name) != lfiles::FileKind::kTable) {
-      // LevelDB closes a log without syncing it.
-      WIDEN_RETURN_IF_ERROR(SyncPath(e.path().string(), O_RDONLY));
+      // LevelDB closes a log without syncing it (it syncs MANIFEST and
+      // CURRENT itself).
+      if (lfiles::KindOf(name) == lfiles::FileKind::kLog) {
+        WIDEN_RETURN_IF_ERROR(SyncPath(e.path().string(), O_RDONLY));
+      }
       WIDEN_ASSIGN_OR_RETURN(uint32_t crc, lfiles::FileCrc32c(e.path().string()));
       f.crc = crc;
     }

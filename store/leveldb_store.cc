@@ -123,9 +123,10 @@ using leveldb_store_internal::Database;
 
 // A DataLoss for damage to the store at `path`, with the way out.
 Status Damaged(const std::string& path, const std::string& what) {
-  return Status::DataLoss("store '" + path + "' is damaged: " + what +
-                          "; nothing was changed (`widen repair --target leveldb:" + path +
-                          " --into leveldb:NEWPATH` copies what can be read into a new store)");
+  return Status::DataLoss(
+      "store '" + path + "' is damaged: " + what +
+      "; the damaged file was left as it is (`widen repair --target leveldb:" + path +
+      " --into leveldb:NEWPATH` copies what can be read into a new store)");
 }
 
 std::string Joined(const std::vector<std::string>& parts) {

@@ -22,6 +22,7 @@
 #include "store/leveldb_create_internal.h"
 #include "store/leveldb_marker_internal.h"
 #include "store/leveldb_store.h"
+#include "tests/store/full_disk_env.h"
 
 namespace widen {
 namespace {
@@ -205,6 +206,28 @@ TEST_F(CreationTest, TwoCreationsAtOnceOneStoreTheOtherInUse) {
     ASSERT_TRUE(store.ok()) << store.status().ToString();
   }
   EXPECT_TRUE(Leftovers().empty());
+}
+
+// A disk that fills up at each write of a creation: the creation fails
+// (Unavailable, naming the store) and leaves nothing, no store and no
+// hidden directory; with room again, the store is created.
+TEST_F(CreationTest, FullDiskAtEachWriteLeavesNothing) {
+  testing::FullDiskEnv unlimited(-1);
+  ASSERT_TRUE(CreateStore(dir_ + "/count", unlimited.env(), CreationOptions()).ok());
+  const int writes = unlimited.writes();
+  ASSERT_GT(writes, 3);
+  for (int allowed = 0; allowed < writes; ++allowed) {
+    const std::string path = dir_ + "/full" + std::to_string(allowed);
+    testing::FullDiskEnv full(allowed);
+    Status s = CreateStore(path, full.env(), CreationOptions());
+    EXPECT_EQ(s.code(), StatusCode::kUnavailable) << allowed << ": " << s.ToString();
+    EXPECT_NE(s.message().find("No space left on device"), std::string::npos) << s.message();
+    EXPECT_FALSE(fs::exists(path)) << allowed;
+    EXPECT_TRUE(Leftovers().empty()) << allowed << ": " << Leftovers().front();
+    auto store = LevelDbStore::Open(path, StoreOptions());
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+  }
+  std::printf("full disk at each of %d writes of a creation: nothing left\n", writes);
 }
 
 // An empty directory made beforehand is taken (renamed over), as before.
