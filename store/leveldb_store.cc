@@ -106,11 +106,12 @@ struct Database {
   Database& operator=(const Database&) = delete;
   ~Database();
 
-  /// The Status for a failed LevelDB call on this store. A corruption, or
-  /// an I/O error on a table file, becomes DataLoss naming the damaged
-  /// file(s): the live table files whose keys meet [from, to) (to empty: no
-  /// bound) are read whole with checksums verified, then the others when
-  /// none of those is damaged. Other errors map as FromLevelDb.
+  /// The Status for a failed LevelDB call on this store. A corruption
+  /// becomes DataLoss naming the damaged file(s): the live table files whose
+  /// keys meet [from, to) (to empty: no bound) are read whole with checksums
+  /// verified, then the others when none of those is damaged. An I/O error
+  /// naming a live table file becomes DataLoss when that file is damaged (cut
+  /// short, unreadable). Other errors map as FromLevelDb.
   Status Error(const leveldb::Status& s, const std::string& context, std::string_view from = {},
                std::string_view to = {}) const;
 };
@@ -140,13 +141,16 @@ std::string PathIn(const std::string& dir, const std::string& name) {
 }
 
 // The damaged live table files of an open database (see Database::Error).
+// With `only_file` set, just that one when it is a live table file.
 std::vector<std::string> FindDamagedTables(leveldb::DB* db, leveldb::Env* env,
                                            const std::string& path, std::string_view from,
-                                           std::string_view to) {
+                                           std::string_view to,
+                                           std::optional<std::string> only_file) {
   std::string property;
   if (!db->GetProperty("leveldb.sstables", &property)) return {};
   const std::vector<lfiles::LiveTable> tables = lfiles::ParseLiveTables(property);
   auto overlaps = [&](const lfiles::LiveTable& t) {
+    if (only_file) return false;
     if (!t.keys_known) return true;
     if (!to.empty() && std::string_view(t.smallest) >= to) return false;
     return std::string_view(t.largest) >= from;
@@ -154,6 +158,7 @@ std::vector<std::string> FindDamagedTables(leveldb::DB* db, leveldb::Env* env,
   std::vector<std::string> damaged;
   for (int pass = 0; pass < 2 && damaged.empty(); ++pass) {
     for (const lfiles::LiveTable& t : tables) {
+      if (only_file && lfiles::TableFileName(path, t.number) != *only_file) continue;
       if (overlaps(t) != (pass == 0)) continue;
       const std::string file = PathIn(path, lfiles::TableFileName(path, t.number));
       std::optional<std::string> problem = lfiles::CheckTableFile(env, file, t.size_bytes, nullptr);
@@ -211,7 +216,20 @@ Status Database::Error(const leveldb::Status& s, const std::string& context, std
   if (!s.IsCorruption() && !s.IsIOError()) return FromLevelDb(s, context);
   const Status mapped = FromLevelDb(s, context);
   if (mapped.code() == StatusCode::kAborted) return mapped;
-  std::vector<std::string> damaged = FindDamagedTables(db.get(), env, path, from, to);
+  // An I/O error names its file ("IO error: DIR/000005.ldb: Invalid
+  // argument"): only a live table file is looked at (a full disk is not
+  // damage).
+  std::optional<std::string> only_file;
+  if (s.IsIOError()) {
+    const std::string text = s.ToString();
+    size_t end = std::string::npos;
+    for (const char* ext : {".ldb", ".sst"}) end = std::min(end, text.find(ext));
+    if (end == std::string::npos) return mapped;
+    size_t begin = end;
+    while (begin > 0 && text[begin - 1] >= '0' && text[begin - 1] <= '9') --begin;
+    only_file = text.substr(begin, end + 4 - begin);
+  }
+  std::vector<std::string> damaged = FindDamagedTables(db.get(), env, path, from, to, only_file);
   if (!damaged.empty()) return Damaged(path, context + ": " + Joined(damaged));
   if (s.IsCorruption()) return Damaged(path, context + ": " + s.ToString());
   return mapped;

@@ -29,6 +29,7 @@
 #include "store/leveldb_repair.h"
 #include "store/leveldb_store.h"
 #include "store/table_state.h"
+#include "tests/store/full_disk_env.h"
 
 namespace widen {
 namespace {
@@ -384,6 +385,34 @@ TEST_F(CorruptionTest, UnsealedStoreNamesADamagedTableBlock) {
   ASSERT_EQ(error.code(), StatusCode::kDataLoss) << error.ToString();
   EXPECT_NE(error.message().find(table), std::string::npos) << error.message();
   EXPECT_EQ(ReadBytes(dir + "/" + table), bytes);
+}
+
+// A full disk is not damage: writes fail with Unavailable, never DataLoss.
+TEST_F(CorruptionTest, AFullDiskIsNotDamage) {
+  const std::string dir = *root_ + "/full_disk";
+  CopyDir(*pristine_, dir);
+  int opened_after = 0;
+  {
+    testing::FullDiskEnv counting(-1);
+    auto store = LevelDbStore::Open(dir, StoreOptions(), counting.env());
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    opened_after = counting.writes();
+  }
+  testing::FullDiskEnv full(opened_after + 3);
+  StoreOptions small;
+  small.batch_bytes = 4096;
+  auto store = LevelDbStore::Open(dir, small, full.env());
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  auto sink = (*store)->NewSink("shop:orders");
+  ASSERT_TRUE(sink.ok());
+  Status s;
+  for (int i = 0; i < 100000 && s.ok(); ++i) {
+    const std::string row = "z" + std::to_string(i);
+    s = (*sink)->Put(CellView{row, "d", "a", 5, CellType::kPut, std::string(100, 'v')});
+  }
+  if (s.ok()) s = (*sink)->Close();
+  EXPECT_EQ(s.code(), StatusCode::kUnavailable) << s.ToString();
+  EXPECT_NE(s.message().find("No space left on device"), std::string::npos) << s.message();
 }
 
 // --- widen repair ---------------------------------------------------------
