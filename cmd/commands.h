@@ -114,5 +114,7 @@ CommandRunner AddDdlCommand(CLI::App* app);
 /// `cancel` turns true on Ctrl-C or SIGTERM.
 CommandRunner AddSyncCommand(CLI::App* app, const std::atomic<bool>* cancel);
 int RunSync(const SyncOptions& options, const std::atomic<bool>* cancel);
+/// widen repair (cmd/repair.cc): a damaged embedded store into a new one.
+CommandRunner AddRepairCommand(CLI::App* app);
 
 }  // namespace widen

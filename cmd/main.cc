@@ -69,7 +69,8 @@ int main(int argc, char** argv) {
 
   static std::atomic<bool> interrupted{false};
   const CommandRunner sync = AddSyncCommand(&app, &interrupted);
-  const CommandRunner design[] = {AddPlanCommand(&app), AddLintCommand(&app), AddDdlCommand(&app)};
+  const CommandRunner design[] = {AddPlanCommand(&app), AddLintCommand(&app), AddDdlCommand(&app),
+                                  AddRepairCommand(&app)};
 
   // An unknown command word would otherwise read as "a subcommand is required".
   auto known = [&](const char* name) {
@@ -79,11 +80,10 @@ int main(int argc, char** argv) {
     return false;
   };
   if (argc > 1 && argv[1][0] != '-' && !known(argv[1])) {
-    std::fprintf(
-        stderr,
-        "widen: unknown command '%s' (expected migrate, sync, plan, lint, ddl, scan or get; see "
-        "widen --help)\n",
-        argv[1]);
+    std::fprintf(stderr,
+                 "widen: unknown command '%s' (expected migrate, sync, plan, lint, ddl, scan, get "
+                 "or repair; see widen --help)\n",
+                 argv[1]);
     return kExitInvalid;
   }
   try {

@@ -60,17 +60,24 @@ Result<OpenTable> Open(const ReadOptionsCli& o) {
   WIDEN_ASSIGN_OR_RETURN(t.store, Store::Open(target, so));
   WIDEN_ASSIGN_OR_RETURN(t.descriptor, t.store->DescribeTable(o.table));
   // The table's state (store/state_store.h); a store written before state
-  // records existed keeps it in the table's metadata.
+  // records existed keeps it in the table's metadata, where `widen repair`
+  // also marks a table that may lack cells.
   WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<StateStore> states, t.store->NewStateStore());
   WIDEN_ASSIGN_OR_RETURN(std::optional<TableState> state, states->Get(t.descriptor.FullName()));
+  auto marked = t.descriptor.metadata.find(kStateMetadata);
+  const bool has_mark = marked != t.descriptor.metadata.end();
   bool incomplete = false;
   if (state) {
     incomplete = state->status != TableStatus::kComplete;
   } else {
-    auto old = t.descriptor.metadata.find(kStateMetadata);
-    incomplete = old != t.descriptor.metadata.end() && old->second != "complete";
+    incomplete = has_mark && marked->second != "complete";
   }
-  if (incomplete) {
+  if (has_mark && marked->second == "repaired") {
+    std::fprintf(stderr,
+                 "widen: warning: table '%s' was repaired (widen repair) and may lack cells: run "
+                 "widen migrate into this store to write them again\n",
+                 o.table.c_str());
+  } else if (incomplete) {
     std::fprintf(stderr,
                  "widen: warning: table '%s' is incomplete: the last migrate into it did not "
                  "finish\n",

@@ -112,6 +112,15 @@ Result<std::string> CreateTargetTable(const TablePlan& tp, Source* source, Store
   return desc.FullName();
 }
 
+// A table a run finished: a mark left in its metadata by an older widen or
+// by `widen repair` ("repaired": it may lack cells) no longer holds.
+Status ClearStateMark(Store* store, const std::string& table) {
+  WIDEN_ASSIGN_OR_RETURN(TableDescriptor d, store->DescribeTable(table));
+  auto it = d.metadata.find(kStateMetadata);
+  if (it == d.metadata.end() || it->second == "complete") return Status::OK();
+  return store->SetTableMetadata(table, kStateMetadata, "complete");
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Design>> LoadDesign(const DesignRequest& o) {
@@ -348,6 +357,7 @@ Result<MigrateResult> Migrate(const MigrateRequest& r) {
     done.status = TableStatus::kComplete;
     done.finished_ms = NowMs();
     WIDEN_RETURN_IF_ERROR(PutState(states.get(), target.name, &target.version, done));
+    WIDEN_RETURN_IF_ERROR(ClearStateMark(store.get(), target.name));
     result.tables.push_back(stats);
   }
   if (rejects) result.rejected = rejects->count();
@@ -464,6 +474,7 @@ Result<SyncResult> Sync(const SyncRequest& r) {
     done.finished_ms = NowMs();
     done.extensions[kDigestsExtension] = "complete";
     WIDEN_RETURN_IF_ERROR(PutState(states.get(), target.name, &target.version, done));
+    WIDEN_RETURN_IF_ERROR(ClearStateMark(store.get(), target.name));
     out.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - table_start).count();
     result.tables.push_back(std::move(out));

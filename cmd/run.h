@@ -142,16 +142,6 @@ struct MigrateResult {
 /// were written) when `cancel` turned true.
 Result<MigrateResult> Migrate(const MigrateRequest& request);
 
-/// Table state extensions (TableState::extensions) the run layer keeps.
-/// The cell timestamp (ms, decimal text) a table was loaded with when its
-/// mapping gives none (no --timestamp-ms, no `timestamp_ms`): sync writes
-/// re-written rows with it, so the table stays what one migrate writes.
-inline constexpr char kLoadTimestampExtension[] = "widen.timestamp_ms";
-/// "complete" once a sync finished the table: every row has its digest
-/// (store/row_sync.h). Absent (a migrate wrote the table last): the next
-/// sync compares against the rows the cells hold and rewrites every one.
-inline constexpr char kDigestsExtension[] = "widen.digests";
-
 /// What Sync does, beyond the design.
 struct SyncRequest {
   DesignRequest design;

@@ -165,7 +165,14 @@ leveldb::Options StoreOptions(leveldb::Cache* cache) {
   o.write_buffer_size = kWriteBufferBytes;
   o.max_open_files = kMaxOpenFiles;
   o.block_cache = cache;
+  o.paranoid_checks = true;
   return o;
+}
+
+leveldb::ReadOptions VerifiedReads() {
+  leveldb::ReadOptions ro;
+  ro.verify_checksums = true;
+  return ro;
 }
 
 }  // namespace leveldb_format

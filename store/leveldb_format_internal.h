@@ -138,9 +138,16 @@ constexpr int kMaxOpenFiles = 64;
 
 /// The leveldb::Options every store is opened with: LevelDB's default
 /// bytewise comparator (the cell order is in the key bytes), snappy blocks,
-/// a kWriteBufferBytes memtable, kMaxOpenFiles, and `cache` (borrowed; may be
-/// null) as the block cache; every other option is LevelDB's default.
+/// a kWriteBufferBytes memtable, kMaxOpenFiles, `cache` (borrowed; may be
+/// null) as the block cache, and paranoid_checks: a damaged log or MANIFEST
+/// makes the open fail instead of being skipped (and the log then deleted),
+/// and compactions verify the blocks they read. Every other option is
+/// LevelDB's default.
 leveldb::Options StoreOptions(leveldb::Cache* cache);
+
+/// The leveldb::ReadOptions of every read of a store: every block's
+/// checksum verified (a damaged block is an error, never served).
+leveldb::ReadOptions VerifiedReads();
 
 }  // namespace leveldb_format
 }  // namespace widen

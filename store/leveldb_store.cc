@@ -1,9 +1,15 @@
 #include "store/leveldb_store.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cassert>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -18,20 +24,32 @@
 
 #include <leveldb/cache.h>
 #include <leveldb/db.h>
+#include <leveldb/env.h>
 #include <leveldb/iterator.h>
 #include <leveldb/options.h>
 #include <leveldb/write_batch.h>
 
 #include "common/bytes.h"
+#include "store/leveldb_create_internal.h"
+#include "store/leveldb_files_internal.h"
 #include "store/leveldb_format_internal.h"
+#include "store/leveldb_marker_internal.h"
 #include "store/state_store.h"
 #include "store/table_state.h"
 
 namespace widen {
 
 namespace lf = leveldb_format;
+namespace lfiles = leveldb_files;
+namespace lmarker = leveldb_marker;
 
 namespace {
+
+std::string InUseMessage(const std::string& context) {
+  return context +
+         ": the store is in use by another widen process (one process at a time may open it); "
+         "run again when that one has ended";
+}
 
 Status FromLevelDb(const leveldb::Status& s, const std::string& context) {
   std::string m = context + ": " + s.ToString();
@@ -42,9 +60,7 @@ Status FromLevelDb(const leveldb::Status& s, const std::string& context) {
     if (t.find("LOCK") != std::string::npos &&
         (t.find("already held") != std::string::npos ||
          t.find("temporarily unavailable") != std::string::npos)) {
-      return Status::Aborted(context +
-                             ": the store is in use by another widen process (one process at a "
-                             "time may open it); run again when that one has ended");
+      return Status::Aborted(InUseMessage(context));
     }
     if (t.find("Not a directory") != std::string::npos ||
         t.find("Permission denied") != std::string::npos ||
@@ -58,9 +74,6 @@ Status FromLevelDb(const leveldb::Status& s, const std::string& context) {
   return Status::Internal(std::move(m));
 }
 
-// A file widen writes into every store directory it creates.
-constexpr char kStoreMarkerFile[] = "WIDEN_STORE";
-
 std::string Quoted(std::string_view bytes) { return "'" + ToStringBinary(bytes) + "'"; }
 
 int64_t SystemNowMs() {
@@ -73,14 +86,34 @@ int64_t SystemNowMs() {
 
 namespace leveldb_store_internal {
 
-// The open database, shared by the store and its sinks and readers. The cache
-// is declared first so that it outlives the DB.
+// The open database, shared by the store and its sinks and readers, with
+// the store directory's lock. The cache is declared first so that it
+// outlives the DB. The destructor closes the DB, then seals the store
+// (store/leveldb_marker_internal.h) and releases the lock.
 struct Database {
+  std::string path;             // the store directory
+  leveldb::Env* env = nullptr;  // LevelDB's Env (borrowed)
+  int lock_fd = -1;             // the directory, flock()ed; -1: none
+  bool seal_on_close = false;   // set once LevelDB opened the directory
   std::unique_ptr<leveldb::Cache> block_cache;
   std::unique_ptr<leveldb::DB> db;
   // Serialises the state records' read-compare-writes (every StateStore
-  // of this open store; LevelDB's LOCK keeps other processes out).
+  // of this open store; the directory's lock keeps other processes out).
   std::mutex state_mu;
+
+  Database() = default;
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+  ~Database();
+
+  /// The Status for a failed LevelDB call on this store. A corruption
+  /// becomes DataLoss naming the damaged file(s): the live table files whose
+  /// keys meet [from, to) (to empty: no bound) are read whole with checksums
+  /// verified, then the others when none of those is damaged. An I/O error
+  /// naming a live table file becomes DataLoss when that file is damaged (cut
+  /// short, unreadable). Other errors map as FromLevelDb.
+  Status Error(const leveldb::Status& s, const std::string& context, std::string_view from = {},
+               std::string_view to = {}) const;
 };
 
 }  // namespace leveldb_store_internal
@@ -88,6 +121,123 @@ struct Database {
 namespace {
 
 using leveldb_store_internal::Database;
+
+// A DataLoss for damage to the store at `path`, with the way out.
+Status Damaged(const std::string& path, const std::string& what) {
+  return Status::DataLoss(
+      "store '" + path + "' is damaged: " + what +
+      "; the damaged file was left as it is (`widen repair --target leveldb:" + path +
+      " --into leveldb:NEWPATH` copies what can be read into a new store)");
+}
+
+std::string Joined(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : "; ") + p;
+  return out;
+}
+
+std::string PathIn(const std::string& dir, const std::string& name) {
+  return (std::filesystem::path(dir) / name).string();
+}
+
+// The damaged live table files of an open database (see Database::Error).
+// With `only_file` set, just that one when it is a live table file.
+std::vector<std::string> FindDamagedTables(leveldb::DB* db, leveldb::Env* env,
+                                           const std::string& path, std::string_view from,
+                                           std::string_view to,
+                                           std::optional<std::string> only_file) {
+  std::string property;
+  if (!db->GetProperty("leveldb.sstables", &property)) return {};
+  const std::vector<lfiles::LiveTable> tables = lfiles::ParseLiveTables(property);
+  auto overlaps = [&](const lfiles::LiveTable& t) {
+    if (only_file) return false;
+    if (!t.keys_known) return true;
+    if (!to.empty() && std::string_view(t.smallest) >= to) return false;
+    return std::string_view(t.largest) >= from;
+  };
+  std::vector<std::string> damaged;
+  for (int pass = 0; pass < 2 && damaged.empty(); ++pass) {
+    for (const lfiles::LiveTable& t : tables) {
+      if (only_file && lfiles::TableFileName(path, t.number) != *only_file) continue;
+      if (overlaps(t) != (pass == 0)) continue;
+      const std::string file = PathIn(path, lfiles::TableFileName(path, t.number));
+      std::optional<std::string> problem = lfiles::CheckTableFile(env, file, t.size_bytes, nullptr);
+      if (problem) damaged.push_back("table file '" + file + "': " + *problem);
+    }
+  }
+  return damaged;
+}
+
+// The log and MANIFEST files of `path` whose records do not all read back.
+std::vector<std::string> FindDamagedLogs(const std::string& path) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(path, ec)) {
+    const std::string name = e.path().filename().string();
+    const lfiles::FileKind kind = lfiles::KindOf(name);
+    if (kind == lfiles::FileKind::kLog || kind == lfiles::FileKind::kManifest)
+      names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  std::vector<std::string> damaged;
+  for (const std::string& name : names) {
+    Result<std::optional<std::string>> problem = lfiles::CheckLogFile(PathIn(path, name));
+    if (!problem.ok()) {
+      damaged.push_back(problem.status().message());
+    } else if (problem->has_value()) {
+      damaged.push_back("file '" + PathIn(path, name) + "': " + **problem);
+    }
+  }
+  return damaged;
+}
+
+}  // namespace
+
+namespace leveldb_store_internal {
+
+Database::~Database() {
+  const bool opened = db != nullptr;
+  db.reset();  // waits for LevelDB's background work
+  block_cache.reset();
+  if (opened && seal_on_close) {
+    // When sealing fails the marker stays "open": the next open then checks
+    // less, but never reports damage that is not there.
+    Result<lmarker::Marker> seal = lmarker::Seal(path);
+    if (seal.ok()) {
+      seal->format = lf::kFormatVersion;
+      (void)lmarker::WriteText(path, lmarker::Encode(*seal));
+    }
+  }
+  if (lock_fd >= 0) ::close(lock_fd);
+}
+
+Status Database::Error(const leveldb::Status& s, const std::string& context, std::string_view from,
+                       std::string_view to) const {
+  if (!s.IsCorruption() && !s.IsIOError()) return FromLevelDb(s, context);
+  const Status mapped = FromLevelDb(s, context);
+  if (mapped.code() == StatusCode::kAborted) return mapped;
+  // An I/O error names its file ("IO error: DIR/000005.ldb: Invalid
+  // argument"): only a live table file is looked at (a full disk is not
+  // damage).
+  std::optional<std::string> only_file;
+  if (s.IsIOError()) {
+    const std::string text = s.ToString();
+    size_t end = std::string::npos;
+    for (const char* ext : {".ldb", ".sst"}) end = std::min(end, text.find(ext));
+    if (end == std::string::npos) return mapped;
+    size_t begin = end;
+    while (begin > 0 && text[begin - 1] >= '0' && text[begin - 1] <= '9') --begin;
+    only_file = text.substr(begin, end + 4 - begin);
+  }
+  std::vector<std::string> damaged = FindDamagedTables(db.get(), env, path, from, to, only_file);
+  if (!damaged.empty()) return Damaged(path, context + ": " + Joined(damaged));
+  if (s.IsCorruption()) return Damaged(path, context + ": " + s.ToString());
+  return mapped;
+}
+
+}  // namespace leveldb_store_internal
+
+namespace {
 
 // ---------------------------------------------------------------------------
 // Sink: a sorted CellBatch becomes one leveldb::WriteBatch.
@@ -118,7 +268,7 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
     unsynced.sync = false;
     leveldb::Status s = db_->db->Write(unsynced, &write_batch_);
     if (!s.ok()) {
-      return FromLevelDb(
+      return db_->Error(
           s, "writing " + std::to_string(batch.size()) + " cells to table " + Quoted(full_name_));
     }
     return Status::OK();
@@ -140,7 +290,7 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
     leveldb::WriteOptions sync;
     sync.sync = true;
     leveldb::Status s = db_->db->Write(sync, &empty);
-    if (!s.ok()) return FromLevelDb(s, "syncing table " + Quoted(full_name_));
+    if (!s.ok()) return db_->Error(s, "syncing table " + Quoted(full_name_));
     synced_batches_ = stats().batches;
     return Status::OK();
   }
@@ -157,7 +307,7 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
     lf::AppendCellKeyAfterRow(&lo, from);
     lf::AppendEscapedTerminated(&hi, to.row);
     lf::AppendCellKeyAfterRow(&hi, to);
-    std::unique_ptr<leveldb::Iterator> it(db_->db->NewIterator(leveldb::ReadOptions()));
+    std::unique_ptr<leveldb::Iterator> it(db_->db->NewIterator(lf::VerifiedReads()));
     lf::DecodedCellKey k;
     for (it->Seek(lo); it->Valid(); it->Next()) {
       const leveldb::Slice key = it->key();
@@ -168,7 +318,9 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
       WIDEN_RETURN_IF_ERROR(
           fn(CellView{k.row, k.family, k.qualifier, k.timestamp_ms, k.type, std::string_view()}));
     }
-    if (!it->status().ok()) return FromLevelDb(it->status(), "reading table " + Quoted(full_name_));
+    if (!it->status().ok()) {
+      return db_->Error(it->status(), "reading table " + Quoted(full_name_), lo, hi);
+    }
     return Status::OK();
   }
 
@@ -447,8 +599,7 @@ class LevelDbReader final : public CellReader {
 
   // Creates the iterator and moves to the first live cell.
   void Start() {
-    leveldb::ReadOptions ro;
-    iter_.reset(db_->db->NewIterator(ro));
+    iter_.reset(db_->db->NewIterator(lf::VerifiedReads()));
     iter_->Seek(leveldb::Slice(lower_.data(), lower_.size()));
     Scan();
   }
@@ -576,7 +727,7 @@ class LevelDbReader final : public CellReader {
       return;
     }
     if (!iter_->status().ok()) {
-      Fail(FromLevelDb(iter_->status(), "reading table " + Quoted(full_name_)));
+      Fail(db_->Error(iter_->status(), "reading table " + Quoted(full_name_), lower_, upper_));
     }
   }
 
@@ -657,7 +808,7 @@ class LevelDbStateStore final : public StateStore {
 
   Result<std::vector<std::pair<std::string, TableState>>> List() override {
     std::vector<std::pair<std::string, TableState>> out;
-    std::unique_ptr<leveldb::Iterator> it(db_->db->NewIterator(leveldb::ReadOptions()));
+    std::unique_ptr<leveldb::Iterator> it(db_->db->NewIterator(lf::VerifiedReads()));
     const char tag = lf::kStateTag;
     for (it->Seek(leveldb::Slice(&tag, 1)); it->Valid(); it->Next()) {
       const leveldb::Slice k = it->key();
@@ -672,7 +823,8 @@ class LevelDbStateStore final : public StateStore {
       out.emplace_back(name, std::move(state));
     }
     if (!it->status().ok()) {
-      return FromLevelDb(it->status(), "listing the table states of store '" + path_ + "'");
+      return db_->Error(it->status(), "listing the table states of store '" + path_ + "'",
+                        std::string(1, lf::kStateTag), std::string(1, lf::kStateTag + 1));
     }
     return out;
   }
@@ -697,10 +849,12 @@ class LevelDbStateStore final : public StateStore {
 
   Result<Stored> Read(const std::string& name) const {
     std::string value;
-    leveldb::Status s = db_->db->Get(leveldb::ReadOptions(), lf::StateKey(name), &value);
+    const std::string key = lf::StateKey(name);
+    leveldb::Status s = db_->db->Get(lf::VerifiedReads(), key, &value);
     Stored stored;
     if (s.IsNotFound()) return stored;
-    if (!s.ok()) return FromLevelDb(s, "reading the state of table " + Quoted(name));
+    if (!s.ok())
+      return db_->Error(s, "reading the state of table " + Quoted(name), key, key + '\0');
     stored.found = true;
     WIDEN_RETURN_IF_ERROR(Parse(name, value, &stored));
     return stored;
@@ -719,7 +873,7 @@ class LevelDbStateStore final : public StateStore {
     leveldb::WriteOptions sync;
     sync.sync = true;
     leveldb::Status s = db_->db->Put(sync, lf::StateKey(name), value);
-    if (!s.ok()) return FromLevelDb(s, "writing the state of table " + Quoted(name));
+    if (!s.ok()) return db_->Error(s, "writing the state of table " + Quoted(name));
     return Status::OK();
   }
 
@@ -737,39 +891,136 @@ class LevelDbStateStore final : public StateStore {
   const std::string path_;
 };
 
-// Checks the store header, writing it into an empty database.
-Status CheckHeader(leveldb::DB* db, const std::string& path) {
-  const leveldb::Slice header_key(lf::kHeaderKey.data(), lf::kHeaderKey.size());
+// Checks the store header of an existing store.
+Status CheckHeader(const Database& db) {
+  const std::string key(lf::kHeaderKey);
   std::string value;
-  leveldb::Status s = db->Get(leveldb::ReadOptions(), header_key, &value);
-  if (s.ok()) {
-    if (value.size() == 1 && static_cast<uint8_t>(value[0]) == lf::kFormatVersion) {
-      return Status::OK();
-    }
-    std::string version = value.size() == 1 ? std::to_string(static_cast<unsigned char>(value[0]))
-                                            : "'" + ToStringBinary(value) + "'";
-    return Status::FailedPrecondition(
-        "the store at '" + path + "' has format version " + version +
-        "; this widen reads format version " + std::to_string(lf::kFormatVersion) +
-        " (use the widen that wrote it, or migrate again into a new store)");
+  leveldb::Status s = db.db->Get(lf::VerifiedReads(), key, &value);
+  if (s.IsNotFound()) {
+    return Damaged(db.path, "its format header (key \\x00format) is missing");
   }
-  if (!s.IsNotFound()) return FromLevelDb(s, "reading the header of store '" + path + "'");
-  {
-    std::unique_ptr<leveldb::Iterator> it(db->NewIterator(leveldb::ReadOptions()));
-    it->SeekToFirst();
-    if (it->Valid()) {
-      return Status::FailedPrecondition("'" + path +
-                                        "' holds a LevelDB database that is not a widen store "
-                                        "(it has no format header); use another directory");
-    }
-    if (!it->status().ok()) return FromLevelDb(it->status(), "reading store '" + path + "'");
+  if (!s.ok()) return db.Error(s, "reading the header of store '" + db.path + "'", key, key + '\0');
+  if (value.size() == 1 && static_cast<uint8_t>(value[0]) == lf::kFormatVersion) {
+    return Status::OK();
   }
-  const char version = static_cast<char>(lf::kFormatVersion);
-  leveldb::WriteOptions sync;
-  sync.sync = true;
-  s = db->Put(sync, header_key, leveldb::Slice(&version, 1));
-  if (!s.ok()) return FromLevelDb(s, "writing the header of store '" + path + "'");
+  std::string version = value.size() == 1 ? std::to_string(static_cast<unsigned char>(value[0]))
+                                          : "'" + ToStringBinary(value) + "'";
+  return Status::FailedPrecondition(
+      "the store at '" + db.path + "' has format version " + version +
+      "; this widen reads format version " + std::to_string(lf::kFormatVersion) +
+      " (use the widen that wrote it, or migrate again into a new store)");
+}
+
+// Every live table file has the size LevelDB recorded for it (a table file
+// cut short would otherwise read as an I/O error, or not at all until a
+// read reaches its end).
+Status CheckTableSizes(const Database& db) {
+  std::string property;
+  if (!db.db->GetProperty("leveldb.sstables", &property)) return Status::OK();
+  for (const lfiles::LiveTable& t : lfiles::ParseLiveTables(property)) {
+    const std::string file = PathIn(db.path, lfiles::TableFileName(db.path, t.number));
+    std::error_code ec;
+    const uint64_t size = std::filesystem::file_size(file, ec);
+    if (ec) {
+      return Damaged(db.path, "table file '" + file + "' cannot be read (" + ec.message() + ")");
+    }
+    if (size != t.size_bytes) {
+      return Damaged(db.path, "table file '" + file + "' is " + std::to_string(size) +
+                                  " bytes, but its MANIFEST records " +
+                                  std::to_string(t.size_bytes) +
+                                  (size < t.size_bytes ? " (cut short)" : ""));
+    }
+  }
   return Status::OK();
+}
+
+// Takes the store directory's lock: flock() on the directory itself, held
+// until the Database is destroyed. Aborted when another open holds it.
+Status LockDirectory(Database* db) {
+  const int fd = ::open(db->path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    std::string m = "cannot open store directory '" + db->path + "': " + std::strerror(err);
+    if (err == EACCES || err == EPERM || err == ENOTDIR) return Status::FailedPrecondition(m);
+    return Status::Unavailable(m);
+  }
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    if (err == EWOULDBLOCK) {
+      ::close(fd);
+      return Status::Aborted(InUseMessage("opening store '" + db->path + "'"));
+    }
+    // A file system without flock: LevelDB's own lock still keeps other
+    // processes out of the database.
+  }
+  db->lock_fd = fd;
+  return Status::OK();
+}
+
+// Opens the existing store at `path` (it has a marker): lock, check the
+// seal, mark it open, open LevelDB, check the table files' sizes and the
+// header. Nothing is deleted or rewritten when a check fails.
+Result<std::shared_ptr<Database>> OpenExisting(const std::string& path, leveldb::Env* env) {
+  auto db = std::make_shared<Database>();
+  db->path = path;
+  db->env = env != nullptr ? env : leveldb::Env::Default();
+  WIDEN_RETURN_IF_ERROR(LockDirectory(db.get()));
+
+  const std::string marker_path = PathIn(path, lmarker::kMarkerFile);
+  Result<std::string> read = lmarker::ReadText(path);
+  if (!read.ok()) {
+    if (read.status().code() == StatusCode::kDataLoss)
+      return Damaged(path, read.status().message());
+    return read.status();
+  }
+  const std::string marker_text = std::move(read).value();
+  Result<lmarker::Marker> marker = lmarker::Decode(marker_text, marker_path);
+  if (!marker.ok()) return Damaged(path, marker.status().message());
+  if (marker->closed) {
+    bool stale = false;
+    Status sealed = lmarker::Verify(path, *marker, &stale);
+    if (!sealed.ok()) {
+      if (sealed.code() == StatusCode::kDataLoss) return Damaged(path, sealed.message());
+      return sealed;
+    }
+  }
+  std::error_code ec;
+  if (!std::filesystem::exists(PathIn(path, "CURRENT"), ec)) {
+    return Damaged(path, "its file '" + PathIn(path, "CURRENT") + "' is missing");
+  }
+
+  // From here until the store is closed (and sealed again) the marker says
+  // "open": LevelDB rewrites its files as it opens and runs.
+  lmarker::Marker open_marker;
+  open_marker.format = marker->format;
+  WIDEN_RETURN_IF_ERROR(lmarker::WriteText(path, lmarker::Encode(open_marker)));
+
+  db->block_cache.reset(leveldb::NewLRUCache(lf::kBlockCacheBytes));
+  leveldb::Options lo = lf::StoreOptions(db->block_cache.get());
+  lo.create_if_missing = false;
+  lo.env = db->env;
+  leveldb::DB* raw = nullptr;
+  leveldb::Status s = leveldb::DB::Open(lo, path, &raw);
+  if (!s.ok()) {
+    // LevelDB changed no file it had: the marker's seal still holds.
+    (void)lmarker::WriteText(path, marker_text);
+    const std::string context = "opening store '" + path + "'";
+    if (s.IsCorruption()) {
+      std::vector<std::string> damaged = FindDamagedLogs(path);
+      return Damaged(path, damaged.empty() ? s.ToString() : Joined(damaged));
+    }
+    return FromLevelDb(s, context);
+  }
+  db->db.reset(raw);
+  db->seal_on_close = true;
+  WIDEN_RETURN_IF_ERROR(CheckTableSizes(*db));
+  WIDEN_RETURN_IF_ERROR(CheckHeader(*db));
+  return db;
+}
+
+bool IsEmptyDirectory(const std::filesystem::path& dir) {
+  std::error_code ec;
+  return std::filesystem::is_empty(dir, ec) && !ec;
 }
 
 }  // namespace
@@ -778,47 +1029,38 @@ Result<std::unique_ptr<LevelDbStore>> LevelDbStore::Open(const std::string& path
                                                          const StoreOptions& options,
                                                          leveldb::Env* env) {
   if (path.empty()) return Status::InvalidArgument("the embedded store's path is empty");
-  std::error_code ec;
-  const std::filesystem::path dir(path);
-  if (!options.create_if_missing) {
-    if (!std::filesystem::exists(dir / "CURRENT", ec)) {
+  namespace fs = std::filesystem;
+  const fs::path dir(path);
+  for (int attempt = 0;; ++attempt) {
+    std::error_code ec;
+    const fs::file_status st = fs::status(dir, ec);
+    const bool exists = fs::exists(st);
+    if (exists && !fs::is_directory(st)) {
+      return Status::FailedPrecondition("store path '" + path + "' exists and is not a directory");
+    }
+    if (exists && fs::exists(dir / lmarker::kMarkerFile, ec)) break;
+    // Never let LevelDB recover (and rewrite) a directory widen did not create.
+    if (exists && !IsEmptyDirectory(dir)) {
+      if (!options.create_if_missing && !fs::exists(dir / "CURRENT", ec)) {
+        return Status::NotFound("no widen store at '" + path +
+                                "': check the target path, or run widen migrate first");
+      }
+      return Status::FailedPrecondition("'" + path +
+                                        "' is not empty and is not a widen store; give a new or "
+                                        "empty directory");
+    }
+    if (!options.create_if_missing) {
       return Status::NotFound("no widen store at '" + path +
                               "': check the target path, or run widen migrate first");
     }
-  } else if (!std::filesystem::exists(dir, ec)) {
-    std::filesystem::create_directories(dir, ec);
-    if (ec) {
-      return Status::FailedPrecondition("cannot create store directory '" + path +
-                                        "': " + ec.message());
+    if (attempt > 0) {
+      return Status::Unavailable("the store at '" + path +
+                                 "' was created, then removed by another process");
     }
-  } else if (!std::filesystem::is_directory(dir, ec)) {
-    return Status::FailedPrecondition("store path '" + path + "' exists and is not a directory");
+    WIDEN_RETURN_IF_ERROR(
+        leveldb_store_internal::CreateStore(path, env, leveldb_store_internal::CreationOptions()));
   }
-  // Never let LevelDB recover (and rewrite) a directory widen did not create.
-  const bool marked = std::filesystem::exists(dir / kStoreMarkerFile, ec);
-  if (!marked && !std::filesystem::is_empty(dir, ec)) {
-    return Status::FailedPrecondition("'" + path +
-                                      "' is not empty and is not a widen store; give a new or "
-                                      "empty directory");
-  }
-
-  auto db = std::make_shared<Database>();
-  db->block_cache.reset(leveldb::NewLRUCache(lf::kBlockCacheBytes));
-  leveldb::Options lo = lf::StoreOptions(db->block_cache.get());
-  lo.create_if_missing = options.create_if_missing;
-  if (env != nullptr) lo.env = env;
-  leveldb::DB* raw = nullptr;
-  leveldb::Status s = leveldb::DB::Open(lo, path, &raw);
-  if (!s.ok()) return FromLevelDb(s, "opening store '" + path + "'");
-  db->db.reset(raw);
-  WIDEN_RETURN_IF_ERROR(CheckHeader(db->db.get(), path));
-  if (!marked) {
-    std::ofstream marker(dir / kStoreMarkerFile);
-    marker << "widen embedded store, format " << int{lf::kFormatVersion} << "\n";
-    if (!marker) {
-      return Status::FailedPrecondition("cannot write '" + (dir / kStoreMarkerFile).string() + "'");
-    }
-  }
+  WIDEN_ASSIGN_OR_RETURN(std::shared_ptr<Database> db, OpenExisting(path, env));
   return std::unique_ptr<LevelDbStore>(new LevelDbStore(path, std::move(db), options));
 }
 
@@ -845,15 +1087,15 @@ Status LevelDbStore::CreateTable(const TableDescriptor& descriptor) {
   const std::string key = lf::TableKey(name);
   std::lock_guard<std::mutex> lock(create_mu_);
   std::string value;
-  leveldb::Status s = db_->db->Get(leveldb::ReadOptions(), key, &value);
+  leveldb::Status s = db_->db->Get(lf::VerifiedReads(), key, &value);
   if (s.IsNotFound()) {
     leveldb::WriteOptions sync;
     sync.sync = true;
     s = db_->db->Put(sync, key, EncodeTableDescriptor(descriptor));
-    if (!s.ok()) return FromLevelDb(s, "creating table " + Quoted(name));
+    if (!s.ok()) return db_->Error(s, "creating table " + Quoted(name));
     return Status::OK();
   }
-  if (!s.ok()) return FromLevelDb(s, "reading table " + Quoted(name));
+  if (!s.ok()) return db_->Error(s, "reading table " + Quoted(name), key, key + '\0');
   Result<TableDescriptor> stored = DecodeTableDescriptor(value);
   if (!stored.ok()) return stored.status().WithContext("table " + Quoted(name));
   return CheckSameTable(*stored, descriptor, "store '" + path_ + "'");
@@ -867,7 +1109,7 @@ Status LevelDbStore::SetTableMetadata(const std::string& full_name, const std::s
   sync.sync = true;
   leveldb::Status s =
       db_->db->Put(sync, lf::TableKey(CanonicalTableName(full_name)), EncodeTableDescriptor(d));
-  if (!s.ok()) return FromLevelDb(s, "updating table " + Quoted(full_name));
+  if (!s.ok()) return db_->Error(s, "updating table " + Quoted(full_name));
   return Status::OK();
 }
 
@@ -875,11 +1117,12 @@ Result<TableDescriptor> LevelDbStore::DescribeTable(const std::string& full_name
   WIDEN_RETURN_IF_ERROR(CheckOpen());
   const std::string name = CanonicalTableName(full_name);
   std::string value;
-  leveldb::Status s = db_->db->Get(leveldb::ReadOptions(), lf::TableKey(name), &value);
+  const std::string key = lf::TableKey(name);
+  leveldb::Status s = db_->db->Get(lf::VerifiedReads(), key, &value);
   if (s.IsNotFound()) {
     return Status::NotFound("table " + Quoted(name) + " does not exist in store '" + path_ + "'");
   }
-  if (!s.ok()) return FromLevelDb(s, "reading table " + Quoted(name));
+  if (!s.ok()) return db_->Error(s, "reading table " + Quoted(name), key, key + '\0');
   Result<TableDescriptor> d = DecodeTableDescriptor(value);
   if (!d.ok()) return d.status().WithContext("table " + Quoted(name));
   return d;
@@ -888,7 +1131,7 @@ Result<TableDescriptor> LevelDbStore::DescribeTable(const std::string& full_name
 Result<std::vector<TableDescriptor>> LevelDbStore::ListTables() {
   WIDEN_RETURN_IF_ERROR(CheckOpen());
   std::vector<TableDescriptor> tables;
-  std::unique_ptr<leveldb::Iterator> it(db_->db->NewIterator(leveldb::ReadOptions()));
+  std::unique_ptr<leveldb::Iterator> it(db_->db->NewIterator(lf::VerifiedReads()));
   const char tag = lf::kTableTag;
   for (it->Seek(leveldb::Slice(&tag, 1)); it->Valid(); it->Next()) {
     const leveldb::Slice k = it->key();
@@ -899,7 +1142,10 @@ Result<std::vector<TableDescriptor>> LevelDbStore::ListTables() {
     if (!d.ok()) return d.status().WithContext("table " + Quoted(name));
     tables.push_back(std::move(d).value());
   }
-  if (!it->status().ok()) return FromLevelDb(it->status(), "listing tables of '" + path_ + "'");
+  if (!it->status().ok()) {
+    return db_->Error(it->status(), "listing tables of '" + path_ + "'",
+                      std::string(1, lf::kTableTag), std::string(1, lf::kTableTag + 1));
+  }
   return tables;
 }
 
@@ -910,9 +1156,11 @@ Result<std::unique_ptr<CellSink>> LevelDbStore::NewSink(const std::string& full_
   // come in key order as they come (BufferedCellSink).
   std::string prefix;
   lf::AppendCellKeyPrefix(&prefix, name);
-  std::unique_ptr<leveldb::Iterator> it(db_->db->NewIterator(leveldb::ReadOptions()));
+  std::unique_ptr<leveldb::Iterator> it(db_->db->NewIterator(lf::VerifiedReads()));
   it->Seek(prefix);
-  if (!it->status().ok()) return FromLevelDb(it->status(), "reading table " + Quoted(name));
+  if (!it->status().ok()) {
+    return db_->Error(it->status(), "reading table " + Quoted(name), prefix, prefix + '\xff');
+  }
   const bool empty = !it->Valid() || !it->key().starts_with(prefix);
   return std::unique_ptr<CellSink>(
       new LevelDbSink(db_, std::move(name), std::move(d), options_.batch_bytes, empty));

@@ -63,8 +63,16 @@
 //   family ascending, qualifier ascending, timestamp descending, type
 //   descending — HBase's CellComparator order.
 //
-// A database that has keys but no header, or a header with another version,
-// is refused with FailedPrecondition. No key starts with 0xFF.
+// A header with another version is refused with FailedPrecondition; a store
+// without its header is damaged (DataLoss). No key starts with 0xFF.
+//
+// Beside LevelDB's files the directory holds widen's marker WIDEN_STORE
+// with the store's seal (store/leveldb_marker_internal.h); a directory
+// without it is never opened. A store is created atomically
+// (store/leveldb_create_internal.h). Damage is never served: LevelDB runs
+// with paranoid checks and verified reads, the seal is checked on open, and
+// any damage found is DataLoss naming the file, with nothing deleted or
+// rewritten (docs/format.md, "Damage").
 //
 // The table state keys (tag 0x03) and row digest keys (tag 0x04) came after
 // format 1 was first written,
@@ -99,11 +107,16 @@ struct Database;  // the open leveldb::DB and its block cache (leveldb_store.cc)
 class LevelDbStore final : public Store {
  public:
   /// Opens (or, with options.create_if_missing, creates) the store in
-  /// directory `path`. Errors: NotFound when the directory holds no database
-  /// and create_if_missing is false; FailedPrecondition when the database is
-  /// not a widen store of format 1; Aborted when another process (or another
-  /// open in this process) holds its lock; Unavailable when LevelDB cannot
-  /// open it otherwise; DataLoss on corruption.
+  /// directory `path`. A new store is created atomically in a sibling
+  /// directory and renamed onto `path` (a missing or empty directory).
+  /// Errors: NotFound when there is no store and create_if_missing is false;
+  /// FailedPrecondition when the directory is not empty and not a widen
+  /// store, or the store is not of format 1; Aborted when another process
+  /// (or another open in this process) has the store open — also when it is
+  /// creating it at this moment; DataLoss, naming the file, when a file of
+  /// the store is damaged (nothing is deleted or repaired: the next open
+  /// reports it again); Unavailable when LevelDB cannot open it otherwise.
+  /// The store is sealed when the last of it, its sinks and readers goes.
   /// `env` (borrowed, may be null: LevelDB's default) is the leveldb::Env
   /// the database does its file I/O through; it must outlive the store and
   /// every sink, reader and StateStore from it (tests pass one that

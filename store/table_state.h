@@ -102,6 +102,17 @@ struct TableState {
   uint64_t version = 0;
 };
 
+/// Table state extensions (TableState::extensions) widen keeps. The cell
+/// timestamp (ms, decimal text) a table was loaded with when its mapping
+/// gives none (no --timestamp-ms, no `timestamp_ms`): sync writes re-written
+/// rows with it, so the table stays what one migrate writes.
+inline constexpr char kLoadTimestampExtension[] = "widen.timestamp_ms";
+/// "complete" once a sync finished the table: every row has its digest
+/// (store/row_sync.h). Absent (a migrate wrote the table last, or a repair
+/// may have lost cells): the next sync compares against the rows the cells
+/// hold and rewrites every one.
+inline constexpr char kDigestsExtension[] = "widen.digests";
+
 /// The state record of `state` (layout above; `version` is not written).
 /// InvalidArgument when a watermark or range has a tuple whose size is not
 /// its number of columns.

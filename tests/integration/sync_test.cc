@@ -244,6 +244,14 @@ TEST_P(SyncTest, ASyncKilledAnywhereConvergesOnTheNextRun) {
   nlohmann::json first = SyncJson();
   ASSERT_TRUE(first.is_object());
   const int64_t ts = first["tables"][0]["timestamp_ms"].get<int64_t>();
+  // How long a sync that rewrites every row takes here: the kills land
+  // at random moments within it.
+  Sql({"UPDATE orders SET total = total + 1"});
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_TRUE(SyncJson().is_object());
+  const auto full_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+          .count();
   std::mt19937 rng(20261201);
   int killed = 0;  // trials where the kill landed before the run ended
   for (int trial = 0; trial < 10; ++trial) {
@@ -259,7 +267,8 @@ TEST_P(SyncTest, ASyncKilledAnywhereConvergesOnTheNextRun) {
             store_.c_str(), static_cast<char*>(nullptr));
       _exit(127);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(30 + rng() % 600));
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(rng() % std::max<int64_t>(1, full_ms * 8 / 10)));
     kill(pid, SIGKILL);
     int status = 0;
     waitpid(pid, &status, 0);
