@@ -14,6 +14,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -421,6 +422,98 @@ TEST_F(PgNestCollationTest, EveryCollationAndPaddingRule) {
   CheckNest("citext", "citext");
   CheckNest("char(8)", "varchar(10)");
   CheckNest("char(5)", "char(9)");
+}
+
+// PostgreSQL cannot compare text of two different collations unless one is
+// the database default (it fails when it first hashes or compares a value,
+// after rows were used). A nest linking such columns — a nondeterministic
+// ICU collation against "C", char(n) in "C" against "POSIX", at either
+// nesting level — or a join on them is refused by lint, plan and migrate
+// before anything is written, naming both columns and their collations. A
+// default-collation column against "C" or "POSIX" is compared (in the
+// other's collation) and nests as SQL pairs it.
+TEST_F(PgNestCollationTest, LinksOfTwoCollationsAreRefusedBeforeAnythingIsWritten) {
+  PgQuery(db_, R"SQL(
+    CREATE TABLE p (code text COLLATE widen_ci PRIMARY KEY, k char(4) COLLATE "C" UNIQUE);
+    CREATE TABLE pd (code text PRIMARY KEY);
+    CREATE TABLE c (id int PRIMARY KEY, code text COLLATE "C", k char(4) COLLATE "POSIX",
+                    pk char(4) COLLATE "C", ref char(4) COLLATE "C" UNIQUE);
+    CREATE TABLE g (id int PRIMARY KEY, ref char(4) COLLATE "POSIX");
+    INSERT INTO p VALUES ('abc', 'a'), ('x', 'b');
+    INSERT INTO pd VALUES ('a'), ('b'), ('abc');
+    INSERT INTO c VALUES (1, 'ABC', 'a', 'a', 'r1'), (2, 'abc', 'b', 'b', 'r2'),
+                         (3, 'x', 'a', 'c', 'r3');
+    INSERT INTO g VALUES (1, 'r1'), (2, 'r2');
+  )SQL");
+  // Table t:p from `from` keyed by its `code`, c nested in it on `on` with
+  // `more` nest lines (joins, grandchildren).
+  auto mapping = [&](const std::string& from, const std::string& on, const std::string& more) {
+    return fmt::format(R"YAML(source: {}
+tables:
+  - name: t:p
+    from: {}
+    families: [{{name: n}}]
+    key:
+      parts: [code]
+    nest:
+      - table: c
+        on: {}
+        family: n
+        prefix: c
+        id: [id]
+{})YAML",
+                       db_, from, on, more);
+  };
+  const std::string dir = MakeTempDir();
+  const std::string store = dir + "/s";
+  auto run = [&](const std::string& cmd, const std::string& yaml) {
+    std::ofstream(dir + "/m.yaml") << yaml;
+    return RunCommand(fmt::format("{} {} -m {}{}", WidenBinary(), cmd, ShellQuote(dir + "/m.yaml"),
+                                  cmd == "migrate" ? " --target leveldb:" + store : ""));
+  };
+  const std::string g =
+      "        nest:\n          - {table: g, on: {ref: ref}, prefix: g, id: [id]}\n";
+  const std::string join =
+      "        joins: [{table: p, as: pp, on: {code: code}}]\n        columns: [pp.k]\n";
+  struct Case {
+    std::string yaml, names;
+  };
+  for (const Case& c : std::vector<Case>{
+           {mapping("p", "{code: code}", ""),
+            "nest on p.code (collation widen_ci) = c.code (collation C)"},
+           {mapping("p", "{k: k}", ""), "nest on p.k (collation C) = c.k (collation POSIX)"},
+           {mapping("p", "{k: pk}", g), "nest on c.ref (collation C) = g.ref (collation POSIX)"},
+           {mapping("pd", "{code: code}", join),
+            "join on c.code (collation C) = p.code (collation widen_ci)"}}) {
+    SCOPED_TRACE(c.names);
+    for (const std::string cmd : {"lint", "plan", "migrate"}) {
+      SCOPED_TRACE(cmd);
+      CommandResult r = run(cmd, c.yaml);
+      EXPECT_EQ(r.exit_code, 2) << r.output;
+      EXPECT_NE(r.output.find(c.names + ": PostgreSQL cannot compare text of two different "
+                                        "collations"),
+                std::string::npos)
+          << r.output;
+      EXPECT_FALSE(std::filesystem::exists(store)) << "nothing may be created";
+    }
+  }
+  // Links within one collation, or with the default collation on one side,
+  // nest as SQL pairs them.
+  for (const auto& [from, on, sql] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"p", "{k: pk}", "SELECT count(*) FROM p JOIN c ON c.pk = p.k"},
+           {"pd", "{code: k}", "SELECT count(*) FROM pd JOIN c ON c.k = pd.code"},
+           {"pd", "{code: pk}", "SELECT count(*) FROM pd JOIN c ON c.pk = pd.code"}}) {
+    SCOPED_TRACE(from + " " + on);
+    std::filesystem::remove_all(store);
+    CommandResult ok = run("migrate", mapping(from, on, ""));
+    ASSERT_EQ(ok.exit_code, 0) << ok.output;
+    const auto pairs = PgQuery(db_, sql);
+    size_t cells = 0;
+    for (const auto& [row, columns] : ReadTable("leveldb:" + store, "t:p")) cells += columns.size();
+    EXPECT_EQ(std::to_string(cells), pairs[0][0]);
+    EXPECT_NE(cells, 0u);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 // Beyond text: a decimal linked to a float compares as a float in both
