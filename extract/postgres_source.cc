@@ -712,20 +712,26 @@ Result<std::vector<GroupCount>> PostgresSource::LargestGroups(
   }
   // The derived table's column list names the group columns, whatever their
   // names in the scan (two aliases may have columns of the same name).
-  std::string names, order;
+  // Text-like columns (is_text) group by their text's bytes, as the merge
+  // compares them: 'abc' and 'ABC' are two groups in a case-insensitive
+  // collation too.
+  std::string names, select, group, order;
   std::vector<std::string> out;
   for (size_t i = 0; i < group_by.size(); ++i) {
     const std::string g = fmt::format("widen_g{}", i);
+    const std::string e = group_by[i].is_text ? dialect_->TextByteOrder("(" + g + ")::text") : g;
     names += (i ? ", " : "") + g;
-    order += ", " + g;
+    select += (i ? ", " : "") + e + " AS " + g;
+    group += (i ? ", " : "") + e;
+    order += ", " + e;
     out.push_back(g);
   }
   out.push_back("widen_n");
   BuiltQuery inner = SelectBuilder(*dialect_).Build(Unordered(spec, group_by));
   const std::string sql = fmt::format(
-      "SELECT {0}, count(*) AS widen_n FROM ({1}) AS widen_g({0}) GROUP BY {0} "
-      "ORDER BY widen_n DESC{2} LIMIT {3}",
-      names, inner.sql, order, limit);
+      "SELECT {0}, count(*) AS widen_n FROM ({1}) AS widen_g({2}) GROUP BY {3} "
+      "ORDER BY widen_n DESC{4} LIMIT {5}",
+      select, inner.sql, names, group, order, limit);
   WIDEN_ASSIGN_OR_RETURN(auto rows, ScanWith(OverQuery(sql, out), std::move(inner.params)));
   return source_internal::ReadGroups(rows.get());
 }

@@ -516,6 +516,61 @@ tables:
   std::filesystem::remove_all(dir);
 }
 
+// PostgreSQL: parent rows equal under the link's collation but with other
+// bytes ('abc', 'ABC' in a case-insensitive collation, in a view, which
+// declares no key) are two parents, and a child is nested under every parent
+// its `=` matches, as a SQL join pairs them; lint does not count them as
+// repeats (E120), and only rows with the same bytes are (the run stops on them).
+TEST_F(PgNestCollationTest, ParentsEqualUnderTheCollationEachGetTheChildrenTheyMatch) {
+  PgQuery(db_, R"SQL(
+    CREATE TABLE p0 (id int PRIMARY KEY, code text COLLATE widen_ci);
+    CREATE VIEW pv AS SELECT * FROM p0;
+    CREATE TABLE c (id int PRIMARY KEY, code text COLLATE widen_ci);
+    INSERT INTO p0 VALUES (1, 'abc'), (2, 'ABC'), (3, 'x'), (4, 'y');
+    INSERT INTO c VALUES (1, 'abc'), (2, 'Abc'), (3, 'X'), (4, 'z');
+  )SQL");
+  const std::string dir = MakeTempDir();
+  const std::string m = dir + "/m.yaml";
+  std::ofstream(m) << "source: " << db_ << "\ntarget: leveldb:" << dir << "/s"
+                   << R"YAML(
+tables:
+  - name: t:p
+    from: pv
+    families: [{name: n}]
+    key:
+      parts: [{column: id, on_null: reject}]
+    nest:
+      - {table: c, on: {code: code}, family: n, prefix: c, id: [id]}
+)YAML";
+  CommandResult lint = RunCommand(fmt::format("{} lint -m {}", WidenBinary(), ShellQuote(m)));
+  EXPECT_EQ(lint.exit_code, 0) << lint.output;
+  EXPECT_EQ(lint.output.find("E120"), std::string::npos) << lint.output;
+  CommandResult run = RunCommand(fmt::format("{} migrate -q -m {}", WidenBinary(), ShellQuote(m)));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  std::set<std::string> got, expected;
+  for (const auto& [row, columns] : ReadTable("leveldb:" + dir + "/s", "t:p")) {
+    for (const auto& [column, value] : columns) got.insert(row + "|" + column);
+  }
+  for (const auto& r : PgQuery(db_, "SELECT p.id, c.id FROM pv p JOIN c ON c.code = p.code")) {
+    expected.insert(r[0] + "|n:c" + r[1]);
+  }
+  EXPECT_EQ(got, expected) << "widen: " << Show(got) << "\nSQL: " << Show(expected);
+  EXPECT_EQ(expected.size(), 5u);
+  // The same bytes twice: E120, and the run stops (exit 2).
+  PgQuery(db_, "INSERT INTO p0 VALUES (5, 'ABC')");
+  lint = RunCommand(fmt::format("{} lint -m {}", WidenBinary(), ShellQuote(m)));
+  EXPECT_EQ(lint.exit_code, 2) << lint.output;
+  EXPECT_NE(lint.output.find("error E120: t:p: 2 rows of pv have the same nest link value "
+                             "(code=ABC)"),
+            std::string::npos)
+      << lint.output;
+  std::filesystem::remove_all(dir + "/s");
+  run = RunCommand(fmt::format("{} migrate -q -m {}", WidenBinary(), ShellQuote(m)));
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("repeat the nest link value (ABC)"), std::string::npos) << run.output;
+  std::filesystem::remove_all(dir);
+}
+
 // Beyond text: a decimal linked to a float compares as a float in both
 // engines; PostgreSQL's interval `=` is not equality of the text
 // ('1 day' = '24:00:00'); a MariaDB ENUM is ordered by its members' numbers,
