@@ -674,6 +674,28 @@ Status MySqlSource::Session::LoadSchema() {
     auto& best = unique_not_null[id.first];
     if (best.empty() || cols.size() < best.size()) best = cols;
   }
+  // Every B-tree index's columns (ORDER BY can use them), up to the first
+  // prefix-only column, for lint's check of the nests' paging (W118).
+  std::map<std::pair<std::string, std::string>, std::map<int, std::pair<std::string, bool>>>
+      indexes;
+  rs.reset(st->executeQuery(
+      "SELECT TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX, COLUMN_NAME, SUB_PART IS NULL FROM "
+      "information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND INDEX_TYPE = 'BTREE'"));
+  while (rs->next()) {
+    indexes[{std::string(rs->getString(1)), std::string(rs->getString(2))}][rs->getInt(3)] = {
+        std::string(rs->getString(4)), rs->getInt(5) != 0};
+  }
+  for (auto& [name, t] : tables) t.indexes_known = !t.is_view;
+  for (const auto& [id, cols] : indexes) {
+    auto t = tables.find(id.first);
+    if (t == tables.end()) continue;
+    std::vector<std::string> index;
+    for (const auto& [seq, c] : cols) {
+      if (!c.second) break;
+      index.push_back(c.first);
+    }
+    if (!index.empty()) t->second.indexes.push_back(std::move(index));
+  }
   for (auto& [name, t] : tables) schema.tables.push_back(std::move(t));
   schema_loaded = true;
   return Status::OK();

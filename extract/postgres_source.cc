@@ -604,33 +604,56 @@ Result<SourceTable> PostgresSource::DescribeQuery(const std::string& sql) {
   return t;
 }
 
-Status PostgresSource::CheckScan(const ScanSpec& spec) {
-  // A child read joined to its parents (a link whose `=` is not byte
-  // equality): PostgreSQL cannot compare text of two different collations
-  // (it fails when it first hashes or compares a value, after rows were
-  // written), so such a link is refused here.
+Status PostgresSource::CheckLinkCollations(const ScanSpec& spec) {
+  // PostgreSQL compares text of two different collations only when one of
+  // them is the database default (the other one is then used); otherwise it
+  // fails when it first hashes or compares a value, after rows were
+  // written. Such a comparison in the scan's SQL is refused here: a child
+  // read joined to its parents (a link whose `=` is not byte equality), a
+  // second-level child joined to its parent's table, a `joins` entry.
+  auto table_of = [&](const std::string& alias) {
+    std::string table = alias == spec.alias ? spec.table : alias;
+    for (const auto& j : spec.joins) {
+      if (j.alias == alias) table = j.table;
+    }
+    return table;
+  };
+  auto check = [&](const char* what, const std::string& left_table, const std::string& left,
+                   const std::string& right_table, const std::string& right) -> Status {
+    if (left_table.empty() || right_table.empty()) return Status::OK();
+    const std::string a = session_->Collation(left_table, left);
+    const std::string b = session_->Collation(right_table, right);
+    if (a.empty() || b.empty() || a == b || a == "default" || b == "default") {
+      return Status::OK();
+    }
+    return Status::InvalidArgument(fmt::format(
+        "{} on {}.{} (collation {}) = {}.{} (collation {}): PostgreSQL cannot compare text of two "
+        "different collations; give both columns one collation (ALTER TABLE ... ALTER COLUMN ... "
+        "TYPE <its type> COLLATE ...)",
+        what, left_table, left, a, right_table, right, b));
+  };
   for (const MergeLink& link : spec.merge) {
     if (!link.child || link.by_value || !link.peer_query.empty() ||
         session_->BytesEqual(spec, link)) {
       continue;
     }
     for (const auto& [c, peer] : link.on) {
-      std::string table = c.alias == spec.alias ? spec.table : c.alias;
-      for (const auto& j : spec.joins) {
-        if (j.alias == c.alias) table = j.table;
-      }
-      if (table.empty()) continue;
-      const std::string mine = session_->Collation(table, c.column);
-      const std::string theirs = session_->Collation(link.peer_table, peer);
-      if (!mine.empty() && !theirs.empty() && mine != theirs) {
-        return Status::InvalidArgument(fmt::format(
-            "nest on {}.{} (collation {}) = {}.{} (collation {}): PostgreSQL cannot compare "
-            "text of two different collations; give both columns one collation (ALTER TABLE "
-            "... ALTER COLUMN ... TYPE text COLLATE ...)",
-            link.peer_table, peer, theirs, table, c.column, mine));
-      }
+      WIDEN_RETURN_IF_ERROR(check("nest", link.peer_table, peer, table_of(c.alias), c.column));
     }
   }
+  for (const ScanJoin& j : spec.joins) {
+    for (const auto& [c, right] : j.on) {
+      // widen's own join of a second-level child to its parent's table.
+      WIDEN_RETURN_IF_ERROR(j.alias == "widen_parent"
+                                ? check("nest", j.table, right, table_of(c.alias), c.column)
+                                : check("join", table_of(c.alias), c.column, j.table, right));
+    }
+  }
+  return Status::OK();
+}
+
+Status PostgresSource::CheckScan(const ScanSpec& spec) {
+  WIDEN_RETURN_IF_ERROR(CheckLinkCollations(spec));
   const BuiltQuery q = SelectBuilder(*dialect_).Build(spec);
   try {
     session_->txn->exec("SAVEPOINT widen_check");
@@ -658,6 +681,9 @@ Result<std::unique_ptr<RowStream>> PostgresSource::Scan(const ScanSpec& spec) {
 
 Result<std::unique_ptr<RowStream>> PostgresSource::ScanWith(const ScanSpec& spec,
                                                             std::vector<Value> inner_params) {
+  // Every read (plan's sample, a job's range, ...) stops on such a link
+  // before its query runs, not on the server's error after rows were used.
+  WIDEN_RETURN_IF_ERROR(CheckLinkCollations(spec));
   std::string cursor = fmt::format("widen_c{}", ++next_cursor_);
   BuiltQuery q = SelectBuilder(*dialect_).Build(spec);
   if (!inner_params.empty() && !q.params.empty()) {
@@ -686,20 +712,26 @@ Result<std::vector<GroupCount>> PostgresSource::LargestGroups(
   }
   // The derived table's column list names the group columns, whatever their
   // names in the scan (two aliases may have columns of the same name).
-  std::string names, order;
+  // Text-like columns (is_text) group by their text's bytes, as the merge
+  // compares them: 'abc' and 'ABC' are two groups in a case-insensitive
+  // collation too.
+  std::string names, select, group, order;
   std::vector<std::string> out;
   for (size_t i = 0; i < group_by.size(); ++i) {
     const std::string g = fmt::format("widen_g{}", i);
+    const std::string e = group_by[i].is_text ? dialect_->TextByteOrder("(" + g + ")::text") : g;
     names += (i ? ", " : "") + g;
-    order += ", " + g;
+    select += (i ? ", " : "") + e + " AS " + g;
+    group += (i ? ", " : "") + e;
+    order += ", " + e;
     out.push_back(g);
   }
   out.push_back("widen_n");
   BuiltQuery inner = SelectBuilder(*dialect_).Build(Unordered(spec, group_by));
   const std::string sql = fmt::format(
-      "SELECT {0}, count(*) AS widen_n FROM ({1}) AS widen_g({0}) GROUP BY {0} "
-      "ORDER BY widen_n DESC{2} LIMIT {3}",
-      names, inner.sql, order, limit);
+      "SELECT {0}, count(*) AS widen_n FROM ({1}) AS widen_g({2}) GROUP BY {3} "
+      "ORDER BY widen_n DESC{4} LIMIT {5}",
+      select, inner.sql, names, group, order, limit);
   WIDEN_ASSIGN_OR_RETURN(auto rows, ScanWith(OverQuery(sql, out), std::move(inner.params)));
   return source_internal::ReadGroups(rows.get());
 }

@@ -67,6 +67,11 @@ class PostgresSource : public Source, public SourceStats {
  private:
   PostgresSource(std::string url, SourceOptions options);
 
+  // InvalidArgument naming both columns when `spec`'s SQL compares text of
+  // two different collations, neither the default, which PostgreSQL cannot
+  // do (a nest link, a second-level nest's join to its parent, a join).
+  Status CheckLinkCollations(const ScanSpec& spec);
+
   // Scan, with `inner_params` bound to the placeholders of spec.query (a
   // query built around another scan's; spec itself then has none).
   Result<std::unique_ptr<RowStream>> ScanWith(const ScanSpec& spec,

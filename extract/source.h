@@ -218,6 +218,13 @@ struct SourceTable {
   std::vector<SourceColumn> columns;
   std::vector<std::string> primary_key;
   std::vector<std::vector<std::string>> unique_keys;  // UNIQUE constraints / indexes
+  /// The columns of every index that can serve an ORDER BY (B-tree, the
+  /// primary key included), in index order, up to the first column indexed
+  /// by a prefix only; `indexes_known` says they were read. Read where a
+  /// nested table is paged in its link's order: MySQL/MariaDB base tables
+  /// (not views; PostgreSQL sorts each scan once and reads no indexes).
+  std::vector<std::vector<std::string>> indexes;
+  bool indexes_known = false;
   std::vector<ForeignKey> foreign_keys;
   int64_t estimated_rows = -1;  // from the engine's statistics; -1 = unknown
   /// A view (PostgreSQL: also a materialized view): the database declares no

@@ -54,9 +54,12 @@ struct KeyPartPlan {
   bool desc = false;         // binary: invert the part's bytes
   bool reverse = false;      // timestamps: Long.MAX_VALUE - ms (newest first)
   bool null_marker = false;  // binary: NULL allowed, encoded as a marker that sorts first
-  /// The source column's type (what a text part's value looks like); not
+  /// The source column's type (what a text part's value looks like), and the
+  /// type it is stored in as the engine names it ("uuid", "smallint",
+  /// "int(10) unsigned"; a domain's base type); "" for literals. Neither is
   /// part of the stored layout (ToJson).
   ValueType value_type = ValueType::kText;
+  std::string source_type;
 };
 
 /// A salt byte or hash prefix over some of the parts (indexes into parts).

@@ -238,6 +238,7 @@ class Planner {
                                           target, kp.column.ToString());
     p.name = kp.column.column;
     p.value_type = c->type;
+    p.source_type = c->storage_type();
     p.type = kp.type.value_or(DefaultKeyType(*c));
     if (kp.reverse) p.type = KeyType::kTimestamp;
     if (form == KeyForm::kBinary && !kp.reverse && !KeyTypeAccepts(p.type, c->type)) {

@@ -1,8 +1,13 @@
 #include "transform/qualifier_check.h"
 
+#include <algorithm>
 #include <bitset>
+#include <cctype>
 #include <cstdint>
 #include <deque>
+#include <initializer_list>
+#include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -12,6 +17,8 @@
 #include <fmt/format.h>
 
 #include "common/bytes.h"
+#include "extract/source.h"
+#include "transform/qualifier_check_internal.h"
 
 namespace widen {
 
@@ -187,6 +194,149 @@ Dfa OneOf(const std::vector<std::string>& words) {
   return d;
 }
 
+// A regular language over bytes, built from pieces as an automaton with
+// empty moves (one start, one final state) and compiled into a Dfa: the
+// structured text forms of values (dates, uuids, numbers) are written as
+// expressions of these. A Dfa is unambiguous, so that the checker's search
+// finds only ambiguity between id parts, never inside one.
+class Lang {
+ public:
+  /// The empty string.
+  Lang() : states_(1) {}
+  /// One byte of `on`.
+  static Lang Byte(const ByteSet& on) {
+    Lang l;
+    l.states_.emplace_back();
+    l.states_[0].moves.push_back({on, 1});
+    l.final_ = 1;
+    return l;
+  }
+  /// Exactly the bytes of `s`.
+  static Lang Text(std::string_view s) {
+    Lang l;
+    for (unsigned char c : s) l = Seq({l, Byte(One(c))});
+    return l;
+  }
+  /// The concatenation of `parts`, in order.
+  static Lang Seq(std::initializer_list<Lang> parts) {
+    Lang l;
+    for (const Lang& p : parts) l.Then(p);
+    return l;
+  }
+  /// Any one of `choices`.
+  static Lang Either(std::initializer_list<Lang> choices) {
+    Lang l;
+    std::vector<int> ends;
+    for (const Lang& c : choices) {
+      const int at = l.Embed(c);
+      l.states_[0].empty.push_back(at);
+      ends.push_back(at + c.final_);
+    }
+    l.states_.emplace_back();
+    l.final_ = static_cast<int>(l.states_.size()) - 1;
+    for (int e : ends) l.states_[e].empty.push_back(l.final_);
+    return l;
+  }
+  /// `l` or nothing.
+  static Lang Maybe(const Lang& l) { return Either({l, Lang()}); }
+  /// `l` from `min` to `max` times; max < 0: unbounded.
+  static Lang Repeat(const Lang& l, int min, int max) {
+    Lang r;
+    for (int i = 0; i < min; ++i) r.Then(l);
+    if (max < 0) {
+      // l*: a loop through one state.
+      Lang star;
+      const int at = star.Embed(l);
+      star.states_[0].empty.push_back(at);
+      star.states_[at + l.final_].empty.push_back(0);
+      r.Then(star);
+    } else {
+      for (int i = min; i < max; ++i) r.Then(Maybe(l));
+    }
+    return r;
+  }
+
+  /// The deterministic automaton of the language (subset construction);
+  /// state 0 is the start.
+  Dfa Compile() const {
+    Dfa d;
+    std::map<std::vector<int>, int> index;
+    std::vector<std::vector<int>> sets = {Closure({0})};
+    index[sets[0]] = 0;
+    for (size_t i = 0; i < sets.size(); ++i) {
+      const std::vector<int> set = sets[i];  // sets grows below
+      if (std::binary_search(set.begin(), set.end(), final_)) {
+        d.finals.push_back(static_cast<int>(i));
+      }
+      std::map<int, ByteSet> to;
+      for (int b = 0; b < 256; ++b) {
+        std::vector<int> next;
+        for (int s : set) {
+          for (const auto& m : states_[s].moves) {
+            if (m.on.test(b)) next.push_back(m.to);
+          }
+        }
+        if (next.empty()) continue;
+        next = Closure(std::move(next));
+        auto [it, added] = index.emplace(next, static_cast<int>(sets.size()));
+        if (added) {
+          sets.push_back(next);
+          d.Add();
+        }
+        to[it->second].set(b);
+      }
+      for (const auto& [target, on] : to) d.On(static_cast<int>(i), on, target);
+    }
+    return d;
+  }
+
+ private:
+  struct Move {
+    ByteSet on;
+    int to;
+  };
+  struct State {
+    std::vector<Move> moves;
+    std::vector<int> empty;  // empty moves
+  };
+
+  // Copies `l`'s states in; returns the index of its start.
+  int Embed(const Lang& l) {
+    const int base = static_cast<int>(states_.size());
+    for (const State& s : l.states_) {
+      State c = s;
+      for (auto& m : c.moves) m.to += base;
+      for (int& e : c.empty) e += base;
+      states_.push_back(std::move(c));
+    }
+    return base;
+  }
+  void Then(const Lang& l) {
+    const int at = Embed(l);
+    states_[final_].empty.push_back(at);
+    final_ = at + l.final_;
+  }
+  // The states reached from `set` by empty moves, sorted.
+  std::vector<int> Closure(std::vector<int> set) const {
+    std::vector<bool> in(states_.size(), false);
+    std::vector<int> todo = set;
+    set.clear();
+    while (!todo.empty()) {
+      const int s = todo.back();
+      todo.pop_back();
+      if (in[s]) continue;
+      in[s] = true;
+      set.push_back(s);
+      for (int e : states_[s].empty) todo.push_back(e);
+    }
+    std::sort(set.begin(), set.end());
+    return set;
+  }
+
+  std::vector<State> states_;
+  int final_ = 0;
+};
+
 // A nondeterministic automaton without empty moves, built by appending
 // fragments after a set of tail states; several sources of qualifiers live
 // in one Nfa, each from its own start state.
@@ -258,44 +408,113 @@ struct Source {
   int start = -1;
 };
 
-// The bytes a text key part's value can be written as (Value::AppendText,
-// zero-padded integers, reversed timestamps).
+// The text of a value of key part `p` (Value::AppendText; the bytes of a
+// text-like value), as docs/types.md gives it for the part's source type,
+// when that text has a structure; nullopt for free text (any bytes). Every
+// form a reader can give a column of the type is included: MySQL's zero and
+// partial dates and PostgreSQL's timestamps beyond 294247 AD come as the
+// server's text (other) in the same shape. The forms are exact up to the
+// digits (a month is two digits, not 01 to 12), so they never leave out a
+// value the source can hold.
+std::optional<Lang> ValueText(const KeyPartPlan& p) {
+  const Lang digit = Lang::Byte(Digits());
+  const Lang digits = Lang::Repeat(digit, 1, -1);
+  const Lang sign = Lang::Maybe(Lang::Text("-"));
+  auto fixed = [&](int n) { return Lang::Repeat(digit, n, n); };
+  // "YYYY-MM-DD": 4 or more year digits, '-' before years before 0.
+  const Lang date = Lang::Seq(
+      {sign, Lang::Repeat(digit, 4, -1), Lang::Text("-"), fixed(2), Lang::Text("-"), fixed(2)});
+  // "HH:MM:SS[.ffffff]"; a time's hours can have more digits.
+  auto clock = [&](int min_hour_digits, int max_hour_digits) {
+    return Lang::Seq({Lang::Repeat(digit, min_hour_digits, max_hour_digits), Lang::Text(":"),
+                      fixed(2), Lang::Text(":"), fixed(2),
+                      Lang::Maybe(Lang::Seq({Lang::Text("."), Lang::Repeat(digit, 1, 6)}))});
+  };
+  const Lang infinities = Lang::Either({Lang::Text("infinity"), Lang::Text("-infinity")});
+  switch (p.value_type) {
+    case ValueType::kInt:
+    case ValueType::kUInt: {
+      // "0", or no leading zero; '-' only when the type holds negatives;
+      // at most as many digits as the type's widest value.
+      SourceColumn c;
+      c.type = p.value_type;
+      c.source_type = p.source_type;
+      const auto range = DeclaredIntegerRange(c);
+      const bool negative = p.value_type == ValueType::kInt && (!range || range->min < 0);
+      int max_digits = -1;
+      if (range) {
+        const uint64_t low = range->min < 0 ? 0 - static_cast<uint64_t>(range->min) : 0;
+        max_digits = static_cast<int>(std::to_string(std::max(low, range->max)).size());
+      }
+      return Lang::Either(
+          {Lang::Text("0"),
+           Lang::Seq({negative ? sign : Lang(), Lang::Byte(Chars("123456789")),
+                      Lang::Repeat(digit, 0, max_digits < 0 ? -1 : max_digits - 1)})});
+    }
+    case ValueType::kBool:
+      return Lang::Either({Lang::Text("true"), Lang::Text("false")});
+    case ValueType::kFloat:
+      // Shortest round trip: 0.1, -0, 1e+20, 1.5e-07; NaN, Infinity.
+      return Lang::Either(
+          {Lang::Text("NaN"),
+           Lang::Seq(
+               {sign,
+                Lang::Either(
+                    {Lang::Text("Infinity"),
+                     Lang::Seq({digits, Lang::Maybe(Lang::Seq({Lang::Text("."), digits})),
+                                Lang::Maybe(Lang::Seq(
+                                    {Lang::Text("e"), Lang::Byte(Chars("+-")), digits}))})})})});
+    case ValueType::kDecimal:
+      // As the server prints it: -0.50, 0.000; NaN, Infinity.
+      return Lang::Either(
+          {Lang::Text("NaN"),
+           Lang::Seq(
+               {sign, Lang::Either({Lang::Text("Infinity"),
+                                    Lang::Seq({digits, Lang::Maybe(Lang::Seq(
+                                                           {Lang::Text("."), digits}))})})})});
+    case ValueType::kDate:
+      return Lang::Either({date, infinities});
+    case ValueType::kTimestamp:
+      return Lang::Either({Lang::Seq({date, Lang::Text(" "), clock(2, 2)}), infinities});
+    case ValueType::kTimestampTz: {
+      // The instant in UTC, "...T...Z"; MySQL's zero TIMESTAMP and
+      // PostgreSQL's beyond 294247 AD as the server prints them
+      // ("... HH:MM:SS", "...+00").
+      const Lang offset = Lang::Seq({Lang::Byte(Chars("+-")), fixed(2),
+                                     Lang::Repeat(Lang::Seq({Lang::Text(":"), fixed(2)}), 0, 2)});
+      return Lang::Either({Lang::Seq({date, Lang::Text("T"), clock(2, 2), Lang::Text("Z")}),
+                           Lang::Seq({date, Lang::Text(" "), clock(2, 2), Lang::Maybe(offset)}),
+                           infinities});
+    }
+    case ValueType::kTime:
+      return Lang::Seq({sign, clock(2, -1)});
+    default:
+      break;
+  }
+  std::string type = p.source_type;
+  for (char& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (p.value_type == ValueType::kOther && type == "uuid") {
+    // Lower-case 8-4-4-4-12 hex (PostgreSQL uuid, MariaDB UUID).
+    const Lang hex = Lang::Byte(Chars("0123456789abcdef"));
+    auto group = [&](int n) { return Lang::Repeat(hex, n, n); };
+    return Lang::Seq({group(8), Lang::Text("-"), group(4), Lang::Text("-"), group(4),
+                      Lang::Text("-"), group(4), Lang::Text("-"), group(12)});
+  }
+  return std::nullopt;
+}
+
+// The bytes a text key part's value can be written as (KeyCodec: the text
+// above, zero-padded integers, reversed timestamps).
 Dfa TextPart(const KeyPartPlan& p, std::string_view separator) {
   if (p.is_literal) return Literal(p.literal);
   if (p.reverse) return Repeat(Digits(), 19, false);
-  // An integer: an optional '-' and digits; zero-padded to `width`, exactly
-  // `width` digits (the codec refuses negative and wider values there).
-  auto digits = [&](bool may_be_negative) {
-    if (p.width > 0) return Repeat(Digits(), p.width, false);
-    Dfa d;
-    const int sign = d.Add();
-    if (may_be_negative) d.On(0, One('-'), sign);
-    const int body = d.Add();
-    d.On(0, Digits(), body);
-    d.On(sign, Digits(), body);
-    d.On(body, Digits(), body);
-    d.finals = {body};
-    return d;
-  };
-  switch (p.value_type) {
-    case ValueType::kInt:
-      return digits(true);
-    case ValueType::kUInt:
-      return digits(false);
-    case ValueType::kBool:
-      return OneOf({"true", "false"});
-    case ValueType::kFloat:
-      return Repeat(Chars("0123456789.eE+-NaInfity"), 1, true);
-    case ValueType::kDecimal:
-      return Repeat(Chars("0123456789.-NaInfity"), 1, true);
-    case ValueType::kDate:
-    case ValueType::kTime:
-    case ValueType::kTimestamp:
-    case ValueType::kTimestampTz:
-      return Repeat(Chars("0123456789-:. TZ+infty"), 1, true);
-    default:
-      return WithoutSeparator(separator);
-  }
+  // Zero-padded: exactly `width` digits (the codec refuses negative and
+  // wider values there).
+  if (p.width > 0 && IsIntegerType(p.value_type)) return Repeat(Digits(), p.width, false);
+  if (auto text = ValueText(p)) return text->Compile();
+  // Free text: any bytes without the separator (the codec refuses values
+  // holding it).
+  return WithoutSeparator(separator);
 }
 
 // The bytes of a binary key part (transform/ordered_bytes.h), `desc` applied.
@@ -305,7 +524,14 @@ Dfa BinaryPart(const KeyPartPlan& p) {
   switch (p.type) {
     case KeyType::kString:
     case KeyType::kBytes:
-      d = p.width > 0 ? Repeat(All(), p.width, false) : BinaryString();
+      if (p.width > 0) {
+        d = Repeat(All(), p.width, false);
+      } else if (auto text = ValueText(p)) {
+        // A structured text holds no 0x00: its bytes, then the terminator.
+        d = Lang::Seq({*text, Lang::Text(std::string_view("\x00\x01", 2))}).Compile();
+      } else {
+        d = BinaryString();
+      }
       break;
     case KeyType::kDecimal:
       d = BinaryDecimal();
@@ -489,5 +715,32 @@ class Checker {
 }  // namespace
 
 Status CheckQualifierCollisions(const TablePlan& plan) { return Checker(plan).Run(); }
+
+namespace qualifier_internal {
+
+bool IdCanWrite(const KeyCodec& codec, std::string_view bytes) {
+  Nfa nfa;
+  std::vector<int> at = {nfa.Start(0)};
+  std::vector<int> tails = at;
+  AppendId(codec, &nfa, &tails);
+  nfa.Accept(tails, 0);
+  for (unsigned char b : bytes) {
+    std::vector<int> next;
+    for (int s : at) {
+      for (const auto& e : nfa.state(s).edges) {
+        if (e.on.test(b)) next.push_back(e.to);
+      }
+    }
+    std::sort(next.begin(), next.end());
+    next.erase(std::unique(next.begin(), next.end()), next.end());
+    at = std::move(next);
+  }
+  for (int s : at) {
+    if (nfa.state(s).accept >= 0) return true;
+  }
+  return false;
+}
+
+}  // namespace qualifier_internal
 
 }  // namespace widen

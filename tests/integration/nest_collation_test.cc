@@ -14,6 +14,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -422,6 +423,153 @@ TEST_F(PgNestCollationTest, EveryCollationAndPaddingRule) {
   CheckNest("citext", "citext");
   CheckNest("char(8)", "varchar(10)");
   CheckNest("char(5)", "char(9)");
+}
+
+// PostgreSQL cannot compare text of two different collations unless one is
+// the database default (it fails when it first hashes or compares a value,
+// after rows were used). A nest linking such columns — a nondeterministic
+// ICU collation against "C", char(n) in "C" against "POSIX", at either
+// nesting level — or a join on them is refused by lint, plan and migrate
+// before anything is written, naming both columns and their collations. A
+// default-collation column against "C" or "POSIX" is compared (in the
+// other's collation) and nests as SQL pairs it.
+TEST_F(PgNestCollationTest, LinksOfTwoCollationsAreRefusedBeforeAnythingIsWritten) {
+  PgQuery(db_, R"SQL(
+    CREATE TABLE p (code text COLLATE widen_ci PRIMARY KEY, k char(4) COLLATE "C" UNIQUE);
+    CREATE TABLE pd (code text PRIMARY KEY);
+    CREATE TABLE c (id int PRIMARY KEY, code text COLLATE "C", k char(4) COLLATE "POSIX",
+                    pk char(4) COLLATE "C", ref char(4) COLLATE "C" UNIQUE);
+    CREATE TABLE g (id int PRIMARY KEY, ref char(4) COLLATE "POSIX");
+    INSERT INTO p VALUES ('abc', 'a'), ('x', 'b');
+    INSERT INTO pd VALUES ('a'), ('b'), ('abc');
+    INSERT INTO c VALUES (1, 'ABC', 'a', 'a', 'r1'), (2, 'abc', 'b', 'b', 'r2'),
+                         (3, 'x', 'a', 'c', 'r3');
+    INSERT INTO g VALUES (1, 'r1'), (2, 'r2');
+  )SQL");
+  // Table t:p from `from` keyed by its `code`, c nested in it on `on` with
+  // `more` nest lines (joins, grandchildren).
+  auto mapping = [&](const std::string& from, const std::string& on, const std::string& more) {
+    return fmt::format(R"YAML(source: {}
+tables:
+  - name: t:p
+    from: {}
+    families: [{{name: n}}]
+    key:
+      parts: [code]
+    nest:
+      - table: c
+        on: {}
+        family: n
+        prefix: c
+        id: [id]
+{})YAML",
+                       db_, from, on, more);
+  };
+  const std::string dir = MakeTempDir();
+  const std::string store = dir + "/s";
+  auto run = [&](const std::string& cmd, const std::string& yaml) {
+    std::ofstream(dir + "/m.yaml") << yaml;
+    return RunCommand(fmt::format("{} {} -m {}{}", WidenBinary(), cmd, ShellQuote(dir + "/m.yaml"),
+                                  cmd == "migrate" ? " --target leveldb:" + store : ""));
+  };
+  const std::string g =
+      "        nest:\n          - {table: g, on: {ref: ref}, prefix: g, id: [id]}\n";
+  const std::string join =
+      "        joins: [{table: p, as: pp, on: {code: code}}]\n        columns: [pp.k]\n";
+  struct Case {
+    std::string yaml, names;
+  };
+  for (const Case& c : std::vector<Case>{
+           {mapping("p", "{code: code}", ""),
+            "nest on p.code (collation widen_ci) = c.code (collation C)"},
+           {mapping("p", "{k: k}", ""), "nest on p.k (collation C) = c.k (collation POSIX)"},
+           {mapping("p", "{k: pk}", g), "nest on c.ref (collation C) = g.ref (collation POSIX)"},
+           {mapping("pd", "{code: code}", join),
+            "join on c.code (collation C) = p.code (collation widen_ci)"}}) {
+    SCOPED_TRACE(c.names);
+    for (const std::string cmd : {"lint", "plan", "migrate"}) {
+      SCOPED_TRACE(cmd);
+      CommandResult r = run(cmd, c.yaml);
+      EXPECT_EQ(r.exit_code, 2) << r.output;
+      EXPECT_NE(r.output.find(c.names + ": PostgreSQL cannot compare text of two different "
+                                        "collations"),
+                std::string::npos)
+          << r.output;
+      EXPECT_FALSE(std::filesystem::exists(store)) << "nothing may be created";
+    }
+  }
+  // Links within one collation, or with the default collation on one side,
+  // nest as SQL pairs them.
+  for (const auto& [from, on, sql] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"p", "{k: pk}", "SELECT count(*) FROM p JOIN c ON c.pk = p.k"},
+           {"pd", "{code: k}", "SELECT count(*) FROM pd JOIN c ON c.k = pd.code"},
+           {"pd", "{code: pk}", "SELECT count(*) FROM pd JOIN c ON c.pk = pd.code"}}) {
+    SCOPED_TRACE(from + " " + on);
+    std::filesystem::remove_all(store);
+    CommandResult ok = run("migrate", mapping(from, on, ""));
+    ASSERT_EQ(ok.exit_code, 0) << ok.output;
+    const auto pairs = PgQuery(db_, sql);
+    size_t cells = 0;
+    for (const auto& [row, columns] : ReadTable("leveldb:" + store, "t:p")) cells += columns.size();
+    EXPECT_EQ(std::to_string(cells), pairs[0][0]);
+    EXPECT_NE(cells, 0u);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// PostgreSQL: parent rows equal under the link's collation but with other
+// bytes ('abc', 'ABC' in a case-insensitive collation, in a view, which
+// declares no key) are two parents, and a child is nested under every parent
+// its `=` matches, as a SQL join pairs them; lint does not count them as
+// repeats (E120), and only rows with the same bytes are (the run stops on them).
+TEST_F(PgNestCollationTest, ParentsEqualUnderTheCollationEachGetTheChildrenTheyMatch) {
+  PgQuery(db_, R"SQL(
+    CREATE TABLE p0 (id int PRIMARY KEY, code text COLLATE widen_ci);
+    CREATE VIEW pv AS SELECT * FROM p0;
+    CREATE TABLE c (id int PRIMARY KEY, code text COLLATE widen_ci);
+    INSERT INTO p0 VALUES (1, 'abc'), (2, 'ABC'), (3, 'x'), (4, 'y');
+    INSERT INTO c VALUES (1, 'abc'), (2, 'Abc'), (3, 'X'), (4, 'z');
+  )SQL");
+  const std::string dir = MakeTempDir();
+  const std::string m = dir + "/m.yaml";
+  std::ofstream(m) << "source: " << db_ << "\ntarget: leveldb:" << dir << "/s"
+                   << R"YAML(
+tables:
+  - name: t:p
+    from: pv
+    families: [{name: n}]
+    key:
+      parts: [{column: id, on_null: reject}]
+    nest:
+      - {table: c, on: {code: code}, family: n, prefix: c, id: [id]}
+)YAML";
+  CommandResult lint = RunCommand(fmt::format("{} lint -m {}", WidenBinary(), ShellQuote(m)));
+  EXPECT_EQ(lint.exit_code, 0) << lint.output;
+  EXPECT_EQ(lint.output.find("E120"), std::string::npos) << lint.output;
+  CommandResult run = RunCommand(fmt::format("{} migrate -q -m {}", WidenBinary(), ShellQuote(m)));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  std::set<std::string> got, expected;
+  for (const auto& [row, columns] : ReadTable("leveldb:" + dir + "/s", "t:p")) {
+    for (const auto& [column, value] : columns) got.insert(row + "|" + column);
+  }
+  for (const auto& r : PgQuery(db_, "SELECT p.id, c.id FROM pv p JOIN c ON c.code = p.code")) {
+    expected.insert(r[0] + "|n:c" + r[1]);
+  }
+  EXPECT_EQ(got, expected) << "widen: " << Show(got) << "\nSQL: " << Show(expected);
+  EXPECT_EQ(expected.size(), 5u);
+  // The same bytes twice: E120, and the run stops (exit 2).
+  PgQuery(db_, "INSERT INTO p0 VALUES (5, 'ABC')");
+  lint = RunCommand(fmt::format("{} lint -m {}", WidenBinary(), ShellQuote(m)));
+  EXPECT_EQ(lint.exit_code, 2) << lint.output;
+  EXPECT_NE(lint.output.find("error E120: t:p: 2 rows of pv have the same nest link value "
+                             "(code=ABC)"),
+            std::string::npos)
+      << lint.output;
+  std::filesystem::remove_all(dir + "/s");
+  run = RunCommand(fmt::format("{} migrate -q -m {}", WidenBinary(), ShellQuote(m)));
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("repeat the nest link value (ABC)"), std::string::npos) << run.output;
+  std::filesystem::remove_all(dir);
 }
 
 // Beyond text: a decimal linked to a float compares as a float in both

@@ -81,7 +81,7 @@ TEST(LintTest, EveryRuleIsCatalogued) {
                           : rule.severity == Severity::kWarning ? 'W'
                                                                 : 'I');
   }
-  EXPECT_EQ(ids.size(), 20u);
+  EXPECT_EQ(ids.size(), 21u);
 }
 
 TEST(LintTest, E100MappingThatDoesNotResolve) {
@@ -501,6 +501,33 @@ TEST(LintTest, I113UnpaddedIntegersInNestedIds) {
   EXPECT_EQ(f->severity, Severity::kInfo);
   EXPECT_NE(f->message.find("l1, l10, l2"), std::string::npos) << f->message;
   EXPECT_FALSE(Has(LintOf(kClean, src.get()), "I113"));
+}
+
+// W118: a nested table read in pages by its link (indexes_known, as MySQL
+// says) needs an index that starts with the link columns, in their order.
+TEST(LintTest, W118NestLinkWithoutAnIndex) {
+  auto src = ShopSource();
+  SourceTable* line = src->table("order_line");
+  line->indexes_known = true;
+  line->indexes = {{"line_id"}, {"sku", "order_id"}};
+  LintReport r = LintOf(kClean, src.get());
+  std::optional<LintFinding> f = Find(r, "W118");
+  ASSERT_TRUE(f.has_value()) << ::testing::PrintToString(Rules(r));
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_EQ(f->loc.line, 12);  // the nest
+  EXPECT_NE(f->message.find("links on order_line.(order_id), which no index of order_line starts "
+                            "with"),
+            std::string::npos)
+      << f->message;
+  EXPECT_EQ(f->fix.rfind("CREATE INDEX order_line_order_id ON order_line (order_id);", 0), 0u)
+      << f->fix;
+  // An index led by the link (then anything) serves the pages.
+  line->indexes.push_back({"order_id", "line_id"});
+  EXPECT_FALSE(Has(LintOf(kClean, src.get()), "W118"));
+  // A source that does not page by indexes (PostgreSQL) says nothing.
+  line->indexes.clear();
+  line->indexes_known = false;
+  EXPECT_FALSE(Has(LintOf(kClean, src.get()), "W118"));
 }
 
 TEST(LintTest, DisabledRulesAreNotReported) {
