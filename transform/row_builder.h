@@ -26,11 +26,12 @@
 // the row held at a timestamp below its oldest new cell is. Cells held at a
 // timestamp >= the oldest new cell stay unless a new cell has their
 // coordinates: a replacing run needs a later timestamp than the run that
-// wrote the row before (a version column taken from the data keeps the row's
-// older history only down to its oldest new cell). A row whose oldest new
-// cell is at timestamp 0 leaves no timestamp for the markers (HBase refuses
-// negative timestamps): it is rejected. A row with no put (every mapped value
-// NULL, no nested row) gives the markers alone: the target row is deleted.
+// wrote the row before (with a version column, the markers go below the
+// oldest version the row gives now: older versions go, newer ones stay). A
+// row whose oldest new cell is at timestamp 0 leaves no timestamp for the
+// markers (HBase refuses negative timestamps): it is rejected. A row with no
+// put (every mapped value NULL, no nested row) gives the markers alone: the
+// target row is deleted.
 //
 // Thread safety: a RowBuilder or RowCells is used by one thread at a time;
 // builders over one TablePlan are independent.
@@ -78,8 +79,6 @@ class RowCells {
   bool empty() const { return n_ == 0; }
   /// REQUIRES: i < size().
   const RowCell& operator[](size_t i) const { return cells_[i]; }
-  /// The last cell added. REQUIRES: !empty().
-  RowCell& back() { return cells_[n_ - 1]; }
 
   /// An estimate of the memory the cells take (their bytes plus
   /// kCellOverheadBytes each), for a caller that spills large rows.
@@ -132,6 +131,8 @@ struct RowBuilderOptions {
   bool replace = false;
 };
 
+/// Builds the cells of one row at a time over one TablePlan (see the file
+/// comment): StartRow, AddNested per nested row, FinishRow.
 class RowBuilder {
  public:
   /// `plan` must outlive the builder.
