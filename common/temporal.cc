@@ -52,6 +52,61 @@ void AppendClock(std::string* out, uint64_t micros) {
   }
 }
 
+// Takes [min, max] decimal digits from the front of *s into *v.
+bool TakeDigits(std::string_view* s, size_t min, size_t max, uint64_t* v) {
+  size_t n = 0;
+  uint64_t x = 0;
+  while (n < s->size() && n < max && (*s)[n] >= '0' && (*s)[n] <= '9') {
+    x = x * 10 + static_cast<uint64_t>((*s)[n] - '0');
+    ++n;
+  }
+  if (n < min) return false;
+  s->remove_prefix(n);
+  *v = x;
+  return true;
+}
+
+bool TakeChar(std::string_view* s, char c) {
+  if (s->empty() || (*s)[0] != c) return false;
+  s->remove_prefix(1);
+  return true;
+}
+
+// [-]YYYY-MM-DD at the front of *s (years of 4 to 12 digits: far beyond any
+// date a timestamp holds, well inside DaysFromCivil's range).
+bool TakeDate(std::string_view* s, int64_t* days) {
+  const bool negative = TakeChar(s, '-');
+  uint64_t y, m, d;
+  if (!TakeDigits(s, 4, 12, &y) || !TakeChar(s, '-') || !TakeDigits(s, 2, 2, &m) ||
+      !TakeChar(s, '-') || !TakeDigits(s, 2, 2, &d)) {
+    return false;
+  }
+  const int64_t year = negative ? -static_cast<int64_t>(y) : static_cast<int64_t>(y);
+  if (!IsCivilDate(year, static_cast<int64_t>(m), static_cast<int64_t>(d))) return false;
+  *days = DaysFromCivil(year, static_cast<unsigned>(m), static_cast<unsigned>(d));
+  return true;
+}
+
+// HH:MM:SS[.f{1,6}] at the front of *s, hours of 2 to `max_hour_digits`
+// digits, as microseconds; false when it overflows.
+bool TakeClock(std::string_view* s, size_t max_hour_digits, uint64_t* micros) {
+  uint64_t h, m, sec, frac = 0;
+  if (!TakeDigits(s, 2, max_hour_digits, &h) || !TakeChar(s, ':') || !TakeDigits(s, 2, 2, &m) ||
+      !TakeChar(s, ':') || !TakeDigits(s, 2, 2, &sec) || m > 59 || sec > 59) {
+    return false;
+  }
+  if (TakeChar(s, '.')) {
+    const size_t before = s->size();
+    if (!TakeDigits(s, 1, 6, &frac)) return false;
+    for (size_t digits = before - s->size(); digits < 6; ++digits) frac *= 10;
+  }
+  uint64_t secs;
+  return !__builtin_mul_overflow(h, uint64_t{3600}, &secs) &&
+         !__builtin_add_overflow(secs, m * 60 + sec, &secs) &&
+         !__builtin_mul_overflow(secs, static_cast<uint64_t>(kMicrosPerSecond), micros) &&
+         !__builtin_add_overflow(*micros, frac, micros);
+}
+
 }  // namespace
 
 int64_t DaysFromCivil(int64_t year, unsigned month, unsigned day) {
@@ -152,6 +207,64 @@ void AppendTime(std::string* out, int64_t micros) {
   } else {
     AppendClock(out, static_cast<uint64_t>(micros));
   }
+}
+
+// Each parser reads loosely, then writes the value back: only the text the
+// writer gives is accepted (zero padding, no trailing fraction zeros).
+bool ParseDateText(std::string_view text, int64_t* days) {
+  int64_t d;
+  if (text == "infinity" || text == "-infinity") {
+    d = text[0] == '-' ? kTemporalMinusInfinity : kTemporalInfinity;
+  } else {
+    std::string_view s = text;
+    if (!TakeDate(&s, &d) || !s.empty()) return false;
+  }
+  std::string back;
+  AppendDate(&back, d);
+  if (back != text) return false;
+  *days = d;
+  return true;
+}
+
+bool ParseTimestampText(std::string_view text, bool utc, int64_t* micros) {
+  int64_t v;
+  if (text == "infinity" || text == "-infinity") {
+    v = text[0] == '-' ? kTemporalMinusInfinity : kTemporalInfinity;
+  } else {
+    std::string_view s = text;
+    int64_t days;
+    uint64_t clock;
+    if (!TakeDate(&s, &days) || !TakeChar(&s, utc ? 'T' : ' ') || !TakeClock(&s, 2, &clock) ||
+        clock >= static_cast<uint64_t>(kMicrosPerDay) || (utc && !TakeChar(&s, 'Z')) ||
+        !s.empty()) {
+      return false;
+    }
+    // In 128 bits: the first day of the range starts below INT64_MIN.
+    const __int128 t = static_cast<__int128>(days) * kMicrosPerDay + clock;
+    if (t < INT64_MIN || t > INT64_MAX) return false;
+    v = static_cast<int64_t>(t);
+  }
+  std::string back;
+  AppendTimestamp(&back, v, utc);
+  if (back != text) return false;
+  *micros = v;
+  return true;
+}
+
+bool ParseTimeText(std::string_view text, int64_t* micros) {
+  std::string_view s = text;
+  const bool negative = TakeChar(&s, '-');
+  uint64_t clock;
+  if (!TakeClock(&s, 13, &clock) || !s.empty() ||
+      clock > (negative ? uint64_t{1} << 63 : static_cast<uint64_t>(INT64_MAX))) {
+    return false;
+  }
+  const int64_t v = negative ? static_cast<int64_t>(0 - clock) : static_cast<int64_t>(clock);
+  std::string back;
+  AppendTime(&back, v);
+  if (back != text) return false;
+  *micros = v;
+  return true;
 }
 
 std::string MsText(int64_t ms) {

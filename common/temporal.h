@@ -1,5 +1,6 @@
 // Temporal values: the one place widen converts between microseconds,
-// milliseconds, days and calendar dates, and writes their text forms. The
+// milliseconds, days and calendar dates, and writes their text forms (and
+// reads them back: key decoding). The
 // readers (extract/), the key and value codecs, cell timestamps, lint and
 // Value::AppendText all go through it, so they agree on every value.
 //
@@ -27,6 +28,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <string_view>
 
 #include "common/value.h"
 
@@ -100,6 +102,23 @@ void AppendTimestamp(std::string* out, int64_t micros, bool utc);
 
 /// Appends time `micros` as "[-]HH:MM:SS[.ffffff]"; hours may exceed 24.
 void AppendTime(std::string* out, int64_t micros);
+
+/// Reads back the text AppendDate writes ("YYYY-MM-DD", "-YYYY-MM-DD",
+/// "infinity", "-infinity") into days since 1970-01-01. False for any other
+/// text, a date that is no calendar date (Feb 30) or a form AppendDate would
+/// not write (missing zero padding, a '+' sign).
+bool ParseDateText(std::string_view text, int64_t* days);
+
+/// Reads back the text AppendTimestamp(…, utc) writes into microseconds
+/// since the epoch; false for any other text (the other separator, a
+/// fraction with trailing zeros or more than 6 digits, a clock past
+/// 23:59:59.999999, a value beyond 64 bits).
+bool ParseTimestampText(std::string_view text, bool utc, int64_t* micros);
+
+/// Reads back the text AppendTime writes ("[-]HH:MM:SS[.ffffff]", hours may
+/// exceed 24) into microseconds; false for any other text or a value beyond
+/// 64 bits.
+bool ParseTimeText(std::string_view text, int64_t* micros);
 
 /// A cell or key timestamp `ms` for display: "YYYY-MM-DD HH:MM:SS[.fff]"
 /// (UTC, no zone), or the number itself when it is beyond what microseconds

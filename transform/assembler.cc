@@ -1,8 +1,5 @@
 #include "transform/assembler.h"
 
-#include "transform/cell_timestamp.h"
-#include "transform/value_codec.h"
-
 #include <algorithm>
 #include <chrono>
 #include <memory>
@@ -12,16 +9,16 @@
 #include "common/bytes.h"
 #include "common/cell_check.h"
 #include "common/cell_runs.h"
+#include "transform/row_builder.h"
 
 namespace widen {
 
 namespace {
 
-// A row whose cells take more than this (bytes, an estimate including the
-// bookkeeping per cell) is sorted in runs spilled to temporary files rather
-// than in memory: memory stays bounded however many children one parent has.
+// A row whose cells take more than this (bytes, RowCells::bytes()) is sorted
+// in runs spilled to temporary files rather than in memory: memory stays
+// bounded however many children one parent has.
 constexpr size_t kRowSpillBytes = 8 << 20;
-constexpr size_t kPendingCellOverhead = 128;  // three strings and a timestamp
 
 int CompareKeys(const Row& a, const std::vector<size_t>& ai, const Row& b,
                 const std::vector<size_t>& bi) {
@@ -61,7 +58,12 @@ class TableAssembler {
  public:
   TableAssembler(const TablePlan& plan, Source* source, CellSink* sink,
                  const AssembleOptions& options, TableStats* stats)
-      : plan_(plan), source_(source), sink_(sink), options_(options), stats_(stats) {}
+      : plan_(plan),
+        source_(source),
+        sink_(sink),
+        options_(options),
+        stats_(stats),
+        builder_(plan, RowBuilderOptions{options.timestamp_ms, options.replace}) {}
 
   Status Run() {
     ScanSpec scan = plan_.scan;
@@ -189,201 +191,120 @@ class TableAssembler {
         plan_.descriptor.FullName(), which, table, DescribeKey(row, key)));
   }
 
-  // Buffers one cell of the current row; the strings keep their capacity
-  // from row to row, so steady state does not allocate. A row grown past
-  // kRowSpillBytes is spilled first (see SpillPending).
-  std::string* Put(std::string_view family, int64_t timestamp_ms) {
-    if (pending_n_ > 0) {
-      const PendingCell& last = pending_[pending_n_ - 1];
-      pending_bytes_ +=
-          last.family.size() + last.qualifier.size() + last.value.size() + kPendingCellOverhead;
-      if (pending_bytes_ > kRowSpillBytes && spill_status_.ok()) spill_status_ = SpillPending();
-    }
-    if (pending_n_ == pending_.size()) pending_.emplace_back();
-    PendingCell& p = pending_[pending_n_++];
-    p.family.assign(family);
-    p.timestamp_ms = timestamp_ms;
-    p.qualifier.clear();
-    p.value.clear();
-    return &p.qualifier;
-  }
-  std::string* value() { return &pending_[pending_n_ - 1].value; }
-
-  // Sorts pending_ in HBase cell order into order_ (equal cells keep the
-  // order they were built in).
-  void SortPending() {
-    order_.resize(pending_n_);
-    for (size_t i = 0; i < pending_n_; ++i) order_[i] = i;
-    std::sort(order_.begin(), order_.end(), [this](size_t a, size_t b) {
-      const PendingCell& x = pending_[a];
-      const PendingCell& y = pending_[b];
-      if (int c = x.family.compare(y.family)) return c < 0;
-      if (int c = x.qualifier.compare(y.qualifier)) return c < 0;
-      if (x.timestamp_ms != y.timestamp_ms) return x.timestamp_ms > y.timestamp_ms;
-      return a < b;
-    });
-  }
-
   // Two cells of the current source row with the same coordinates: the
   // later replaces the earlier, as in the store; counted and named.
   void Replaced(std::string_view family, std::string_view qualifier, int64_t timestamp_ms) {
     ++stats_->overwritten;
-    if (options_.on_replaced) options_.on_replaced(key_, family, qualifier, timestamp_ms);
+    const std::string& key = builder_.row_key();
+    if (options_.on_replaced) options_.on_replaced(key, family, qualifier, timestamp_ms);
     if (!stats_->first_overwritten.empty()) return;
     stats_->first_overwritten = fmt::format(
         "row '{}', column {}:{}, timestamp {}: source row {} of '{}' gives this cell more than "
         "once (the last one is kept)",
-        ToStringBinary(key_), family, ToStringBinary(qualifier), timestamp_ms, RowId(*row_),
+        ToStringBinary(key), family, ToStringBinary(qualifier), timestamp_ms, RowId(*row_),
         plan_.scan.alias);
   }
 
-  // Moves the row's pending cells, sorted, into a run of row_runs_.
-  Status SpillPending() {
-    if (pending_n_ == 0) return Status::OK();
+  // Moves the row's cells built so far, sorted, into a run of row_runs_
+  // when they take more than kRowSpillBytes.
+  Status MaybeSpill() {
+    if (cells_.bytes() <= kRowSpillBytes) return Status::OK();
+    return Spill();
+  }
+
+  // Moves the row's cells built so far, sorted, into a run of row_runs_.
+  Status Spill() {
+    if (cells_.empty()) return Status::OK();
     if (!row_runs_) row_runs_ = std::make_unique<CellRuns>();
-    SortPending();
     CellBatch batch;
-    for (size_t n = 0; n < order_.size(); ++n) {
-      const PendingCell& p = pending_[order_[n]];
-      batch.Add(key_, p.family, p.qualifier, p.timestamp_ms, p.value);
+    const std::string& key = builder_.row_key();
+    for (size_t i : cells_.Sorted()) {
+      const RowCell& c = cells_[i];
+      batch.Add(key, c.family, c.qualifier, c.timestamp_ms, c.value, c.type);
     }
-    pending_n_ = 0;
-    pending_bytes_ = 0;
+    cells_.Clear();
     return row_runs_->Add(batch);
   }
 
   // Puts one cell of the current row into the sink.
   Status PutCell(std::string_view family, std::string_view qualifier, int64_t timestamp_ms,
-                 std::string_view value) {
-    CellView cell{key_, family, qualifier, timestamp_ms, CellType::kPut, value};
+                 CellType type, std::string_view value) {
+    const std::string& key = builder_.row_key();
+    CellView cell{key, family, qualifier, timestamp_ms, type, value};
     WIDEN_RETURN_IF_ERROR(sink_->Put(cell));
     ++stats_->cells;
-    stats_->bytes += key_.size() + family.size() + qualifier.size() + value.size();
+    stats_->bytes += key.size() + family.size() + qualifier.size() + value.size();
     return Status::OK();
   }
 
   // Puts the row's cells into the sink in HBase order, the later of equal
-  // cells only: from pending_, or merged from the spilled runs.
+  // cells only: from cells_, or merged from the spilled runs.
   Status PutRow() {
     if (!row_runs_) {
-      SortPending();
-      for (size_t n = 0; n < order_.size(); ++n) {
-        const PendingCell& p = pending_[order_[n]];
-        if (n + 1 < order_.size()) {
-          const PendingCell& q = pending_[order_[n + 1]];
-          if (p.timestamp_ms == q.timestamp_ms && p.qualifier == q.qualifier &&
-              p.family == q.family) {
-            Replaced(p.family, p.qualifier, p.timestamp_ms);
-            continue;
-          }
-        }
-        WIDEN_RETURN_IF_ERROR(PutCell(p.family, p.qualifier, p.timestamp_ms, p.value));
-      }
-      return Status::OK();
+      return cells_.Emit(
+          [this](const RowCell& c) {
+            return PutCell(c.family, c.qualifier, c.timestamp_ms, c.type, c.value);
+          },
+          [this](const RowCell& c) { Replaced(c.family, c.qualifier, c.timestamp_ms); });
     }
-    WIDEN_RETURN_IF_ERROR(SpillPending());
+    WIDEN_RETURN_IF_ERROR(Spill());
     std::unique_ptr<CellRuns> runs = std::move(row_runs_);
     bool held = false;
-    PendingCell prev;
+    RowCell prev;
     Status s = runs->Merge(
         [&](const CellView& c, bool) {
           if (held) {
-            if (c.timestamp_ms == prev.timestamp_ms && c.qualifier == prev.qualifier &&
-                c.family == prev.family) {
+            if (c.timestamp_ms == prev.timestamp_ms && c.type == prev.type &&
+                c.qualifier == prev.qualifier && c.family == prev.family) {
               Replaced(c.family, c.qualifier, c.timestamp_ms);
             } else {
               WIDEN_RETURN_IF_ERROR(
-                  PutCell(prev.family, prev.qualifier, prev.timestamp_ms, prev.value));
+                  PutCell(prev.family, prev.qualifier, prev.timestamp_ms, prev.type, prev.value));
             }
           }
           prev.family.assign(c.family);
           prev.qualifier.assign(c.qualifier);
           prev.value.assign(c.value);
           prev.timestamp_ms = c.timestamp_ms;
+          prev.type = c.type;
           held = true;
           return Status::OK();
         },
         options_.cancel);
-    if (s.ok() && held) s = PutCell(prev.family, prev.qualifier, prev.timestamp_ms, prev.value);
+    if (s.ok() && held) {
+      s = PutCell(prev.family, prev.qualifier, prev.timestamp_ms, prev.type, prev.value);
+    }
     return s;
   }
 
   Status EmitRow(const Row& row) {
-    key_.clear();
-    pending_n_ = 0;
-    pending_bytes_ = 0;
     row_runs_.reset();
-    spill_status_ = Status::OK();
     row_ = &row;
-    std::string reason;
-    Status s = BuildRow(row, &reason);
-    if (s.ok()) s = spill_status_;
-    if (!s.ok()) return s;
-    if (!reason.empty()) {
-      row_runs_.reset();  // the row's spilled cells go with it
-      WIDEN_RETURN_IF_ERROR(Reject(row, reason));
+    if (!builder_.StartRow(row, &cells_, &reason_)) {
+      WIDEN_RETURN_IF_ERROR(Reject(row, reason_));
       return SkipChildren(row);
     }
-    if (pending_n_ == 0 && !row_runs_) {
+    WIDEN_RETURN_IF_ERROR(MaybeSpill());
+    for (auto& ch : children_) {
+      WIDEN_RETURN_IF_ERROR(EmitChildren(row, &ch, std::string_view()));
+    }
+    if (!builder_.FinishRow(&cells_, &reason_)) {
+      row_runs_.reset();  // the row's spilled cells go with it; its children were read
+      return Reject(row, reason_);
+    }
+    if (builder_.puts() == 0) {
       ++stats_->empty_rows;  // no cell: HBase has no such row
       if (stats_->first_empty_row.empty()) stats_->first_empty_row = RowId(row);
-      return Status::OK();
+      // Replace mode: the row's delete markers still go out.
+      return cells_.empty() && !row_runs_ ? Status::OK() : PutRow();
     }
-    if (options_.on_row) WIDEN_RETURN_IF_ERROR(options_.on_row(key_, row_ts_, row));
+    if (options_.on_row) {
+      WIDEN_RETURN_IF_ERROR(options_.on_row(builder_.row_key(), builder_.timestamp_ms(), row));
+    }
     // Cells of one row go out in HBase order, so that a sink fed rows in key
     // order receives sorted batches and need not sort them.
     WIDEN_RETURN_IF_ERROR(PutRow());
     ++stats_->rows;
-    return Status::OK();
-  }
-
-  // Builds the key and every cell of `row` into pending_. A reason to reject
-  // the row goes to *reason (cells are then discarded); a non-OK Status stops
-  // the run.
-  Status BuildRow(const Row& row, std::string* reason) {
-    if (Status s = plan_.key.Encode(row, &key_); !s.ok()) {
-      *reason = s.message();
-      return Status::OK();
-    }
-    if (key_.empty() || key_.size() > kMaxRowKeyBytes) {
-      *reason =
-          fmt::format("the row key is {} bytes; HBase takes 1 to {}", key_.size(), kMaxRowKeyBytes);
-      return Status::OK();
-    }
-    int64_t row_ts = options_.timestamp_ms;
-    std::string why;
-    if (plan_.version_index >= 0 && !CellTimestampMs(row[plan_.version_index], &row_ts, &why)) {
-      *reason = fmt::format("version column {} is {}",
-                            plan_.scan.columns[plan_.version_index].column, why);
-      return Status::OK();
-    }
-    row_ts_ = row_ts;
-    for (const CellPlan& c : plan_.cells) {
-      const Value& v = row[c.index];
-      int64_t ts = row_ts;
-      if (c.version_index >= 0 && !CellTimestampMs(row[c.version_index], &ts, &why)) {
-        *reason = fmt::format("version column {} of {} is {}",
-                              plan_.scan.columns[c.version_index].column, c.column, why);
-        return Status::OK();
-      }
-      if (v.is_null()) {
-        if (c.on_null == NullPolicy::kOmit) continue;
-        if (c.on_null == NullPolicy::kReject) {
-          *reason = fmt::format("column {} is NULL", c.column);
-          return Status::OK();
-        }
-        Put(c.family, ts)->assign(c.qualifier);
-        continue;
-      }
-      Put(c.family, ts)->assign(c.qualifier);
-      if (Status s = EncodeValue(c.codec, v, value()); !s.ok()) {
-        *reason = fmt::format("column {}: {}", c.column, s.message());
-        return Status::OK();
-      }
-    }
-    for (auto& ch : children_) {
-      WIDEN_RETURN_IF_ERROR(EmitChildren(row, &ch, std::string_view(), row_ts));
-    }
     return Status::OK();
   }
 
@@ -446,10 +367,10 @@ class TableAssembler {
     return options_.rejects->Reject(plan_.descriptor.FullName(), id, reason);
   }
 
-  // Emits the children of `parent` from ch's stream: one cell each (or one
-  // per attribute), under qualifier `outer` + prefix + id, then their own
-  // children. A child that cannot be encoded is rejected alone (RejectChild).
-  Status EmitChildren(const Row& parent, Child* ch, std::string_view outer, int64_t row_ts) {
+  // Emits the children of `parent` from ch's stream (RowBuilder::AddNested),
+  // then their own children. A child that cannot be encoded is rejected
+  // alone (RejectChild).
+  Status EmitChildren(const Row& parent, Child* ch, std::string_view outer) {
     const NestPlan& n = *ch->plan;
     if (AnyNull(parent, n.parent_key)) return Status::OK();
     RowStream* s = ch->stream.get();
@@ -474,87 +395,36 @@ class TableAssembler {
         s->Next();
         continue;
       }
-      qualifier.assign(outer);
-      qualifier.append(n.prefix);
-      std::string bad;
-      if (Status st = n.qualifier.Encode(child, &qualifier); !st.ok()) bad = st.message();
-      int64_t ts = row_ts;
-      std::string why;
-      if (bad.empty() && n.version_index >= 0 &&
-          !CellTimestampMs(child[n.version_index], &ts, &why)) {
-        bad = fmt::format("version column {} is {}", n.scan.columns[n.version_index].column, why);
-      }
-      if (!bad.empty()) {
-        WIDEN_RETURN_IF_ERROR(RejectChild(n, child, bad));
+      bool all_null = false;
+      if (!builder_.AddNested(n, child, outer, &cells_, &qualifier, &all_null, &reason_)) {
+        WIDEN_RETURN_IF_ERROR(RejectChild(n, child, reason_));
         for (auto& k : ch->kids) WIDEN_RETURN_IF_ERROR(SkipUnder(child, &k));
         s->Next();
         continue;
       }
-      bool all_null = true;
-      for (const auto& vc : n.value_columns) all_null = all_null && child[vc.second].is_null();
       if (all_null) {
         ++stats_->empty_children;
         if (stats_->first_empty_child.empty()) {
           stats_->first_empty_child = ChildId(n, child);
         }
       }
-      if (n.layout == NestLayout::kValue) {
-        const Value& v = child[n.value_columns.front().second];
-        if (!v.is_null()) {
-          Put(n.family, ts)->assign(qualifier);
-          v.AppendText(value());
-        }
-      } else if (n.layout == NestLayout::kCells) {
-        for (const auto& [name, idx] : n.value_columns) {
-          if (child[idx].is_null()) continue;
-          std::string* q = Put(n.family, ts);
-          q->assign(qualifier);
-          q->append(n.attribute_separator);
-          q->append(name);
-          child[idx].AppendText(value());
-        }
-      } else {
-        Put(n.family, ts)->assign(qualifier);
-        std::string* v = value();
-        v->push_back('{');
-        bool first = true;
-        for (const auto& [name, idx] : n.value_columns) {
-          // SQL NULL: no attribute (as layout: cells has no cell), so that
-          // `null` is only ever a JSON column's JSON null.
-          if (child[idx].is_null()) continue;
-          if (!first) v->push_back(',');
-          first = false;
-          AppendJsonString(name, v);
-          v->push_back(':');
-          AppendJson(child[idx], v);
-        }
-        v->push_back('}');
-      }
-      for (auto& k : ch->kids) WIDEN_RETURN_IF_ERROR(EmitChildren(child, &k, qualifier, row_ts));
+      WIDEN_RETURN_IF_ERROR(MaybeSpill());
+      for (auto& k : ch->kids) WIDEN_RETURN_IF_ERROR(EmitChildren(child, &k, qualifier));
       s->Next();
     }
     return s->status();
   }
-
-  struct PendingCell {
-    std::string family, qualifier, value;
-    int64_t timestamp_ms = 0;
-  };
 
   const TablePlan& plan_;
   Source* source_;
   CellSink* sink_;
   const AssembleOptions& options_;
   TableStats* stats_;
+  RowBuilder builder_;
   std::vector<Child> children_;
-  std::string key_;
-  int64_t row_ts_ = 0;  // the current row's default cell timestamp
-  std::vector<PendingCell> pending_;
-  size_t pending_n_ = 0;
-  size_t pending_bytes_ = 0;            // estimate of pending_[0, pending_n_ - 1)'s memory
-  std::vector<size_t> order_;           // put order of pending_ (HBase cell order)
+  RowCells cells_;                      // the current row's cells not spilled yet
+  std::string reason_;                  // why the builder refused a row or nested row
   std::unique_ptr<CellRuns> row_runs_;  // the current row's spilled cells, if any
-  Status spill_status_;                 // first error of a spill during BuildRow
   const Row* row_ = nullptr;            // the driving row being built
 };
 

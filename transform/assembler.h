@@ -1,6 +1,9 @@
 // Assembler: streams the source rows of one TablePlan and turns them into
 // cells — the row key, one cell per mapped column, one cell per nested child —
-// which it puts into a CellSink.
+// which it puts into a CellSink. What a row's cells are is decided by the
+// RowBuilder (transform/row_builder.h, no I/O); the assembler reads and merges
+// the streams, hands each row to it, sorts the row's cells (spilling a row
+// past 8 MiB to temporary runs), counts, and handles rejects.
 //
 // Nesting is a merge join: the driving rows arrive ordered by the nests'
 // parent key and each child stream by its foreign key (the database sorts);
@@ -115,6 +118,13 @@ struct AssembleOptions {
   /// Only this slice of the driving rows (unset: all). REQUIRES: the plan has
   /// a SplitColumn.
   std::optional<RowRange> range;
+  /// Replace mode (transform/row_builder.h): each row's cells are preceded
+  /// by a DeleteFamily marker per family, just below the row's oldest cell,
+  /// so the target row holds nothing older than the new cells. The markers
+  /// count as cells (TableStats::cells, bytes); a row with no put still
+  /// writes them (it is counted in empty_rows); a row whose oldest cell is at
+  /// timestamp 0 is rejected.
+  bool replace = false;
 };
 
 /// The column whose integer ranges split `plan`'s driving rows among

@@ -1,5 +1,7 @@
 #include "transform/key_codec.h"
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <limits>
 
@@ -396,18 +398,25 @@ Status KeyCodec::Encode(const Row& row, std::string* out) const {
   return Status::OK();
 }
 
-bool KeyCodec::DecodePartBinary(const KeyPartPlan& p, std::string_view* in,
-                                std::string* text) const {
+bool KeyCodec::DecodePartBinary(const KeyPartPlan& p, std::string_view* in, Value* value,
+                                std::string* why) const {
   if (p.null_marker) {
-    if (in->empty()) return false;
+    if (in->empty()) {
+      *why = "the key ends where its NULL marker should be";
+      return false;
+    }
     unsigned char ind = static_cast<unsigned char>((*in)[0]);
     if (p.desc) ind = static_cast<unsigned char>(~ind);
     in->remove_prefix(1);
     if (ind == 0) {
-      *text = "NULL";
+      value->SetNull(ValueType::kText);
       return true;
     }
-    if (ind != 1) return false;
+    if (ind != 1) {
+      *why = fmt::format("its NULL marker is {}, not 00 or 01",
+                         ToStringBinary(std::string(1, static_cast<char>(ind))));
+      return false;
+    }
   }
   // Take the part's bytes, undoing desc.
   size_t n = static_cast<size_t>(KeyTypeBytes(p.type));
@@ -416,7 +425,12 @@ bool KeyCodec::DecodePartBinary(const KeyPartPlan& p, std::string_view* in,
   } else if (p.type == KeyType::kDecimal) {
     n = ordered::DecimalLength(*in, p.desc);
   }
-  if (n == 0 || n > in->size()) return false;
+  if (n == 0 || n > in->size()) {
+    *why = n == 0
+               ? fmt::format("no well-formed {} at '{}'", KeyTypeName(p.type), ToStringBinary(*in))
+               : fmt::format("needs {} bytes, {} left", n, in->size());
+    return false;
+  }
   std::string part(in->substr(0, n));
   in->remove_prefix(n);
   if (p.desc) ordered::Invert(&part, 0);
@@ -428,72 +442,227 @@ bool KeyCodec::DecodePartBinary(const KeyPartPlan& p, std::string_view* in,
       std::string bytes;
       ok = p.width > 0 ? ordered::GetFixedString(&v, p.width, &bytes)
                        : ordered::GetString(&v, &bytes);
-      *text = ToStringBinary(bytes);
+      value->SetBytes(p.type == KeyType::kBytes ? ValueType::kBytes : ValueType::kText, bytes);
       break;
     }
     case KeyType::kInt8:
     case KeyType::kInt16:
     case KeyType::kInt32:
     case KeyType::kInt64: {
-      int64_t x;
+      int64_t x = 0;
       ok = ordered::GetInt(&v, IntWidth(p.type), &x);
-      *text = std::to_string(x);
+      value->SetInt(ValueType::kInt, x);
       break;
     }
     case KeyType::kUInt64: {
-      uint64_t x;
+      uint64_t x = 0;
       ok = ordered::GetUInt64(&v, &x);
-      *text = std::to_string(x);
+      value->SetUInt(x);
       break;
     }
     case KeyType::kFloat32: {
-      float f;
+      float f = 0;
       ok = ordered::GetFloat(&v, &f);
-      *text = Value::Float(f).ToText();
+      value->SetDouble(f);
       break;
     }
     case KeyType::kFloat64: {
-      double d;
+      double d = 0;
       ok = ordered::GetDouble(&v, &d);
-      *text = Value::Float(d).ToText();
+      value->SetDouble(d);
       break;
     }
     case KeyType::kDecimal:
-      ok = ordered::GetDecimal(&v, text);
+      ok = ordered::GetDecimal(&v, value->mutable_bytes(ValueType::kDecimal));
       break;
     case KeyType::kBool: {
-      bool b;
+      bool b = false;
       ok = ordered::GetBool(&v, &b);
-      *text = b ? "true" : "false";
+      value->SetInt(ValueType::kBool, b ? 1 : 0);
       break;
     }
     case KeyType::kDate: {
-      int64_t d;
+      int64_t d = 0;
       ok = ordered::GetInt(&v, 4, &d);
-      *text = Value::Temporal(ValueType::kDate, d).ToText();
+      value->SetInt(ValueType::kDate, d);
       break;
     }
     case KeyType::kTimestamp: {
-      int64_t ms;
+      int64_t ms = 0;
       if (p.reverse) {
-        if (v.size() < 8) return false;
         ms = kLongMax - static_cast<int64_t>(DecodeFixed64BE(v.data()));
         v.remove_prefix(8);
       } else {
         ok = ordered::GetInt(&v, 8, &ms);
       }
-      *text = MsText(ms);
+      value->SetInt(ValueType::kInt, ms);  // milliseconds, see DecodedPart
       break;
     }
     case KeyType::kTime: {
-      int64_t us;
+      int64_t us = 0;
       ok = ordered::GetInt(&v, 8, &us);
-      *text = Value::Temporal(ValueType::kTime, us).ToText();
+      value->SetInt(ValueType::kTime, us);
       break;
     }
   }
-  return ok && v.empty();
+  if (!ok || !v.empty()) {
+    *why = fmt::format("'{}' is no well-formed {}", ToStringBinary(part), KeyTypeName(p.type));
+    return false;
+  }
+  return true;
 }
+
+namespace {
+
+// The display text of a part's value as DecodePartBinary gives it.
+std::string DisplayText(const KeyPartPlan& p, const Value& v) {
+  if (v.is_null()) return "NULL";
+  if (v.type() == ValueType::kText || v.type() == ValueType::kBytes) {
+    return ToStringBinary(v.as_bytes());
+  }
+  if (p.type == KeyType::kTimestamp) return MsText(v.as_int());
+  return v.ToText();
+}
+
+// Reads `text`, the canonical text form (Value::AppendText) of a value of
+// `type`, back into *out; false when it is not one.
+bool ParseValueText(ValueType type, std::string_view text, Value* out) {
+  switch (type) {
+    case ValueType::kBool:
+      if (text != "true" && text != "false") return false;
+      out->SetInt(ValueType::kBool, text == "true" ? 1 : 0);
+      return true;
+    case ValueType::kInt:
+    case ValueType::kUInt:
+    case ValueType::kFloat: {
+      if (type == ValueType::kFloat &&
+          (text == "NaN" || text == "Infinity" || text == "-Infinity")) {
+        out->SetDouble(text == "NaN"
+                           ? std::numeric_limits<double>::quiet_NaN()
+                           : (text[0] == '-' ? -1 : 1) * std::numeric_limits<double>::infinity());
+        return true;
+      }
+      const char* end = text.data() + text.size();
+      std::from_chars_result r;
+      if (type == ValueType::kInt) {
+        int64_t x = 0;
+        r = std::from_chars(text.data(), end, x);
+        out->SetInt(ValueType::kInt, x);
+      } else if (type == ValueType::kUInt) {
+        uint64_t x = 0;
+        r = std::from_chars(text.data(), end, x);
+        out->SetUInt(x);
+      } else {
+        double x = 0;
+        r = std::from_chars(text.data(), end, x);
+        out->SetDouble(x);
+      }
+      // Only the text AppendText writes: no '+', no leading zeros.
+      return r.ec == std::errc() && r.ptr == end && out->ToText() == text;
+    }
+    case ValueType::kDate: {
+      int64_t days;
+      if (!ParseDateText(text, &days)) return false;
+      out->SetInt(ValueType::kDate, days);
+      return true;
+    }
+    case ValueType::kTimestamp:
+    case ValueType::kTimestampTz: {
+      int64_t micros;
+      if (!ParseTimestampText(text, type == ValueType::kTimestampTz, &micros)) return false;
+      out->SetInt(type, micros);
+      return true;
+    }
+    case ValueType::kTime: {
+      int64_t micros;
+      if (!ParseTimeText(text, &micros)) return false;
+      out->SetInt(ValueType::kTime, micros);
+      return true;
+    }
+    case ValueType::kDecimal:
+    case ValueType::kText:
+    case ValueType::kBytes:
+    case ValueType::kJson:
+    case ValueType::kOther:
+      out->SetBytes(type, text);
+      return true;
+  }
+  return false;
+}
+
+// Milliseconds `ms` of a timestamp part as the part's source type:
+// timestamps (microseconds), a date when it is midnight, an integer as the
+// milliseconds; kTimestamp when the source type is not known.
+bool TimestampAs(ValueType type, int64_t ms, Value* out, std::string* why) {
+  switch (type) {
+    case ValueType::kInt:
+      out->SetInt(ValueType::kInt, ms);
+      return true;
+    case ValueType::kDate:
+      if (ms % kMsPerDay == 0) {
+        out->SetInt(ValueType::kDate, ms / kMsPerDay);
+        return true;
+      }
+      break;
+    case ValueType::kTimestampTz:
+      break;
+    default:
+      type = ValueType::kTimestamp;
+  }
+  if (type == ValueType::kDate) type = ValueType::kTimestamp;
+  int64_t micros;
+  if (!MsToMicros(ms, &micros)) {
+    *why = fmt::format("{} ms is beyond the microseconds of a timestamp", ms);
+    return false;
+  }
+  out->SetInt(type, micros);
+  return true;
+}
+
+// A number decoded from a binary part (kInt, kUInt, kFloat, kDecimal, kBool)
+// as the part's source type `type` when that holds it exactly; else kept.
+void NumberAs(ValueType type, Value* v) {
+  exact::Integer x;
+  std::string why;
+  switch (type) {
+    case ValueType::kInt:
+      if (v->type() != ValueType::kInt && exact::ToInteger(*v, &x, &why) &&
+          x.Within(INT64_MIN, INT64_MAX)) {
+        v->SetInt(ValueType::kInt, x.AsInt64());
+      }
+      return;
+    case ValueType::kUInt:
+      if (v->type() != ValueType::kUInt && exact::ToInteger(*v, &x, &why) && !x.negative) {
+        v->SetUInt(x.magnitude);
+      }
+      return;
+    case ValueType::kBool:
+      if (v->type() != ValueType::kBool && exact::ToInteger(*v, &x, &why) && x.Within(0, 1)) {
+        v->SetInt(ValueType::kBool, static_cast<int64_t>(x.magnitude));
+      }
+      return;
+    case ValueType::kFloat: {
+      double d;
+      if (v->type() != ValueType::kFloat && exact::ToFloating(*v, false, &d, &why)) {
+        v->SetDouble(d);
+      }
+      return;
+    }
+    case ValueType::kDecimal:
+      if (v->type() == ValueType::kFloat) {
+        if (std::isfinite(v->as_double())) {
+          v->SetBytes(ValueType::kDecimal, exact::Shortest(v->as_double()));
+        }
+      } else if (v->type() == ValueType::kInt || v->type() == ValueType::kUInt) {
+        v->SetBytes(ValueType::kDecimal, v->ToText());
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+}  // namespace
 
 bool KeyCodec::Decode(std::string_view key,
                       std::vector<std::pair<std::string, std::string>>* parts) const {
@@ -534,6 +703,8 @@ bool KeyCodec::Decode(std::string_view key,
     }
     parts->emplace_back("hash", piece);
   }
+  Value value;
+  std::string why;
   for (size_t i = 0; i < parts_.size(); ++i) {
     const KeyPartPlan& p = parts_[i];
     std::string piece;
@@ -541,14 +712,9 @@ bool KeyCodec::Decode(std::string_view key,
       if (!take_text(&piece, i + 1 == parts_.size())) return false;
       if (p.reverse && !p.is_literal) {
         // Long.MAX_VALUE - ms in 19 digits: shown as the time, as binary parts are.
-        int64_t n = 0;
-        bool digits = piece.size() == 19;
-        for (char c : piece) {
-          digits = digits && c >= '0' && c <= '9';
-          if (digits) n = n * 10 + (c - '0');
-        }
-        if (!digits || n < 0) return false;
-        piece = MsText(kLongMax - n);
+        int64_t ms;
+        if (!ReverseMs(piece, &ms)) return false;
+        piece = MsText(ms);
       } else {
         piece = ToStringBinary(piece);
       }
@@ -556,12 +722,196 @@ bool KeyCodec::Decode(std::string_view key,
       if (key.substr(0, p.literal.size()) != p.literal) return false;
       piece = ToStringBinary(p.literal);
       key.remove_prefix(p.literal.size());
-    } else if (!DecodePartBinary(p, &key, &piece)) {
+    } else if (DecodePartBinary(p, &key, &value, &why)) {
+      piece = DisplayText(p, value);
+    } else {
       return false;
     }
     parts->emplace_back(p.name, piece);
   }
   return key.empty();
+}
+
+bool KeyCodec::ReverseMs(std::string_view digits, int64_t* ms) {
+  uint64_t n = 0;
+  bool ok = digits.size() == 19;
+  for (char c : digits) {
+    ok = ok && c >= '0' && c <= '9';
+    if (ok) n = n * 10 + static_cast<uint64_t>(c - '0');  // 19 digits fit in 64 bits
+  }
+  if (!ok || n > static_cast<uint64_t>(kLongMax)) return false;
+  *ms = kLongMax - static_cast<int64_t>(n);
+  return true;
+}
+
+Result<Row> KeyCodec::DecodeRow(std::string_view key) const {
+  const std::string_view whole = key;
+  auto bad = [&](std::string_view what) {
+    return Status::InvalidArgument(
+        fmt::format("row key '{}' does not decode: {}", ToStringBinary(whole), what));
+  };
+  const bool text = form_ == KeyForm::kText;
+  // Text form: the next piece up to the separator (the last part: the rest).
+  auto take_text = [&](bool last, std::string_view* piece) {
+    if (last) {
+      *piece = key;
+      key = std::string_view();
+      return true;
+    }
+    const size_t pos = separator_.empty() ? std::string_view::npos : key.find(separator_);
+    if (pos == std::string_view::npos) return false;
+    *piece = key.substr(0, pos);
+    key.remove_prefix(pos + separator_.size());
+    return true;
+  };
+  std::string_view salt_piece, hash_piece;
+  if (salt_.size > 0) {
+    if (text ? !take_text(false, &salt_piece) : key.empty()) {
+      return bad("it ends before its salt");
+    }
+    if (!text) {
+      salt_piece = key.substr(0, 1);
+      key.remove_prefix(1);
+    }
+  }
+  if (hash_.size > 0) {
+    const size_t n = static_cast<size_t>(hash_.size);
+    if (text ? !take_text(false, &hash_piece) : key.size() < n) {
+      return bad("it ends before its hash prefix");
+    }
+    if (!text) {
+      hash_piece = key.substr(0, n);
+      key.remove_prefix(n);
+    }
+  }
+  size_t columns = 0;
+  for (const KeyPartPlan& p : parts_) {
+    if (!p.is_literal) columns = std::max(columns, p.index + 1);
+  }
+  Row row;
+  row.values.resize(columns);
+  std::vector<std::string_view> encoded(parts_.size());  // each part's bytes, for the hashes
+  std::string why;
+  Value v;
+  for (size_t i = 0; i < parts_.size(); ++i) {
+    const KeyPartPlan& p = parts_[i];
+    const std::string_view before = key;
+    auto part_error = [&](std::string_view what) {
+      return bad(
+          fmt::format("part '{}' ({}, byte {}): {}", p.name,
+                      p.is_literal ? std::string("literal") : std::string(KeyTypeName(p.type)),
+                      whole.size() - before.size(), what));
+    };
+    if (text) {
+      std::string_view piece;
+      if (!take_text(i + 1 == parts_.size(), &piece)) {
+        return part_error(fmt::format("no separator '{}' after it", separator_));
+      }
+      encoded[i] = piece;
+      if (p.is_literal) {
+        if (piece != p.literal) {
+          return part_error(fmt::format("'{}' is not the literal '{}'", ToStringBinary(piece),
+                                        ToStringBinary(p.literal)));
+        }
+        continue;
+      }
+      if (p.reverse) {
+        int64_t ms;
+        if (!ReverseMs(piece, &ms)) {
+          return part_error(
+              fmt::format("'{}' is not 19 digits of Long.MAX_VALUE - ms", ToStringBinary(piece)));
+        }
+        if (!TimestampAs(p.value_type, ms, &v, &why)) return part_error(why);
+      } else if (p.width > 0 && IsIntegerType(p.value_type)) {
+        const bool digits = piece.size() == static_cast<size_t>(p.width) &&
+                            piece.find_first_not_of("0123456789") == std::string_view::npos;
+        size_t zeros = 0;  // the padding, but the last digit
+        while (zeros + 1 < piece.size() && piece[zeros] == '0') ++zeros;
+        if (!digits || !ParseValueText(p.value_type, piece.substr(zeros), &v)) {
+          return part_error(fmt::format("'{}' is not {} zero-padded digits of type {}",
+                                        ToStringBinary(piece), p.width,
+                                        ValueTypeName(p.value_type)));
+        }
+      } else if (!ParseValueText(p.value_type, piece, &v)) {
+        return part_error(fmt::format("'{}' does not read as type {}", ToStringBinary(piece),
+                                      ValueTypeName(p.value_type)));
+      }
+    } else if (p.is_literal) {
+      if (key.substr(0, p.literal.size()) != p.literal) {
+        return part_error(fmt::format("'{}' does not start with the literal '{}'",
+                                      ToStringBinary(key), ToStringBinary(p.literal)));
+      }
+      key.remove_prefix(p.literal.size());
+      encoded[i] = before.substr(0, p.literal.size());
+      continue;
+    } else {
+      if (!DecodePartBinary(p, &key, &v, &why)) return part_error(why);
+      encoded[i] = before.substr(0, before.size() - key.size());
+      if (v.is_null()) {
+        v.SetNull(p.value_type);
+      } else if (p.type == KeyType::kTimestamp) {
+        if (p.reverse && v.as_int() < 0) {
+          return part_error(
+              fmt::format("it holds {} ms: a reversed timestamp is >= 0", v.as_int()));
+        }
+        if (!TimestampAs(p.value_type, v.as_int(), &v, &why)) return part_error(why);
+      } else if (v.type() == ValueType::kText || v.type() == ValueType::kBytes) {
+        // A string part holds a value's bytes (string-like types) or its text.
+        const ValueType t = p.value_type;
+        const std::string bytes(v.as_bytes());
+        if (t == ValueType::kText || t == ValueType::kBytes || t == ValueType::kJson ||
+            t == ValueType::kOther || t == ValueType::kDecimal) {
+          v.SetBytes(t, bytes);
+        } else if (!ParseValueText(t, bytes, &v)) {
+          return part_error(fmt::format("'{}' does not read as type {}", ToStringBinary(bytes),
+                                        ValueTypeName(t)));
+        }
+      } else {
+        NumberAs(p.value_type, &v);
+      }
+    }
+    row.values[p.index] = v;
+  }
+  if (!key.empty()) {
+    return bad(
+        fmt::format("{} byte(s) left after its last part: '{}'", key.size(), ToStringBinary(key)));
+  }
+  // The salt and hash prefix must be those of the parts.
+  auto hash_input = [&](const KeyHashPlan& h) {
+    std::string in;
+    for (size_t i : h.parts) in.append(encoded[i]);
+    return in;
+  };
+  if (salt_.size > 0) {
+    const uint32_t bucket = Fnv1a32(hash_input(salt_)) % static_cast<uint32_t>(salt_.size);
+    const std::string want =
+        text ? fmt::format("{:0{}d}", bucket, std::to_string(salt_.size - 1).size())
+             : std::string(1, static_cast<char>(bucket));
+    if (salt_piece != want) {
+      return bad(fmt::format("its salt '{}' is not the parts' bucket '{}'",
+                             ToStringBinary(salt_piece), ToStringBinary(want)));
+    }
+  }
+  if (hash_.size > 0) {
+    std::string bytes;
+    PutFixed64BE(&bytes, HashPrefix64(hash_input(hash_)));
+    bytes.resize(hash_.size);
+    std::string want;
+    if (text) {
+      static const char kHex[] = "0123456789abcdef";
+      for (unsigned char c : bytes) {
+        want.push_back(kHex[c >> 4]);
+        want.push_back(kHex[c & 15]);
+      }
+    } else {
+      want = bytes;
+    }
+    if (hash_piece != want) {
+      return bad(fmt::format("its hash prefix '{}' is not the parts' hash '{}'",
+                             ToStringBinary(hash_piece), ToStringBinary(want)));
+    }
+  }
+  return row;
 }
 
 std::string KeyCodec::Anatomy() const {

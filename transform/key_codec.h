@@ -1,5 +1,5 @@
 // KeyCodec: turns the key parts of a row into row-key (or qualifier) bytes,
-// and back into named parts for display.
+// and back: into typed values (DecodeRow) or named parts for display.
 //
 // Two forms:
 //   text    readable `A100|00001|001042`: each part's text form, integers
@@ -94,6 +94,23 @@ class KeyCodec {
   /// false when `key` does not have the codec's shape.
   bool Decode(std::string_view key, std::vector<std::pair<std::string, std::string>>* parts) const;
 
+  /// Decodes an encoded key back into the values it was made of: a Row laid
+  /// out as Encode reads it — each column part's value at its `index`, the
+  /// indexes no part reads NULL — so that Encode(DecodeRow(key)) gives the
+  /// key back. A value has the part's source type (KeyPartPlan::value_type)
+  /// when the part holds it exactly: the same value for every type and form,
+  /// but timestamps floored to ms (as encoded) and decimals without
+  /// redundant zeros ("12.5" for 12.50; CompareValues finds them equal).
+  /// Without a source type (a codec from FromJson: text) a binary part gives
+  /// its key type's value (int8..int64 int, uint64 uint, float/double double,
+  /// decimal, bool, date, timestamp, time, string text, bytes bytes) and a
+  /// text part its text. A NULL marker gives NULL. Literals, the salt and the
+  /// hash prefix are checked, not returned. InvalidArgument naming the key,
+  /// and the part, its type and byte offset that did not decode (too short,
+  /// malformed, not the text of its type, not zero-padded to its width), a
+  /// salt or hash prefix that does not match the parts, or bytes left over.
+  Result<Row> DecodeRow(std::string_view key) const;
+
   /// The layout as drawn by `widen plan`: "[salt 1B][product_code string]...".
   std::string Anatomy() const;
   /// The layout as JSON (stored in the target table's metadata so readers can
@@ -111,7 +128,13 @@ class KeyCodec {
  private:
   Status EncodePartBinary(const KeyPartPlan& p, const Value& v, std::string* out) const;
   Status EncodePartText(const KeyPartPlan& p, const Value& v, std::string* out) const;
-  bool DecodePartBinary(const KeyPartPlan& p, std::string_view* in, std::string* text) const;
+  // One binary part at the front of *in as its key type holds it (see
+  // DecodeRow; timestamps as kInt milliseconds, NULL markers as NULL);
+  // false with *why when the bytes do not hold one.
+  bool DecodePartBinary(const KeyPartPlan& p, std::string_view* in, Value* value,
+                        std::string* why) const;
+  // Long.MAX_VALUE - ms in 19 digits (a text `reverse` part) -> ms.
+  static bool ReverseMs(std::string_view digits, int64_t* ms);
 
   KeyForm form_ = KeyForm::kText;
   std::vector<KeyPartPlan> parts_;

@@ -243,5 +243,57 @@ TEST(TemporalTest, TimestampsSplitIntoDateAndClock) {
   }
 }
 
+// The parsers read back exactly what the writers write (key decoding reads
+// text key parts with them), and nothing else.
+TEST(TemporalTest, TextFormsReadBack) {
+  std::mt19937_64 rng(17);
+  for (int n = 0; n < 2000; ++n) {
+    // Days from about 25,000 BC to 25,000 AD; microseconds over the whole
+    // int64 range (the extremes included); times up to about +-2.5e9 hours.
+    const int64_t days = n == 0 ? -719528 : int64_t(rng() % 18000000) - 9000000;
+    const int64_t micros = n == 1 ? INT64_MIN + 1 : n == 2 ? INT64_MAX - 1 : int64_t(rng());
+    const int64_t time = n == 3 ? INT64_MIN : int64_t(rng()) >> (rng() % 40);
+    std::string d, t, tz, c;
+    AppendDate(&d, days);
+    AppendTimestamp(&t, micros, false);
+    AppendTimestamp(&tz, micros, true);
+    AppendTime(&c, time);
+    int64_t back = 0;
+    ASSERT_TRUE(ParseDateText(d, &back)) << d;
+    EXPECT_EQ(back, days) << d;
+    ASSERT_TRUE(ParseTimestampText(t, false, &back)) << t;
+    EXPECT_EQ(back, micros) << t;
+    ASSERT_TRUE(ParseTimestampText(tz, true, &back)) << tz;
+    EXPECT_EQ(back, micros) << tz;
+    ASSERT_TRUE(ParseTimeText(c, &back)) << c;
+    EXPECT_EQ(back, time) << c;
+  }
+  int64_t v = 0;
+  EXPECT_TRUE(ParseDateText("-0044-03-15", &v));
+  EXPECT_EQ(v, DaysFromCivil(-44, 3, 15));
+  EXPECT_TRUE(ParseDateText("infinity", &v));
+  EXPECT_EQ(v, kTemporalInfinity);
+  EXPECT_TRUE(ParseTimestampText("-infinity", false, &v));
+  EXPECT_EQ(v, kTemporalMinusInfinity);
+  EXPECT_TRUE(ParseTimestampText("1969-12-31 23:59:59.999999", false, &v));
+  EXPECT_EQ(v, -1);
+  EXPECT_TRUE(ParseTimeText("-838:59:59", &v));
+  EXPECT_EQ(v, -ClockMicros(838, 59, 59, 0));
+  // Not what the writers write: refused.
+  for (const char* s : {"2024-1-02", "+2024-01-02", "2023-02-29", "2024-13-01", "02024-01-01",
+                        "2024-01-02 ", "", "-0000-01-01"}) {
+    EXPECT_FALSE(ParseDateText(s, &v)) << s;
+  }
+  for (const char* s : {"2024-01-02 10:00:00.500", "2024-01-02T10:00:00", "2024-01-02 24:00:00",
+                        "2024-01-02 10:60:00", "2024-01-02 10:00", "2024-01-02 10:00:00.1234567",
+                        "2024-01-02 10:00:00Z"}) {
+    EXPECT_FALSE(ParseTimestampText(s, false, &v)) << s;
+  }
+  EXPECT_FALSE(ParseTimestampText("2024-01-02 10:00:00", true, &v));
+  for (const char* s : {"-00:00:00", "1:00:00", "10:00:00.", "10:00", "99999999999999:00:00"}) {
+    EXPECT_FALSE(ParseTimeText(s, &v)) << s;
+  }
+}
+
 }  // namespace
 }  // namespace widen
