@@ -211,7 +211,7 @@ void PrintText(const PlanOptions& o, const Design& in, const std::vector<TableRe
     }
     if (p.run.empty_children > 0) {
       *out += fmt::format(
-          "  empty nested    {} nested row(s) with every value column NULL: a cell of nulls "
+          "  empty nested    {} nested row(s) with every value column NULL: a cell {{}} "
           "with layout json, no cell with layouts cells and value (the first: {})\n",
           p.run.empty_children, p.run.first_empty_child);
     }

@@ -68,7 +68,7 @@ void PrintTableNotes(const std::vector<TableStats>& stats, std::FILE* out) {
     }
     if (t.empty_children > 0) {
       s += fmt::format(
-          "{}: {} nested row(s) had every value column NULL: a cell of nulls with layout json, no "
+          "{}: {} nested row(s) had every value column NULL: a cell {{}} with layout json, no "
           "cell with layouts cells and value (the first: {})\n",
           t.table, t.empty_children, t.first_empty_child);
     }
