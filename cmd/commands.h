@@ -89,11 +89,13 @@ struct SyncOptions {
   std::string target_url;
   std::string only_table;
   std::optional<int64_t> timestamp_ms;  // re-written cells' timestamp (unset: see run.h)
+  std::string rejects_path;             // write rejected rows here (JSON lines) instead of failing
   int fetch_rows = 5000;
   int jobs = 1;
-  std::string format = "text";  // text | json
-  bool quiet = false;           // no summary line
-  bool progress = false;        // a progress line on a terminal
+  std::string format = "text";         // text | json
+  bool quiet = false;                  // no summary line
+  bool progress = false;               // a progress line on a terminal
+  bool accept_mapping_change = false;  // sync tables written with another design
 };
 
 /// `cancel` (may be null) turns true on Ctrl-C; the run then stops cleanly.

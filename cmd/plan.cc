@@ -33,6 +33,13 @@ namespace widen {
 
 namespace {
 
+// How `widen sync` finds this table's changes, and why (README, "Keeping the
+// copy current").
+constexpr const char* kSyncMode = "digest";
+constexpr const char* kSyncWhy =
+    "each run reads every source row and rewrites the rows whose digest changed (exact for "
+    "joins, nests and deletes; no watermark column needed)";
+
 // The indexes of `shown`'s cells that a scan returns: at most the family's
 // VERSIONS newest versions of each column (the cells are in HBase order).
 std::vector<size_t> ReadableCells(const CellBatch& shown, const TableDescriptor& d) {
@@ -134,6 +141,7 @@ void PrintText(const PlanOptions& o, const Design& in, const std::vector<TableRe
       *out +=
           fmt::format("{}{}  {}\n", i == 0 ? "families   " : "           ", f.name, FamilyText(f));
     }
+    *out += fmt::format("sync       {}: {}\n", kSyncMode, kSyncWhy);
     const KeyAnatomy& a = r.anatomy;
     *out += fmt::format("row key    {}{}, {} bytes: {}\n", KeyFormNames().Name(a.form),
                         a.form == KeyForm::kText
@@ -351,6 +359,7 @@ Json ToJson(const PlanOptions& o, const Design& in, const std::vector<TableResul
                           {"data_block_encoding", f.data_block_encoding}});
     }
     t["families"] = fams;
+    t["sync"] = Json{{"mode", kSyncMode}, {"why", kSyncWhy}};
     const KeyAnatomy& a = r.anatomy;
     Json key;
     key["form"] = KeyFormNames().Name(a.form);

@@ -79,8 +79,8 @@ Result<OpenTable> Open(const ReadOptionsCli& o) {
                  o.table.c_str());
   } else if (incomplete) {
     std::fprintf(stderr,
-                 "widen: warning: table '%s' is incomplete: the last migrate into it did not "
-                 "finish\n",
+                 "widen: warning: table '%s' is incomplete: the last run (migrate or sync) "
+                 "into it did not finish\n",
                  o.table.c_str());
   }
   return t;

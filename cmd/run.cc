@@ -188,7 +188,7 @@ Result<JobLayout> LayOutJobs(Design& design, int jobs, const std::atomic<bool>* 
   return layout;
 }
 
-std::string TableFingerprint(const TablePlan& tp, Source* source) {
+std::string TableFingerprint(const TablePlan& tp) {
   std::string text = tp.descriptor.FullName();
   auto field = [&text](std::string_view f) {
     text += '\x1f';
@@ -223,12 +223,31 @@ std::string TableFingerprint(const TablePlan& tp, Source* source) {
     for (const auto& [name, index] : n->value_columns) field(fmt::format("{}={}", name, index));
     for (const auto& c : n->children) todo.push_back(&c);
   }
-  if (source != nullptr) {
-    (void)ForEachScan(tp, [&](const ScanSpec& scan, const SourceLocation&) {
-      field(source->SelectSql(scan));
-      return Status::OK();
-    });
-  }
+  // What each scan reads (not its SQL text, which depends on the engine and
+  // on --fetch-rows).
+  auto columns = [&field](const std::vector<ColumnExpr>& cs) {
+    std::string t;
+    for (const auto& c : cs) t += c.alias + "." + c.column + ",";
+    field(t);
+  };
+  (void)ForEachScan(tp, [&](const ScanSpec& scan, const SourceLocation&) {
+    field("scan");
+    field(scan.table);
+    field(scan.query);
+    field(scan.alias);
+    field(scan.where);
+    for (const auto& j : scan.joins) {
+      field(j.table + " " + j.alias);
+      for (const auto& [mine, theirs] : j.on) field(mine.alias + "." + mine.column + "=" + theirs);
+    }
+    columns(scan.columns);
+    columns(scan.not_null);
+    for (const auto& l : scan.merge) {
+      field(l.peer_table + " " + l.peer_query + (l.child ? " child" : ""));
+      for (const auto& [mine, theirs] : l.on) field(mine.alias + "." + mine.column + "=" + theirs);
+    }
+    return Status::OK();
+  });
   const XXH128_hash_t h = XXH3_128bits(text.data(), text.size());
   std::string out(16, '\0');
   for (int i = 0; i < 8; ++i) {
@@ -315,7 +334,7 @@ Result<MigrateResult> Migrate(const MigrateRequest& r) {
     t.state.status = TableStatus::kLoading;
     t.state.run_id = result.run_id;
     t.state.started_ms = start_ms;
-    t.state.mapping_fingerprint = TableFingerprint(*tp, d.source.get());
+    t.state.mapping_fingerprint = TableFingerprint(*tp);
     t.state.extensions[kLoadTimestampExtension] = std::to_string(ao.timestamp_ms);
     WIDEN_RETURN_IF_ERROR(PutState(states.get(), t.name, &t.version, t.state));
     targets.push_back(std::move(t));
@@ -375,10 +394,22 @@ Result<SyncResult> Sync(const SyncRequest& r) {
   for (const TablePlan* tp : d.tables) WIDEN_RETURN_IF_ERROR(CheckScans(*tp, d.source.get()));
   WIDEN_ASSIGN_OR_RETURN(JobLayout jobs, LayOutJobs(d, r.jobs, r.cancel));
   WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open(m.target_url, StoreOptions()));
+  if (!store->SupportsRowSync()) {
+    return Status::FailedPrecondition(fmt::format(
+        "target {}: widen sync does not write to this kind of store yet (the embedded store "
+        "does); nothing was written",
+        MaskUrl(m.target_url)));
+  }
   WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<StateStore> states, store->NewStateStore());
 
   SyncResult result;
   result.run_id = NewRunId(start_ms);
+  std::unique_ptr<JsonLinesRejects> rejects;
+  if (!r.rejects_path.empty()) {
+    WIDEN_RETURN_IF_ERROR(CheckRejectsPath(r.rejects_path, m));
+    WIDEN_ASSIGN_OR_RETURN(rejects, JsonLinesRejects::Open(r.rejects_path));
+    result.rejects_path = r.rejects_path;
+  }
   struct Target {
     std::string name;
     std::optional<uint64_t> version;
@@ -390,8 +421,6 @@ Result<SyncResult> Sync(const SyncRequest& r) {
   for (const TablePlan* tp : d.tables) {
     Target t;
     WIDEN_ASSIGN_OR_RETURN(t.name, CreateTargetTable(*tp, d.source.get(), store.get()));
-    // A store that cannot sync says so before anything is recorded.
-    WIDEN_RETURN_IF_ERROR(store->NewRowWriter(t.name).status());
     WIDEN_ASSIGN_OR_RETURN(std::optional<TableState> before, states->Get(t.name));
     if (before) {
       t.version = before->version;
@@ -411,13 +440,26 @@ Result<SyncResult> Sync(const SyncRequest& r) {
     } else {
       t.timestamp_ms = start_ms;
     }
+    // A table written with another design (the mapping changed, or another
+    // mapping writes it): sync makes it hold exactly what this mapping
+    // gives, so rows the other design wrote would be rewritten or removed.
+    const std::string fingerprint = TableFingerprint(*tp);
+    if (before && !before->mapping_fingerprint.empty() &&
+        before->mapping_fingerprint != fingerprint && !r.accept_mapping_change) {
+      return Status::FailedPrecondition(fmt::format(
+          "{}: table '{}' was last written with another design (the mapping changed since, or "
+          "another mapping writes this table): a sync makes the table hold exactly what this "
+          "mapping gives, rewriting or removing the rows the other design wrote. Nothing was "
+          "written. If this mapping is the one to keep, run widen sync "
+          "--accept-mapping-change once",
+          tp->mapping->loc.ToString(), t.name));
+    }
     t.state.status = TableStatus::kLoading;
     t.state.run_id = result.run_id;
     t.state.started_ms = start_ms;
     t.state.finished_ms = 0;
-    t.state.mapping_fingerprint = TableFingerprint(*tp, d.source.get());
+    t.state.mapping_fingerprint = fingerprint;
     t.state.extensions[kLoadTimestampExtension] = std::to_string(t.timestamp_ms);
-    WIDEN_RETURN_IF_ERROR(PutState(states.get(), t.name, &t.version, t.state));
     targets.push_back(std::move(t));
   }
 
@@ -429,6 +471,7 @@ Result<SyncResult> Sync(const SyncRequest& r) {
     ao.timestamp_ms = target.timestamp_ms;
     ao.progress = r.progress;
     ao.cancel = r.cancel;
+    ao.rejects = rejects.get();
     TableSyncResult out;
     out.table = target.name;
     out.timestamp_ms = target.timestamp_ms;
@@ -443,7 +486,12 @@ Result<SyncResult> Sync(const SyncRequest& r) {
         ao, &out.read);
     std::unique_ptr<RowDigestReader> stored;
     std::unique_ptr<RowWriter> writer;
+    // The table is recorded loading only now, just before its first write:
+    // a run stopped while reading leaves it as it was.
+    bool writing = false;
+    if (s.ok()) s = PutState(states.get(), target.name, &target.version, target.state);
     if (s.ok()) {
+      writing = true;
       auto reader = store->NewDigestReader(target.name, !target.digests);
       auto w = store->NewRowWriter(target.name);
       s = !reader.ok() ? reader.status() : w.status();
@@ -456,12 +504,19 @@ Result<SyncResult> Sync(const SyncRequest& r) {
     if (s.ok()) s = writer->Sync();
     if (r.table_done) r.table_done();
     if (s.code() == StatusCode::kCancelled) {
+      if (!writing) {
+        return Status::Cancelled(fmt::format(
+            "interrupted while reading the source for table '{}', before writing it: it is as it "
+            "was; run the sync again",
+            target.name));
+      }
       return Status::Cancelled(fmt::format(
           "interrupted: table '{}' is left partly synced (every row whole, old or new); run the "
           "sync again",
           target.name));
     }
     if (!s.ok()) {
+      if (!writing) return s;  // nothing of this table was written
       TableState failed = target.state;
       failed.status = TableStatus::kFailed;
       failed.finished_ms = NowMs();
@@ -479,6 +534,7 @@ Result<SyncResult> Sync(const SyncRequest& r) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - table_start).count();
     result.tables.push_back(std::move(out));
   }
+  if (rejects) result.rejected = rejects->count();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;
 }

@@ -103,9 +103,11 @@ struct JobLayout {
 Result<JobLayout> LayOutJobs(Design& design, int jobs, const std::atomic<bool>* cancel);
 
 /// A digest of what decides a target table's cells: its descriptor (families,
-/// options, key layout), the queries it runs and how each column and nest is
-/// encoded. Equal for equal designs on the same source dialect; 16 raw bytes.
-std::string TableFingerprint(const TablePlan& table, Source* source);
+/// options, key layout), what its scans read (tables, joins, columns,
+/// `where`, nest links) and how each column and nest is encoded. Equal for
+/// equal designs, on either engine and whatever --fetch-rows; 16 raw bytes
+/// (XXH3-128).
+std::string TableFingerprint(const TablePlan& table);
 
 /// What Migrate does, beyond the design.
 struct MigrateRequest {
@@ -147,7 +149,12 @@ struct SyncRequest {
   DesignRequest design;
   std::string target_url;               // overrides the mapping's target when set
   std::optional<int64_t> timestamp_ms;  // cell timestamp (see kLoadTimestampExtension)
+  std::string rejects_path;             // rejected rows as JSON lines (empty: a reject fails)
   int jobs = 1;                         // parallel jobs per table
+  /// Sync a table whose recorded mapping fingerprint is another one
+  /// (TableFingerprint): without it, FailedPrecondition before anything is
+  /// written.
+  bool accept_mapping_change = false;
   const std::atomic<bool>* cancel = nullptr;
   std::function<void(const TableStats&)> progress;
   std::function<void()> table_done;
@@ -166,6 +173,8 @@ struct TableSyncResult {
 /// What a sync did.
 struct SyncResult {
   std::string run_id;
+  uint64_t rejected = 0;  // rows written to the rejects file
+  std::string rejects_path;
   std::vector<TableSyncResult> tables;
   double seconds = 0;
 };
@@ -175,7 +184,10 @@ struct SyncResult {
 /// store/row_sync.h): LoadDesign, CheckScans, LayOutJobs, open the target,
 /// create missing tables, record each table loading, assemble every row
 /// into an external sort, SyncRows against the stored rows, Sync the
-/// writer, then record the table complete (with its digests complete). The
+/// writer, then record the table complete (with its digests complete); a
+/// table is recorded loading only just before its first write. A table
+/// recorded with another mapping fingerprint is refused (FailedPrecondition)
+/// unless request.accept_mapping_change. The
 /// source is read in one snapshot. A run stopped at any point (error,
 /// Ctrl-C, kill -9) leaves every row either as it was or as it should be,
 /// and the next run converges. Errors as Migrate; FailedPrecondition for a

@@ -36,7 +36,9 @@ int RunSync(const SyncOptions& o, const std::atomic<bool>* cancel) {
   r.design.fetch_rows = o.fetch_rows;
   r.target_url = o.target_url;
   r.timestamp_ms = o.timestamp_ms;
+  r.rejects_path = o.rejects_path;
   r.jobs = o.jobs;
+  r.accept_mapping_change = o.accept_mapping_change;
   r.cancel = cancel;
   r.progress = [&progress](const TableStats& s) { progress.Update(s); };
   r.table_done = [&progress] { progress.Clear(); };
@@ -56,6 +58,7 @@ int RunSync(const SyncOptions& o, const std::atomic<bool>* cancel) {
     total.rows_deleted += t.rows.rows_deleted;
     total.cells_put += t.rows.cells_put;
     total.cells_deleted += t.rows.cells_deleted;
+    total.overwritten += t.rows.overwritten;
   }
   if (o.format == "json") {
     Json doc;
@@ -73,15 +76,20 @@ int RunSync(const SyncOptions& o, const std::atomic<bool>* cancel) {
                             {"cells_put", t.rows.cells_put},
                             {"cells_deleted", t.rows.cells_deleted},
                             {"cells_replaced", t.rows.overwritten},
+                            {"rejected", t.read.rejected},
                             {"timestamp_ms", t.timestamp_ms},
                             {"seconds", t.seconds}});
     }
     doc["tables"] = tables;
     doc["source_rows"] = read;
+    doc["rows"] = total.rows;
+    doc["rows_unchanged"] = total.rows_unchanged;
     doc["rows_written"] = total.rows_written;
     doc["rows_deleted"] = total.rows_deleted;
     doc["cells_put"] = total.cells_put;
     doc["cells_deleted"] = total.cells_deleted;
+    doc["cells_replaced"] = total.overwritten;
+    doc["rejected"] = s.rejected;
     doc["hard_deletes"] = "detected";  // digest mode compares every row
     doc["seconds"] = s.seconds;
     std::string text = doc.dump(2, ' ', false, Json::error_handler_t::replace);
@@ -97,6 +105,10 @@ int RunSync(const SyncOptions& o, const std::atomic<bool>* cancel) {
         static_cast<unsigned long long>(total.rows_deleted),
         static_cast<unsigned long long>(total.cells_put),
         static_cast<unsigned long long>(total.cells_deleted), s.seconds);
+    if (s.rejected > 0) {
+      std::printf("%llu row(s) rejected; see %s\n", static_cast<unsigned long long>(s.rejected),
+                  s.rejects_path.c_str());
+    }
   }
   std::fflush(stdout);
   int exit_code = kExitOk;
@@ -124,9 +136,12 @@ CommandRunner AddSyncCommand(CLI::App* app, const std::atomic<bool>* cancel) {
   c->add_option("--source", o->source_url, "Source URL, overrides the mapping's 'source'");
   c->add_option("--target", o->target_url, "Target URL, overrides the mapping's 'target'");
   c->add_option("--table", o->only_table, "Sync only this target table (ns:table)");
+  c->add_option("--rejects", o->rejects_path,
+                "Write rows that cannot be encoded to this file (JSON lines) and leave them out "
+                "of the target, instead of stopping at the first");
   c->add_option("--timestamp-ms", o->timestamp_ms,
                 "Timestamp of re-written cells in ms since the epoch (default: the mapping's "
-                "timestamp_ms, else the one the table was first loaded with)")
+                "timestamp_ms, else the one the table was last loaded with)")
       ->check(CLI::Range(kMinCellTimestampMs, kMaxCellTimestampMs));
   c->add_option("--fetch-rows", o->fetch_rows, "Rows fetched per round trip from the source")
       ->check(CLI::Range(1, 1000000));
@@ -134,6 +149,9 @@ CommandRunner AddSyncCommand(CLI::App* app, const std::atomic<bool>* cancel) {
       ->check(CLI::Range(1, 64));
   c->add_option("--format", o->format, "Summary format: text (one line) or json")
       ->check(CLI::IsMember({"text", "json"}));
+  c->add_flag("--accept-mapping-change", o->accept_mapping_change,
+              "Sync tables last written with another design (the mapping changed, or another "
+              "mapping writes them): their rows become exactly what this mapping gives");
   c->add_flag("-q,--quiet", o->quiet, "No summary line (errors still go to stderr)");
   c->add_flag("--progress", o->progress, "Show a progress line on a terminal");
   return [o, c, cancel]() { return c->parsed() ? RunSync(*o, cancel) : -1; };

@@ -359,33 +359,44 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
 // ---------------------------------------------------------------------------
 // Sync: the rows of a table with their digests, and a writer of whole rows.
 
-// Rows with their recorded digests (tag 0x04 keys), or, from_cells, the
-// distinct rows of the table's cell keys (digest empty).
+// Rows with their recorded digests (tag 0x04 keys), or, from_cells, every
+// row the table holds a cell or a digest key of (each once, digest empty):
+// a digest key whose row lost its cells (a repair) is listed too, so that
+// sync removes it.
 class LevelDbDigestReader final : public RowDigestReader {
  public:
   LevelDbDigestReader(std::shared_ptr<Database> db, const std::string& full_name, bool from_cells)
-      : db_(std::move(db)), from_cells_(from_cells), it_(db_->db->NewIterator(ReadOpts())) {
-    if (from_cells_) {
-      lf::AppendCellKeyPrefix(&prefix_, full_name);
-    } else {
-      lf::AppendRowDigestPrefix(&prefix_, full_name);
+      : db_(std::move(db)),
+        from_cells_(from_cells),
+        digests_(db_->db->NewIterator(ReadOpts())),
+        cells_(from_cells ? db_->db->NewIterator(ReadOpts()) : nullptr) {
+    lf::AppendRowDigestPrefix(&digest_prefix_, full_name);
+    lf::AppendCellKeyPrefix(&cell_prefix_, full_name);
+    digests_->Seek(digest_prefix_);
+    LoadDigest();
+    if (cells_ != nullptr) {
+      cells_->Seek(cell_prefix_);
+      LoadCellRow();
     }
-    it_->Seek(prefix_);
-    Load();
+    Pick();
   }
   bool Valid() const override { return valid_; }
   void Next() override {
-    if (from_cells_) {
-      // Past every cell of this row: ESC(row) 0x00 0x02 sorts after the row's
-      // terminator 0x00 0x01 and before any longer row's bytes.
-      std::string next = prefix_;
+    // Advance every source that stands at the current row.
+    if (have_digest_ && digest_row_ == row_) {
+      digests_->Next();
+      LoadDigest();
+    }
+    if (have_cell_row_ && cell_row_ == row_) {
+      // Past every cell of this row: ESC(row) 0x00 0x02 sorts after the
+      // row's terminator 0x00 0x01 and before any longer row's bytes.
+      std::string next = cell_prefix_;
       next.append(escaped_row_);
       next.append("\x00\x02", 2);
-      it_->Seek(next);
-    } else {
-      it_->Next();
+      cells_->Seek(next);
+      LoadCellRow();
     }
-    Load();
+    Pick();
   }
   std::string_view row() const override { return row_; }
   std::string_view digest() const override { return digest_; }
@@ -393,44 +404,68 @@ class LevelDbDigestReader final : public RowDigestReader {
 
  private:
   static leveldb::ReadOptions ReadOpts() {
-    leveldb::ReadOptions o;
+    leveldb::ReadOptions o = lf::VerifiedReads();
     o.fill_cache = false;
     return o;
   }
-  void Load() {
-    valid_ = false;
-    if (!it_->Valid()) {
-      if (!it_->status().ok()) status_ = FromLevelDb(it_->status(), "reading row digests");
+  void LoadDigest() {
+    have_digest_ = false;
+    if (!digests_->Valid()) {
+      if (!digests_->status().ok()) {
+        status_ = FromLevelDb(digests_->status(), "reading row digests");
+      }
       return;
     }
-    const std::string_view key(it_->key().data(), it_->key().size());
-    if (key.substr(0, prefix_.size()) != prefix_) return;
-    const std::string_view rest = key.substr(prefix_.size());
-    if (from_cells_) {
-      lf::CellKeyParts parts;
-      if (!lf::ParseCellKeySuffix(rest, &parts)) {
-        status_ = Status::DataLoss("a malformed cell key while listing rows");
-        return;
-      }
-      escaped_row_.assign(parts.row);
-      row_.clear();
-      if (parts.row_escaped) {
-        lf::AppendUnescaped(&row_, parts.row);
-      } else {
-        row_.assign(parts.row);
-      }
-      digest_.clear();
-    } else {
-      row_.assign(rest);
-      digest_.assign(it_->value().data(), it_->value().size());
+    const std::string_view key(digests_->key().data(), digests_->key().size());
+    if (key.substr(0, digest_prefix_.size()) != digest_prefix_) return;
+    digest_row_.assign(key.substr(digest_prefix_.size()));
+    digest_value_.assign(digests_->value().data(), digests_->value().size());
+    have_digest_ = true;
+  }
+  void LoadCellRow() {
+    have_cell_row_ = false;
+    if (!cells_->Valid()) {
+      if (!cells_->status().ok()) status_ = FromLevelDb(cells_->status(), "reading rows");
+      return;
     }
+    const std::string_view key(cells_->key().data(), cells_->key().size());
+    if (key.substr(0, cell_prefix_.size()) != cell_prefix_) return;
+    lf::CellKeyParts parts;
+    if (!lf::ParseCellKeySuffix(key.substr(cell_prefix_.size()), &parts)) {
+      status_ = Status::DataLoss("a malformed cell key while listing rows");
+      return;
+    }
+    escaped_cell_row_.assign(parts.row);
+    cell_row_.clear();
+    if (parts.row_escaped) {
+      lf::AppendUnescaped(&cell_row_, parts.row);
+    } else {
+      cell_row_.assign(parts.row);
+    }
+    have_cell_row_ = true;
+  }
+  // The current row: the lower of the two sources' rows.
+  void Pick() {
+    valid_ = false;
+    if (!status_.ok()) return;
+    if (!have_digest_ && !have_cell_row_) return;
+    if (have_cell_row_ && (!have_digest_ || cell_row_ <= digest_row_)) {
+      row_ = cell_row_;
+      escaped_row_ = escaped_cell_row_;
+    } else {
+      row_ = digest_row_;
+    }
+    digest_.clear();
+    if (!from_cells_) digest_ = digest_value_;
     valid_ = true;
   }
 
   std::shared_ptr<Database> db_;
   const bool from_cells_;
-  std::unique_ptr<leveldb::Iterator> it_;
-  std::string prefix_;
+  std::unique_ptr<leveldb::Iterator> digests_, cells_;
+  std::string digest_prefix_, cell_prefix_;
+  bool have_digest_ = false, have_cell_row_ = false;
+  std::string digest_row_, digest_value_, cell_row_, escaped_cell_row_;
   std::string row_, escaped_row_, digest_;
   bool valid_ = false;
   Status status_;
@@ -465,7 +500,7 @@ class LevelDbRowWriter final : public RowWriter {
     // batch never holds this row: rows come once each).
     std::string row_key = cell_prefix_;
     lf::AppendEscapedTerminated(&row_key, row);
-    std::unique_ptr<leveldb::Iterator> it(db_->db->NewIterator(leveldb::ReadOptions()));
+    std::unique_ptr<leveldb::Iterator> it(db_->db->NewIterator(lf::VerifiedReads()));
     uint64_t removed = 0;
     for (it->Seek(row_key); it->Valid(); it->Next()) {
       const leveldb::Slice k = it->key();

@@ -172,6 +172,7 @@ class LevelDbStore final : public Store {
   /// shared by every StateStore of this open store, and LevelDB's lock
   /// keeps other processes out of the store.
   Result<std::unique_ptr<StateStore>> NewStateStore() override;
+  bool SupportsRowSync() const override { return true; }
   /// Digests under tag 0x04 (above); from_cells lists the cell keys' rows.
   Result<std::unique_ptr<RowDigestReader>> NewDigestReader(const std::string& full_name,
                                                            bool from_cells) override;

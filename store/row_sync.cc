@@ -77,7 +77,6 @@ Status SyncRows(CellRuns* cells, RowDigestReader* stored, RowWriter* writer,
   auto remove_before = [&](const std::string* key) -> Status {
     while (stored->Valid() && (key == nullptr || stored->row() < std::string_view(*key))) {
       WIDEN_RETURN_IF_ERROR(writer->ReplaceRow(stored->row(), empty, ""));
-      ++stats->rows_deleted;
       stored->Next();
     }
     return stored->status();
@@ -144,6 +143,7 @@ Status SyncRows(CellRuns* cells, RowDigestReader* stored, RowWriter* writer,
   const RowWriterStats& after = writer->stats();
   stats->cells_put += after.cells_put - before.cells_put;
   stats->cells_deleted += after.cells_deleted - before.cells_deleted;
+  stats->rows_deleted += after.rows_deleted - before.rows_deleted;
   stats->bytes_put += after.bytes_put - before.bytes_put;
   return Status::OK();
 }

@@ -126,6 +126,10 @@ class Store {
   /// The state of this store's tables. Does no I/O; may outlive the store.
   virtual Result<std::unique_ptr<StateStore>> NewStateStore() = 0;
 
+  /// Whether NewDigestReader and NewRowWriter work on this store (widen
+  /// sync can write to it). False by default.
+  virtual bool SupportsRowSync() const { return false; }
+
   /// The rows of `full_name` (which must exist) with the digest widen
   /// recorded for each when it last wrote the row through a RowWriter, in
   /// row key order. With `from_cells`, the rows are those the table's cells

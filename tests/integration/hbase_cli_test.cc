@@ -171,6 +171,25 @@ TEST_F(HBaseCliTest, TableWithAnotherRowKeyLayoutIsRefusedWithExit5) {
   EXPECT_EQ(r.exit_code, 5) << r.output;
 }
 
+// widen sync does not write to HBase yet: it says so (exit 5) before it
+// creates or writes anything.
+TEST_F(HBaseCliTest, SyncIntoHBaseIsRefusedBeforeAnythingIsCreated) {
+  const std::string table = ns_ + ":synced";
+  made_.push_back(table);
+  {
+    RawHBase raw(hbase_);
+    raw.DropTable(table);
+  }
+  const std::string mapping =
+      WriteMapping("s.yaml", OrdersMapping(table, "{parts: [{column: order_id, width: 6}]}"));
+  CommandResult r = Widen(fmt::format("sync -m {} --target {}", ShellQuote(mapping), hbase_));
+  EXPECT_EQ(r.exit_code, 5) << r.output;
+  EXPECT_NE(r.output.find("widen sync does not write to this kind of store yet"), std::string::npos)
+      << r.output;
+  RawHBase raw(hbase_);
+  EXPECT_FALSE(raw->tableExists(RawHBase::Name(table)));
+}
+
 TEST_F(HBaseCliTest, UnreachableGatewayExits3) {
   // Nothing listens on port 1.
   CommandResult r = Widen("scan t --target hbase://127.0.0.1:1");

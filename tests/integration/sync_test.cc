@@ -237,6 +237,79 @@ TEST_P(SyncTest, SyncAfterMigrateRemovesRowsDeletedMeanwhile) {
   EXPECT_EQ(Total(SyncJson(), "rows_written"), 0u);
 }
 
+// A row that cannot be encoded stops a sync (exit 2, naming it) as it stops
+// a migrate, or with --rejects goes to the file and out of the target: its
+// old row is removed, as a migrate with --rejects leaves it out.
+TEST_P(SyncTest, ARowThatCannotBeEncodedStopsTheSyncOrGoesToTheRejects) {
+  Sql(Schema(GetParam(), 10));
+  nlohmann::json first = SyncJson();
+  ASSERT_TRUE(first.is_object());
+  const int64_t ts = first["tables"][0]["timestamp_ms"].get<int64_t>();
+  // Order 7 moves to a customer id wider than the key part's 6 digits.
+  Sql({"UPDATE orders SET customer_id = 1234567 WHERE id = 7"});
+  CommandResult r = RunCommand(
+      Widen(fmt::format("sync -m {} --target {}", ShellQuote(mapping_), ShellQuote(store_))));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("id=7"), std::string::npos) << r.output;
+  const std::string rejects = dir_ + "/rejects.jsonl";
+  r = RunCommand(Widen(fmt::format("sync -m {} --target {} --rejects {} --format json",
+                                   ShellQuote(mapping_), ShellQuote(store_), ShellQuote(rejects))));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(rejects);
+  std::string line, all;
+  int lines = 0;
+  while (std::getline(in, line)) {
+    ++lines;
+    all += line;
+  }
+  EXPECT_EQ(lines, 1) << all;
+  EXPECT_NE(all.find("id=7"), std::string::npos) << all;
+  // The store equals a migrate that rejects the same row.
+  const std::string fresh = "leveldb:" + dir_ + "/fresh-rejects";
+  r = RunCommand(Widen(fmt::format("migrate -q -m {} --target {} --timestamp-ms {} --rejects {}",
+                                   ShellQuote(mapping_), ShellQuote(fresh), ts,
+                                   ShellQuote(dir_ + "/fresh-rejects.jsonl"))));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* table : {"s:orders", "s:by_customer"}) {
+    SCOPED_TRACE(table);
+    const std::vector<CellRecord> want = ReadCells(fresh, table, 1000);
+    const std::vector<CellRecord> got = ReadCells(store_, table, 1000);
+    EXPECT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
+      EXPECT_EQ(got[i].row + " " + got[i].column + " " + got[i].value,
+                want[i].row + " " + want[i].column + " " + want[i].value);
+      if (HasFailure()) break;
+    }
+  }
+}
+
+// A table last written with another design: sync says so (exit 5) and writes
+// nothing, unless told to accept it once.
+TEST_P(SyncTest, AChangedMappingIsRefusedUntilAccepted) {
+  Sql(Schema(GetParam(), 5));
+  ASSERT_TRUE(SyncJson().is_object());
+  const std::vector<CellRecord> before = ReadCells(store_, "s:orders", 1000);
+  std::string text = kMapping;
+  text.replace(text.find("d:total"), 7, "d:amount");
+  std::ofstream(mapping_) << text;
+  CommandResult r = RunCommand(
+      Widen(fmt::format("sync -m {} --target {}", ShellQuote(mapping_), ShellQuote(store_))));
+  EXPECT_EQ(r.exit_code, 5) << r.output;
+  EXPECT_NE(r.output.find("'s:orders' was last written with another design"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("--accept-mapping-change"), std::string::npos) << r.output;
+  const std::vector<CellRecord> after = ReadCells(store_, "s:orders", 1000);
+  ASSERT_EQ(after.size(), before.size());
+  for (size_t i = 0; i < after.size(); ++i) EXPECT_EQ(after[i].column, before[i].column);
+  r = RunCommand(Widen(fmt::format("sync -m {} --target {} --accept-mapping-change --format json",
+                                   ShellQuote(mapping_), ShellQuote(store_))));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json j = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+  ExpectSameAsAFreshMigrate(j["tables"][0]["timestamp_ms"].get<int64_t>());
+  // Accepted once: the next sync runs as usual and has nothing to do.
+  EXPECT_EQ(Total(SyncJson(), "rows_written"), 0u);
+}
+
 // SIGKILL at random moments of a sync that rewrites many rows: the next
 // sync converges to the fresh migrate.
 TEST_P(SyncTest, ASyncKilledAnywhereConvergesOnTheNextRun) {
