@@ -904,11 +904,21 @@ class LevelDbStateStore final : public StateStore {
     return state;
   }
 
+  // The state key goes to a table file of its own: the memtable is written
+  // out before and after it. State keys (tag 0x03) sort above every cell
+  // key; in one table file with cells written before or after them, the
+  // file's key range would span the cells a run writes next, and LevelDB
+  // would have to merge (rewrite) each later file of cells with it instead
+  // of moving it down a level (measured: +15 % CPU on a migrate of the
+  // bench shop).
   Status Write(const std::string& name, const std::string& value) {
+    const leveldb::Slice past_every_key(lf::kPastEveryKey.data(), lf::kPastEveryKey.size());
+    db_->db->CompactRange(&past_every_key, &past_every_key);
     leveldb::WriteOptions sync;
     sync.sync = true;
     leveldb::Status s = db_->db->Put(sync, lf::StateKey(name), value);
     if (!s.ok()) return db_->Error(s, "writing the state of table " + Quoted(name));
+    db_->db->CompactRange(&past_every_key, &past_every_key);
     return Status::OK();
   }
 
