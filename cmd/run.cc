@@ -112,6 +112,29 @@ Result<std::string> CreateTargetTable(const TablePlan& tp, Source* source, Store
   return desc.FullName();
 }
 
+// A RowWriter that calls `first` once, before the first row it writes (sync
+// records a table loading only then), and passes everything on to `inner`.
+class FirstWriteHook : public RowWriter {
+ public:
+  FirstWriteHook(std::unique_ptr<RowWriter> inner, std::function<Status()> first)
+      : inner_(std::move(inner)), first_(std::move(first)) {}
+  Status ReplaceRow(std::string_view row, const CellBatch& cells,
+                    std::string_view digest) override {
+    if (first_) {
+      WIDEN_RETURN_IF_ERROR(first_());
+      first_ = nullptr;
+    }
+    return inner_->ReplaceRow(row, cells, digest);
+  }
+  Status Sync() override { return inner_->Sync(); }
+  const RowWriterStats& stats() const override { return inner_->stats(); }
+  bool wrote() const { return !first_; }
+
+ private:
+  std::unique_ptr<RowWriter> inner_;
+  std::function<Status()> first_;
+};
+
 // A table a run finished: a mark left in its metadata by an older widen or
 // by `widen repair` ("repaired": it may lack cells) no longer holds.
 Status ClearStateMark(Store* store, const std::string& table) {
@@ -476,38 +499,67 @@ Result<SyncResult> Sync(const SyncRequest& r) {
     out.table = target.name;
     out.timestamp_ms = target.timestamp_ms;
     out.read.table = target.name;
-    // Every row the source gives now, sorted in the table's cell order.
-    auto runs = std::make_shared<CellRuns>();
-    Status s = RunJobs(
-        tp, jobs.splits[i], jobs.sources,
-        [&]() -> Result<std::unique_ptr<CellSink>> {
-          return std::unique_ptr<CellSink>(new RunsSink(runs));
-        },
-        ao, &out.read);
+    // The table is recorded loading only just before its first write: a
+    // run stopped while reading the source leaves it as it was. Every row
+    // the source gives now is compared with the stored one in row key order:
+    // streamed as it comes when the row keys follow the read order (one job,
+    // KeyFollowsSplit; a cell out of order all the same sends the table
+    // through the external sort, where the rows written meanwhile are found
+    // unchanged), else sorted on disk first.
     std::unique_ptr<RowDigestReader> stored;
-    std::unique_ptr<RowWriter> writer;
-    // The table is recorded loading only now, just before its first write:
-    // a run stopped while reading leaves it as it was.
-    bool writing = false;
-    if (s.ok()) s = PutState(states.get(), target.name, &target.version, target.state);
-    if (s.ok()) {
-      writing = true;
-      auto reader = store->NewDigestReader(target.name, !target.digests);
-      auto w = store->NewRowWriter(target.name);
-      s = !reader.ok() ? reader.status() : w.status();
-      if (s.ok()) {
-        stored = std::move(*reader);
-        writer = std::move(*w);
-        s = SyncRows(runs.get(), stored.get(), writer.get(), r.cancel, &out.rows);
+    std::unique_ptr<FirstWriteHook> writer;
+    auto open = [&]() -> Status {
+      WIDEN_ASSIGN_OR_RETURN(stored, store->NewDigestReader(target.name, !target.digests));
+      if (writer == nullptr) {
+        WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<RowWriter> w, store->NewRowWriter(target.name));
+        writer = std::make_unique<FirstWriteHook>(std::move(w), [&]() {
+          return PutState(states.get(), target.name, &target.version, target.state);
+        });
+      }
+      return Status::OK();
+    };
+    Status s = open();
+    bool sorted = jobs.splits[i].ranges.size() > 1 || !KeyFollowsSplit(tp);
+    if (s.ok() && !sorted) {
+      s = RunJobs(
+          tp, jobs.splits[i], jobs.sources,
+          [&]() -> Result<std::unique_ptr<CellSink>> {
+            return std::unique_ptr<CellSink>(
+                new RowSyncSink(stored.get(), writer.get(), r.cancel, &out.rows));
+          },
+          ao, &out.read);
+      if (s.code() == StatusCode::kFailedPrecondition &&
+          s.message().find(RowSyncSink::kOutOfOrder) != std::string::npos) {
+        sorted = true;
+        const RowSyncStats streamed = out.rows;
+        out.rows = RowSyncStats();
+        out.rows.rows_written = streamed.rows_written;
+        out.rows.rows_deleted = streamed.rows_deleted;
+        out.rows.cells_put = streamed.cells_put;
+        out.rows.cells_deleted = streamed.cells_deleted;
+        out.rows.bytes_put = streamed.bytes_put;
+        s = writer->Sync();  // a new reader sees what was written
+        if (s.ok()) s = open();
       }
     }
+    if (s.ok() && sorted) {
+      auto runs = std::make_shared<CellRuns>();
+      s = RunJobs(
+          tp, jobs.splits[i], jobs.sources,
+          [&]() -> Result<std::unique_ptr<CellSink>> {
+            return std::unique_ptr<CellSink>(new RunsSink(runs));
+          },
+          ao, &out.read);
+      if (s.ok()) s = SyncRows(runs.get(), stored.get(), writer.get(), r.cancel, &out.rows);
+    }
+    const bool writing = writer != nullptr && writer->wrote();
     if (s.ok()) s = writer->Sync();
     if (r.table_done) r.table_done();
     if (s.code() == StatusCode::kCancelled) {
       if (!writing) {
         return Status::Cancelled(fmt::format(
-            "interrupted while reading the source for table '{}', before writing it: it is as it "
-            "was; run the sync again",
+            "interrupted while table '{}' had nothing written yet: it is as it was; run the sync "
+            "again",
             target.name));
       }
       return Status::Cancelled(fmt::format(

@@ -63,33 +63,40 @@ std::string RowDigest(const CellBatch& cells) {
   return out;
 }
 
-Status SyncRows(CellRuns* cells, RowDigestReader* stored, RowWriter* writer,
-                const std::atomic<bool>* cancel, RowSyncStats* stats) {
-  const RowWriterStats before = writer->stats();
-  CellBatch row;        // the current row's cells, deduplicated
-  std::string row_key;  // its key
-  Coordinates last;     // the last cell added to `row`
+// The row-by-row comparison shared by SyncRows and RowSyncSink.
+struct RowSyncSink::State {
+  RowDigestReader* stored;
+  RowWriter* writer;
+  const std::atomic<bool>* cancel;
+  RowSyncStats* stats;
+  RowWriterStats before;  // the writer's figures when this sync began
+  CellBatch row;          // the current row's cells, deduplicated
+  std::string row_key;
+  Coordinates last;  // the last cell taken
   bool have_last = false;
-  CellBatch pending;  // holds the last cell until the next one shows it is not replaced
+  CellBatch pending;   // the last cell, until the next one shows it is not replaced
+  CellBatch previous;  // the last cell put, to check the order
   CellBatch empty;
+  uint64_t seen = 0;
+  bool closed = false;
 
   // Removes the stored rows below `key` (all of them when `key` is null).
-  auto remove_before = [&](const std::string* key) -> Status {
+  Status RemoveBefore(const std::string* key) {
     while (stored->Valid() && (key == nullptr || stored->row() < std::string_view(*key))) {
       WIDEN_RETURN_IF_ERROR(writer->ReplaceRow(stored->row(), empty, ""));
       stored->Next();
     }
     return stored->status();
-  };
+  }
 
-  auto finish_row = [&]() -> Status {
+  Status FinishRow() {
     if (!pending.empty()) {
       row.Add(pending.Get(0));
       pending.Clear();
     }
     if (row.empty()) return Status::OK();
     ++stats->rows;
-    WIDEN_RETURN_IF_ERROR(remove_before(&row_key));
+    WIDEN_RETURN_IF_ERROR(RemoveBefore(&row_key));
     const std::string digest = RowDigest(row);
     if (stored->Valid() && stored->row() == row_key) {
       const bool same = stored->digest() == digest;
@@ -105,47 +112,97 @@ Status SyncRows(CellRuns* cells, RowDigestReader* stored, RowWriter* writer,
     ++stats->rows_written;
     row.Clear();
     return Status::OK();
-  };
+  }
 
-  uint64_t seen = 0;
-  Status s = cells->Merge(
-      [&](const CellView& c, bool) -> Status {
-        if ((++seen & 0xFFFF) == 0 && cancel != nullptr && cancel->load()) {
-          return Status::Cancelled("interrupted");
-        }
-        if (have_last && last.Same(c)) {
-          // The same coordinates again: this later cell replaces the pending one.
-          if (stats->overwritten++ == 0) {
-            stats->first_overwritten =
-                fmt::format("row {} column {}:{} timestamp {}", ToStringBinary(c.row),
-                            ToStringBinary(c.family), ToStringBinary(c.qualifier), c.timestamp_ms);
-          }
-          pending.Clear();
-          pending.Add(c);
-          return Status::OK();
-        }
-        if (!have_last || c.row != std::string_view(last.row)) {
-          WIDEN_RETURN_IF_ERROR(finish_row());
-          row_key.assign(c.row);
-        } else if (!pending.empty()) {
-          row.Add(pending.Get(0));
-          pending.Clear();
-        }
-        pending.Add(c);
-        last.Set(c);
-        have_last = true;
-        return Status::OK();
-      },
-      cancel);
-  if (!s.ok()) return s;
-  WIDEN_RETURN_IF_ERROR(finish_row());
-  WIDEN_RETURN_IF_ERROR(remove_before(nullptr));
-  const RowWriterStats& after = writer->stats();
-  stats->cells_put += after.cells_put - before.cells_put;
-  stats->cells_deleted += after.cells_deleted - before.cells_deleted;
-  stats->rows_deleted += after.rows_deleted - before.rows_deleted;
-  stats->bytes_put += after.bytes_put - before.bytes_put;
-  return Status::OK();
+  Status Take(const CellView& c) {
+    if ((++seen & 0xFFFF) == 0 && cancel != nullptr && cancel->load()) {
+      return Status::Cancelled("interrupted");
+    }
+    if (have_last && last.Same(c)) {
+      // The same coordinates again: this later cell replaces the pending one.
+      if (stats->overwritten++ == 0) {
+        stats->first_overwritten =
+            fmt::format("row {} column {}:{} timestamp {}", ToStringBinary(c.row),
+                        ToStringBinary(c.family), ToStringBinary(c.qualifier), c.timestamp_ms);
+      }
+      pending.Clear();
+      pending.Add(c);
+      return Status::OK();
+    }
+    if (!have_last || c.row != std::string_view(last.row)) {
+      WIDEN_RETURN_IF_ERROR(FinishRow());
+      row_key.assign(c.row);
+    } else if (!pending.empty()) {
+      row.Add(pending.Get(0));
+      pending.Clear();
+    }
+    pending.Add(c);
+    last.Set(c);
+    have_last = true;
+    return Status::OK();
+  }
+
+  Status Finish() {
+    WIDEN_RETURN_IF_ERROR(FinishRow());
+    WIDEN_RETURN_IF_ERROR(RemoveBefore(nullptr));
+    const RowWriterStats& after = writer->stats();
+    stats->cells_put += after.cells_put - before.cells_put;
+    stats->cells_deleted += after.cells_deleted - before.cells_deleted;
+    stats->rows_deleted += after.rows_deleted - before.rows_deleted;
+    stats->bytes_put += after.bytes_put - before.bytes_put;
+    return Status::OK();
+  }
+};
+
+RowSyncSink::RowSyncSink(RowDigestReader* stored, RowWriter* writer,
+                         const std::atomic<bool>* cancel, RowSyncStats* stats)
+    : state_(new State{stored,
+                       writer,
+                       cancel,
+                       stats,
+                       writer->stats(),
+                       {},
+                       {},
+                       {},
+                       false,
+                       {},
+                       {},
+                       {},
+                       0,
+                       false}) {}
+
+RowSyncSink::~RowSyncSink() = default;
+
+Status RowSyncSink::Put(const CellView& cell) {
+  State& s = *state_;
+  if (!s.previous.empty()) {
+    if (CompareCells(cell, s.previous.Get(0)) < 0) {
+      s.closed = true;  // Close must not finish: the rows after are not known
+      return Status::FailedPrecondition(std::string(kOutOfOrder) + ": row " +
+                                        ToStringBinary(cell.row));
+    }
+    s.previous.Clear();
+  }
+  s.previous.Add(cell);
+  ++sink_stats_.cells;
+  sink_stats_.bytes +=
+      cell.row.size() + cell.family.size() + cell.qualifier.size() + cell.value.size();
+  return s.Take(cell);
+}
+
+Status RowSyncSink::Close() {
+  if (state_->closed) return Status::OK();
+  state_->closed = true;
+  return state_->Finish();
+}
+
+Status SyncRows(CellRuns* cells, RowDigestReader* stored, RowWriter* writer,
+                const std::atomic<bool>* cancel, RowSyncStats* stats) {
+  RowSyncSink::State state{stored, writer, cancel, stats, writer->stats(), {}, {}, {}, false, {},
+                           {},     {},     0,      false};
+  WIDEN_RETURN_IF_ERROR(
+      cells->Merge([&](const CellView& c, bool) { return state.Take(c); }, cancel));
+  return state.Finish();
 }
 
 }  // namespace widen

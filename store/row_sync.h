@@ -57,6 +57,38 @@ struct RowSyncStats {
   std::string first_overwritten;  // the first such cell, printable
 };
 
+/// SyncRows as a CellSink, for cells that arrive already in HBase cell
+/// order (a table whose row keys follow the order its rows are read in):
+/// each row is compared and written as soon as the next row begins, with
+/// no sort. Put returns FailedPrecondition (kOutOfOrder in the message) at
+/// the first cell that sorts before the one before it; rows written until
+/// then are whole and right, and the caller runs the table again through
+/// the external sort (SyncRows), which finds them unchanged (the caller
+/// Syncs the writer first, so that a new reader sees what it wrote). Close
+/// finishes the last row and removes the stored rows after it (nothing
+/// after an out-of-order Put). `stored`, `writer`,
+/// `cancel` and `stats` are borrowed. Not thread safe.
+class RowSyncSink : public CellSink {
+ public:
+  static constexpr const char kOutOfOrder[] = "cells out of key order";
+  RowSyncSink(RowDigestReader* stored, RowWriter* writer, const std::atomic<bool>* cancel,
+              RowSyncStats* stats);
+  ~RowSyncSink() override;
+  Status Put(const CellView& cell) override;
+  Status Flush() override { return Status::OK(); }
+  /// Rows are durable only through the writer's Sync.
+  Status Sync() override { return Status::OK(); }
+  Status Close() override;
+  const SinkStats& stats() const override { return sink_stats_; }
+
+  /// The comparison itself (row_sync.cc), shared with SyncRows.
+  struct State;
+
+ private:
+  std::unique_ptr<State> state_;
+  SinkStats sink_stats_;
+};
+
 /// Makes the table `writer` writes hold exactly the cells `cells` holds
 /// (consumed; equal coordinates: the last added wins), writing only rows
 /// whose digest differs from `stored`'s (see above). `stored` and `writer`

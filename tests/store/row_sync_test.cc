@@ -152,5 +152,43 @@ TEST_F(RowSyncTest, ADigestWhoseRowLostItsCellsIsFoundFromTheCells) {
   EXPECT_EQ(DigestRows(false), (std::vector<std::string>{"a"}));
 }
 
+// The streaming comparison: rows in key order are compared as they come; the
+// first cell out of order is refused, and Close then removes nothing.
+TEST_F(RowSyncTest, TheStreamingSinkComparesRowsInOrderAndStopsAtTheFirstOutOfOrder) {
+  Sync({{"a", "1"}, {"b", "2"}, {"c", "3"}}, true);
+  {
+    auto reader = store_->NewDigestReader("t", false);
+    auto writer = store_->NewRowWriter("t");
+    ASSERT_TRUE(reader.ok() && writer.ok());
+    RowSyncStats stats;
+    RowSyncSink sink(reader->get(), writer->get(), nullptr, &stats);
+    for (const char* row : {"a", "b"}) {
+      const std::string value = row[0] == 'a' ? "1" : "22";
+      ASSERT_TRUE(sink.Put(CellView{row, "d", "v", 5, CellType::kPut, value}).ok());
+      ASSERT_TRUE(sink.Put(CellView{row, "d", "w", 5, CellType::kPut, "new"}).ok());
+      ASSERT_TRUE(sink.Put(CellView{row, "d", "w", 4, CellType::kPut, "old"}).ok());
+    }
+    ASSERT_TRUE(sink.Close().ok());
+    ASSERT_TRUE((*writer)->Sync().ok());
+    EXPECT_EQ(stats.rows_unchanged, 1u);  // a
+    EXPECT_EQ(stats.rows_written, 1u);    // b
+    EXPECT_EQ(stats.rows_deleted, 1u);    // c
+  }
+  EXPECT_EQ(DigestRows(false), (std::vector<std::string>{"a", "b"}));
+  auto reader = store_->NewDigestReader("t", false);
+  auto writer = store_->NewRowWriter("t");
+  ASSERT_TRUE(reader.ok() && writer.ok());
+  RowSyncStats stats;
+  RowSyncSink sink(reader->get(), writer->get(), nullptr, &stats);
+  ASSERT_TRUE(sink.Put(CellView{"b", "d", "v", 5, CellType::kPut, "x"}).ok());
+  Status s = sink.Put(CellView{"a", "d", "v", 5, CellType::kPut, "x"});
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(s.message().find(RowSyncSink::kOutOfOrder), std::string::npos) << s.message();
+  ASSERT_TRUE(sink.Close().ok());
+  ASSERT_TRUE((*writer)->Sync().ok());
+  EXPECT_EQ(stats.rows_deleted + stats.rows_written, 0u);
+  EXPECT_EQ(DigestRows(false), (std::vector<std::string>{"a", "b"}));
+}
+
 }  // namespace
 }  // namespace widen
