@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "common/suggest.h"
+#include "mapping/sync_section_internal.h"
 #include "mapping/yaml_internal.h"
 
 namespace widen {
@@ -41,6 +42,40 @@ const TableMapping* Mapping::FindTable(const std::string& name) const {
     if (t.name == name) return &t;
   }
   return nullptr;
+}
+
+const SyncSpec* Mapping::FindSync(const std::string& source_table) const {
+  for (const auto& s : sync) {
+    if (s.table == source_table) return &s;
+  }
+  return nullptr;
+}
+
+namespace {
+
+// Adds the tables a nest reads (its own, its joins', its nests') to *out.
+void AddNestTables(const NestSpec& n, std::vector<std::string>* out) {
+  auto add = [&](const std::string& name) {
+    if (std::find(out->begin(), out->end(), name) == out->end()) out->push_back(name);
+  };
+  add(n.table);
+  for (const auto& j : n.joins) add(j.table);
+  for (const auto& g : n.nests) AddNestTables(g, out);
+}
+
+}  // namespace
+
+std::vector<std::string> Mapping::SourceTables() const {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& name) {
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  };
+  for (const auto& t : tables) {
+    if (t.query.empty()) add(t.from);
+    for (const auto& j : t.joins) add(j.table);
+    for (const auto& n : t.nests) AddNestTables(n, &out);
+  }
+  return out;
 }
 
 namespace {
@@ -109,7 +144,7 @@ class Loader {
     Mapping m;
     m.file = file_;
     WIDEN_RETURN_IF_ERROR(
-        ctx_.CheckMap(root, "the mapping", {"source", "target", "timestamp_ms", "tables"}));
+        ctx_.CheckMap(root, "the mapping", {"source", "target", "timestamp_ms", "tables", "sync"}));
     std::string source, target;
     WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(root, "source", &source));
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(root, "target", &target));
@@ -149,6 +184,9 @@ class Loader {
         return ctx_.Error(t, fmt::format("target table '{}' is mapped twice", tm.name));
       }
       m.tables.push_back(std::move(tm));
+    }
+    if (YAML::Node sync = root["sync"]) {
+      WIDEN_RETURN_IF_ERROR(mapping_internal::LoadSyncSection(ctx_, sync, m, &m.sync));
     }
     return m;
   }

@@ -5,9 +5,10 @@
 // load_mapping() parses and checks the file on its own (syntax, known fields,
 // required fields, value ranges, references between parts of the mapping).
 // Every choice among fixed words (key forms and types, codecs and their Java
-// types, nest layouts, family options, NULL rules) is parsed here once into
-// an enum (mapping/encoding.h, common/family_options.h); nothing later
-// re-reads the mapping's strings.
+// types, nest layouts, family options, NULL rules, sync modes) is parsed
+// here once into an enum (mapping/encoding.h, common/family_options.h, and
+// below); durations into numbers; nothing later re-reads the mapping's
+// strings.
 // Checks against the live source schema happen in transform/ (Plan), which
 // needs a source connection.
 //
@@ -17,9 +18,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "common/enum_names.h"
 #include "common/family_options.h"
 #include "common/status.h"
 #include "mapping/encoding.h"
@@ -180,6 +183,89 @@ struct TableMapping {
   std::vector<NestSpec> nests;
 };
 
+/// How `widen sync` finds the changes of one source table
+/// (docs/mapping.md, "Sync").
+enum class SyncMode {
+  kDigest,     // "digest": every row is read and compared by digest (the default)
+  kWatermark,  // "watermark": the rows whose (watermark, tiebreak) passed the last run's
+};
+
+/// "digest", "watermark".
+const NameTable<SyncMode>& SyncModeNames();
+
+/// A column of a sync entry's own source table, and where it is written.
+struct SyncColumn {
+  SourceLocation loc;
+  std::string name;
+};
+
+/// The unit of a lookback.
+enum class LookbackUnit {
+  kMilliseconds,  // a duration ("5m"): for timestamp watermarks
+  kValues,        // a bare number ("500"): watermark values, for integer watermarks
+};
+
+/// How far behind the last recorded watermark each run reads again, so that
+/// a row written by a transaction that committed after a later one (with an
+/// older watermark) is still found.
+struct SyncLookback {
+  SourceLocation loc;  // of the `lookback` field (line 0 when not given)
+  bool given = false;  // false: the default for the watermark's type applies
+  LookbackUnit unit = LookbackUnit::kMilliseconds;
+  int64_t amount = 0;  // >= 0, in `unit`
+};
+
+/// The lookback of a timestamp watermark when none is given: 10 minutes.
+/// It must outlast the longest transaction that writes the table (a row's
+/// watermark is set when its transaction writes it, but the row is seen only
+/// once it commits), plus the clock skew between the writers that set it;
+/// 10 minutes covers batch transactions of several minutes, at the cost of
+/// reading the last 10 minutes of changes again on each run.
+inline constexpr int64_t kDefaultLookbackMs = 10 * 60 * 1000;
+/// The lookback of an integer watermark when none is given: 10,000 values,
+/// what a sequence hands out in 10 minutes at about 16 writes a second.
+inline constexpr int64_t kDefaultLookbackValues = 10000;
+/// The longest lookback a mapping may give, either unit: 365 days, or as
+/// many values (reading more than that again each run is digest mode's job).
+inline constexpr int64_t kMaxLookbackMs = int64_t{365} * 86'400'000;
+inline constexpr int64_t kMaxLookbackValues = kMaxLookbackMs;
+
+/// A soft delete: a row whose `column` holds `value` counts as deleted.
+struct SoftDeleteSpec {
+  SourceLocation loc;  // of the `soft` map
+  SyncColumn column;
+  std::string value;  // as written; the planner parses it for the column's type
+  SourceLocation value_loc;
+};
+
+/// One entry of `sync:`: how the changes of one source table are found.
+/// The fields after `mode` apply to watermark mode only (the loader refuses
+/// them with digest mode).
+struct SyncSpec {
+  SourceLocation loc;
+  std::string table;  // a source table the mapping reads (driving, joined or nested)
+  SyncMode mode = SyncMode::kDigest;
+  /// The column whose value every insert and update of a row raises: a
+  /// timestamp (with or without time zone, MySQL DATETIME or TIMESTAMP) or
+  /// an ever-increasing integer.
+  SyncColumn watermark;
+  std::vector<SyncColumn> tiebreak;  // orders rows of one watermark; empty: the primary key
+  SourceLocation tiebreak_loc;       // of the `tiebreak` field (line 0 when not given)
+  SyncLookback lookback;
+  std::optional<SoftDeleteSpec> soft_delete;  // `deletes: {soft: ...}`
+  bool reconcile = false;                     // `deletes: {reconcile: true}`
+};
+
+/// Reads a duration: one or more <whole number><unit>, units ms, s, m, h, d
+/// from the largest down, each at most once ("500ms", "30s", "5m", "1h30m",
+/// "2d") into milliseconds. False for any other text (a bare number, a
+/// space, a sign) or a duration longer than kMaxLookbackMs.
+bool ParseDurationMs(std::string_view text, int64_t* ms);
+
+/// The shortest text ParseDurationMs reads back as `ms`: "10m", "1h30m",
+/// "1500ms", "0s". REQUIRES: ms >= 0.
+std::string DurationText(int64_t ms);
+
 /// A whole mapping file.
 struct Mapping {
   std::string file;        // path as given
@@ -192,9 +278,18 @@ struct Mapping {
   /// Timestamp of every cell, ms since the epoch; unset = the run's start time.
   std::optional<int64_t> timestamp_ms;
   std::vector<TableMapping> tables;
+  /// The `sync:` section, in file order; a source table has at most one
+  /// entry, and one without an entry is synced in digest mode.
+  std::vector<SyncSpec> sync;
 
   /// NotFound-free lookup; nullptr when absent.
   const TableMapping* FindTable(const std::string& name) const;
+  /// The sync entry of source table `source_table`; nullptr when it has none.
+  const SyncSpec* FindSync(const std::string& source_table) const;
+  /// The source tables the target tables read — driving (not a free-form
+  /// query's name), joined and nested at any depth, with their joins — each
+  /// once, in order of first use.
+  std::vector<std::string> SourceTables() const;
 };
 
 /// Reads and checks a mapping file. InvalidArgument for every problem, with
