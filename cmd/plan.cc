@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "cmd/commands.h"
@@ -22,6 +23,7 @@
 #include "cmd/exit_codes.h"
 #include "cmd/run.h"
 #include "common/bytes.h"
+#include "common/temporal.h"
 #include "store/shell_printer.h"
 #include "transform/cell_timestamp.h"
 #include "transform/diagram.h"
@@ -34,11 +36,77 @@ namespace widen {
 namespace {
 
 // How `widen sync` finds this table's changes, and why (README, "Keeping the
-// copy current").
+// copy current"): digest mode for every table, whatever the mapping's
+// `sync:` entries say (watermark mode is checked, not run yet).
 constexpr const char* kSyncMode = "digest";
 constexpr const char* kSyncWhy =
     "each run reads every source row and rewrites the rows whose digest changed (exact for "
     "joins, nests and deletes; no watermark column needed)";
+
+// How one source table a target table reads is synced, for the plan.
+struct SourceSyncView {
+  std::string table;                 // "query 'x'" for a free-form query
+  SourceUse use;                     // how the target table reads it
+  std::vector<std::string> uses;     // "driving", "nested", "joined"
+  const SourceSync* sync = nullptr;  // null for a free-form query
+  std::string mode;                  // the mode the mapping chooses
+  std::string why;
+};
+
+std::string LookbackText(const SourceSync& s) {
+  const std::string amount = s.kind == WatermarkKind::kInteger
+                                 ? fmt::format("{} values", s.lookback_values)
+                                 : DurationText(s.lookback_micros / kMicrosPerMs);
+  return s.lookback_given ? amount : amount + " (the default)";
+}
+
+std::string WhyText(const SourceSync& s) {
+  if (s.spec == nullptr) return "no sync entry: digest is the default";
+  if (s.mode == SyncMode::kDigest) {
+    return fmt::format("the mapping's sync entry ({}) says so", s.spec->loc.ToString());
+  }
+  std::string deletes;
+  if (s.soft_delete_column.empty() && !s.reconcile) {
+    deletes = "hard deletes not detected (no soft delete, no reconcile)";
+  } else {
+    if (!s.soft_delete_column.empty()) {
+      const Value& v = s.soft_delete_value;
+      deletes = fmt::format("soft delete where {} = {}", s.soft_delete_column,
+                            v.type() == ValueType::kText ? "'" + v.ToText() + "'" : v.ToText());
+    }
+    if (s.reconcile) deletes += deletes.empty() ? "reconcile" : ", reconcile";
+  }
+  return fmt::format(
+      "the mapping's sync entry ({}): watermark {} ({}, {}), tiebreak ({}){}, lookback {}; {}. "
+      "Not run yet: sync still finds this table's changes in digest mode",
+      s.spec->loc.ToString(), s.watermark, s.watermark_type, WatermarkKindNames().Name(s.kind),
+      fmt::join(s.tiebreak, ", "), s.tiebreak_is_primary_key ? " (the primary key)" : "",
+      LookbackText(s), deletes);
+}
+
+std::vector<SourceSyncView> SyncViews(const Plan& plan, const TablePlan& tp) {
+  std::vector<SourceSyncView> out;
+  for (const SourceUse& u : SourceUses(tp)) {
+    SourceSyncView v;
+    v.use = u;
+    if (u.driving) v.uses.push_back("driving");
+    if (u.nested) v.uses.push_back("nested");
+    if (u.joined) v.uses.push_back("joined");
+    if (u.table.empty()) {
+      v.table = "query '" + tp.scan.alias + "'";
+      v.mode = SyncModeNames().Name(SyncMode::kDigest);
+      v.why = "a free-form query has no watermark: every run reads it whole";
+    } else {
+      v.table = u.table;
+      v.sync = plan.sync.Find(u.table);
+      const SyncMode mode = v.sync == nullptr ? SyncMode::kDigest : v.sync->mode;
+      v.mode = SyncModeNames().Name(mode);
+      v.why = v.sync == nullptr ? "no sync entry: digest is the default" : WhyText(*v.sync);
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
 
 // The indexes of `shown`'s cells that a scan returns: at most the family's
 // VERSIONS newest versions of each column (the cells are in HBase order).
@@ -142,6 +210,18 @@ void PrintText(const PlanOptions& o, const Design& in, const std::vector<TableRe
           fmt::format("{}{}  {}\n", i == 0 ? "families   " : "           ", f.name, FamilyText(f));
     }
     *out += fmt::format("sync       {}: {}\n", kSyncMode, kSyncWhy);
+    {
+      const std::vector<SourceSyncView> views = SyncViews(in.plan, tp);
+      size_t table_width = 0, uses_width = 0;
+      for (const auto& v : views) {
+        table_width = std::max(table_width, v.table.size());
+        uses_width = std::max(uses_width, fmt::format("{}", fmt::join(v.uses, ", ")).size());
+      }
+      for (const auto& v : views) {
+        *out += fmt::format("           {:<{}}  {:<{}}  {}: {}\n", v.table, table_width,
+                            fmt::format("{}", fmt::join(v.uses, ", ")), uses_width, v.mode, v.why);
+      }
+    }
     const KeyAnatomy& a = r.anatomy;
     *out += fmt::format("row key    {}{}, {} bytes: {}\n", KeyFormNames().Name(a.form),
                         a.form == KeyForm::kText
@@ -359,7 +439,37 @@ Json ToJson(const PlanOptions& o, const Design& in, const std::vector<TableResul
                           {"data_block_encoding", f.data_block_encoding}});
     }
     t["families"] = fams;
-    t["sync"] = Json{{"mode", kSyncMode}, {"why", kSyncWhy}};
+    Json sources = Json::array();
+    for (const SourceSyncView& v : SyncViews(in.plan, tp)) {
+      Json src;
+      src["table"] = v.use.table.empty() ? Json(nullptr) : Json(v.use.table);
+      src["uses"] = v.uses;
+      src["mode"] = v.mode;
+      src["runs_as"] = kSyncMode;
+      src["entry"] = v.sync != nullptr && v.sync->spec != nullptr
+                         ? Json(v.sync->spec->loc.ToString())
+                         : Json(nullptr);
+      src["why"] = v.why;
+      if (v.sync != nullptr && v.sync->mode == SyncMode::kWatermark) {
+        const SourceSync& w = *v.sync;
+        src["watermark"] = Json{{"column", w.watermark},
+                                {"type", w.watermark_type},
+                                {"kind", WatermarkKindNames().Name(w.kind)}};
+        src["tiebreak"] = w.tiebreak;
+        src["tiebreak_is_primary_key"] = w.tiebreak_is_primary_key;
+        src["lookback"] =
+            w.kind == WatermarkKind::kInteger
+                ? Json{{"values", w.lookback_values}, {"default", !w.lookback_given}}
+                : Json{{"ms", w.lookback_micros / kMicrosPerMs}, {"default", !w.lookback_given}};
+        src["soft_delete"] =
+            w.soft_delete_column.empty()
+                ? Json(nullptr)
+                : Json{{"column", w.soft_delete_column}, {"value", w.soft_delete_value.ToText()}};
+        src["reconcile"] = w.reconcile;
+      }
+      sources.push_back(std::move(src));
+    }
+    t["sync"] = Json{{"mode", kSyncMode}, {"why", kSyncWhy}, {"sources", std::move(sources)}};
     const KeyAnatomy& a = r.anatomy;
     Json key;
     key["form"] = KeyFormNames().Name(a.form);

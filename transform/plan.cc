@@ -182,6 +182,9 @@ class Planner {
       WIDEN_RETURN_IF_ERROR(PlanTable(t, &tp));
       plan.tables.push_back(std::move(tp));
     }
+    std::vector<const TablePlan*> planned;
+    for (const TablePlan& tp : plan.tables) planned.push_back(&tp);
+    WIDEN_ASSIGN_OR_RETURN(plan.sync, SyncPlan::Make(mapping_, schema_, ReadsOf(planned).tables));
     return plan;
   }
 
@@ -775,6 +778,31 @@ SourceReads ReadsOf(const std::vector<const TablePlan*>& tables) {
     });
   }
   return reads;
+}
+
+std::vector<SourceUse> SourceUses(const TablePlan& tp) {
+  std::vector<SourceUse> uses;
+  auto use = [&](const std::string& table) -> SourceUse& {
+    for (SourceUse& u : uses) {
+      if (u.table == table) return u;
+    }
+    uses.push_back(SourceUse{table});
+    return uses.back();
+  };
+  (void)ForEachScan(tp, [&](const ScanSpec& scan, const SourceLocation&) {
+    if (&scan == &tp.scan) {
+      use(scan.table).driving = true;
+    } else {
+      use(scan.table).nested = true;
+    }
+    for (const ScanJoin& j : scan.joins) {
+      // A grandchild's scan joins its parent's table to be ordered like
+      // it: that table is read as a nest already.
+      if (j.alias != "widen_parent") use(j.table).joined = true;
+    }
+    return Status::OK();
+  });
+  return uses;
 }
 
 std::string SourceRowId(const TablePlan& plan, const Row& row) {

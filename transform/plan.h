@@ -8,9 +8,10 @@
 // that joins are many-to-one and nest parent columns a key of their table
 // (from the schema: a view's or query's rows are checked as they are read),
 // and that nests can be merged (link columns of types widen compares like the
-// database). Scans of a table with nests are marked ScanSpec::shared; a
-// table without a declared key gets the columns that place its cells as its
-// ScanSpec::unique_key. Every error names the mapping's
+// database); and the mapping's `sync:` entries of the tables read
+// (transform/sync_plan.h). Scans of a table with nests are marked
+// ScanSpec::shared; a table without a declared key gets the columns that
+// place its cells as its ScanSpec::unique_key. Every error names the mapping's
 // file:line:col, the target table and the source table/column.
 //
 // Thread safety: immutable after Make; plans point into the Mapping they were
@@ -27,6 +28,7 @@
 #include "extract/source.h"
 #include "mapping/mapping.h"
 #include "transform/key_codec.h"
+#include "transform/sync_plan.h"
 #include "transform/value_codec.h"
 
 namespace widen {
@@ -88,6 +90,8 @@ struct TablePlan {
 
 struct Plan {
   std::vector<TablePlan> tables;
+  /// How `widen sync` finds the changes of each source table `tables` read.
+  SyncPlan sync;
 
   /// Resolves `mapping` against `schema`; `source` describes free-form
   /// queries (may be null when no table uses one). InvalidArgument/NotFound
@@ -106,6 +110,18 @@ Status ForEachScan(const TablePlan& table,
 /// named once, in order of first use), and whether any scan runs SQL text
 /// from the mapping (a free-form query or a `where`), which may read more.
 SourceReads ReadsOf(const std::vector<const TablePlan*>& tables);
+
+/// How a target table reads one source table.
+struct SourceUse {
+  std::string table;  // the source table; "" for a free-form query (driving)
+  bool driving = false;
+  bool joined = false;  // by a join of the table or of a nest
+  bool nested = false;  // as a nest, at any depth
+};
+
+/// The source tables `table` reads, each once, in order of first use: its
+/// driving table (or free-form query), joins, nests and their joins.
+std::vector<SourceUse> SourceUses(const TablePlan& table);
 
 /// Names a driving source row for messages: "order_id=1042" from the
 /// table's primary key, else the row key parts' values.
