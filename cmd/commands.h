@@ -64,6 +64,7 @@ struct LintCliOptions {
   int max_family_name = 2;
   int max_key_bytes = 100;
   int64_t large_table_rows = 10000000;
+  int64_t large_sync_rows = 1000000;
   uint64_t max_row_cells = 100000;
   uint64_t max_row_mib = 10;
 };

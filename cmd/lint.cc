@@ -37,6 +37,7 @@ int RunLint(const LintCliOptions& o) {
   lopt.max_family_name_bytes = static_cast<size_t>(o.max_family_name);
   lopt.max_key_bytes = o.max_key_bytes;
   lopt.large_table_rows = o.large_table_rows;
+  lopt.large_sync_rows = o.large_sync_rows;
   lopt.max_row_cells = o.max_row_cells;
   lopt.max_row_bytes = o.max_row_mib << 20;
   lopt.now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -119,6 +120,10 @@ CommandRunner AddLintCommand(CLI::App* app) {
   c->add_option("--large-table-rows", o->large_table_rows,
                 "W106: source tables with more rows should be pre-split")
       ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()));
+  c->add_option("--large-sync-rows", o->large_sync_rows,
+                "I121: source tables with more rows should say whether a watermark finds their "
+                "changes")
+      ->check(CLI::Range(int64_t{0}, std::numeric_limits<int64_t>::max()));
   c->add_option("--max-row-cells", o->max_row_cells, "W109: rows with more cells warn")
       ->check(CLI::Range(uint64_t{1}, std::numeric_limits<uint64_t>::max()));
   c->add_option("--max-row-mib", o->max_row_mib, "W109: rows larger than this (MiB) warn")

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
 
@@ -45,6 +46,7 @@ constexpr LintRule kRules[] = {
     {"I117", Severity::kInfo, "a nested id part whose bytes do not sort like its values"},
     {"W118", Severity::kWarning, "a nested table without an index on its link (MySQL pages)"},
     {"E120", Severity::kError, "nest link columns that repeat in a view's or query's rows"},
+    {"I121", Severity::kInfo, "a large table synced in digest mode that has a watermark column"},
 };
 
 Severity SeverityOf(const std::string& rule) {
@@ -83,6 +85,7 @@ class Linter {
           "the source schema or data were skipped");
     }
     for (const auto& t : m_.tables) WIDEN_RETURN_IF_ERROR(LintTable(t));
+    if (source_ != nullptr) LintSyncModes();
     std::stable_sort(report_.findings.begin(), report_.findings.end(),
                      [](const LintFinding& a, const LintFinding& b) {
                        if (a.loc.line != b.loc.line) return a.loc.line < b.loc.line;
@@ -95,10 +98,82 @@ class Linter {
   void Add(const std::string& rule, const SourceLocation& loc, const std::string& table,
            std::string message, std::string fix) {
     if (o_.disabled.count(rule) > 0) return;
+    // One mistake found through several target tables (a sync entry of a
+    // table two of them read) is one finding, at the first.
+    for (const LintFinding& f : report_.findings) {
+      if (f.rule == rule && f.loc.line == loc.line && f.loc.column == loc.column &&
+          f.message == message) {
+        return;
+      }
+    }
     report_.findings.push_back(
         LintFinding{rule, SeverityOf(rule), loc, table, std::move(message), std::move(fix)});
   }
   void Note(std::string n) { report_.notes.push_back(std::move(n)); }
+
+  // I121: a large source table without a sync entry (so synced in digest
+  // mode, every row read by every run) that has a column fit to be its
+  // watermark: NOT NULL, a timestamp, named like a last-change time (its
+  // type alone does not say that writes set it: a creation time is none).
+  void LintSyncModes() {
+    for (const std::string& name : m_.SourceTables()) {
+      if (m_.FindSync(name) != nullptr) continue;
+      const SourceTable* t = schema_.FindTable(name);
+      if (t == nullptr || t->is_view || t->primary_key.empty()) continue;
+      if (t->estimated_rows < 0 || t->estimated_rows <= o_.large_sync_rows) continue;
+      const SourceColumn* w = nullptr;
+      for (const SourceColumn& c : t->columns) {
+        if (c.nullable || (c.type != ValueType::kTimestamp && c.type != ValueType::kTimestampTz)) {
+          continue;
+        }
+        std::string lower = c.name;
+        for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        for (const char* word : {"updat", "modif", "chang", "mtime"}) {
+          if (lower.find(word) != std::string::npos && w == nullptr) w = &c;
+        }
+      }
+      if (w == nullptr) continue;
+      std::string target;
+      const SourceLocation loc = FirstRead(name, &target);
+      Add("I121", loc, target,
+          fmt::format("source table {} (about {} rows) has no sync entry, so widen sync reads "
+                      "every row of it on every run (digest mode); its column {} ({}, NOT NULL) "
+                      "looks like a last-change time, from which watermark mode would read only "
+                      "the rows changed since the last run",
+                      name, t->estimated_rows, w->name, w->source_type),
+          fmt::format("if every insert and update of {} sets {}, add to the mapping's sync "
+                      "section: - {{table: {}, mode: watermark, watermark: {}}} (docs/mapping.md, "
+                      "\"Sync\"; plan checks it now, sync still runs digest mode)",
+                      name, w->name, name, w->name));
+    }
+  }
+
+  // Where the mapping first reads source table `name` (a driving table, a
+  // join, a nest); *target gets the target table it belongs to.
+  SourceLocation FirstRead(const std::string& name, std::string* target) const {
+    std::function<const SourceLocation*(const NestSpec&)> in_nest =
+        [&](const NestSpec& n) -> const SourceLocation* {
+      if (n.table == name) return &n.loc;
+      for (const auto& j : n.joins) {
+        if (j.table == name) return &j.loc;
+      }
+      for (const auto& g : n.nests) {
+        if (const SourceLocation* l = in_nest(g)) return l;
+      }
+      return nullptr;
+    };
+    for (const auto& t : m_.tables) {
+      *target = t.name;
+      if (t.query.empty() && t.from == name) return t.loc;
+      for (const auto& j : t.joins) {
+        if (j.table == name) return j.loc;
+      }
+      for (const auto& n : t.nests) {
+        if (const SourceLocation* l = in_nest(n)) return *l;
+      }
+    }
+    return SourceLocation{m_.file};
+  }
 
   Status LintTable(const TableMapping& t) {
     const bool names_ok = LintNames(t);

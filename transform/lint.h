@@ -46,6 +46,7 @@ struct LintOptions {
   size_t max_family_name_bytes = 2;     // W103: longer family names
   int max_key_bytes = 100;              // W104: estimated longest row key
   int64_t large_table_rows = 10000000;  // W106: driving rows without pre-split
+  int64_t large_sync_rows = 1000000;    // I121: source rows synced in digest mode
   uint64_t max_row_cells = 100000;      // W109: estimated cells in one row
   uint64_t max_row_bytes = 10u << 20;   // W109: estimated bytes of one row
   int64_t now_ms = 0;                   // W108: the clock for TTLs (ms since the epoch)

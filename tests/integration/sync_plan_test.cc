@@ -465,6 +465,43 @@ TEST_P(SyncPlanTest, EachMistakeNamesThePlaceTableAndColumn) {
   }
 }
 
+TEST_P(SyncPlanTest, LintSuggestsWatermarkModeForALargeTableWithALastChangeColumn) {
+  Sql({pg() ? "ANALYZE" : "ANALYZE TABLE customer, orders, line, event, nokey"});
+  const std::string estimate =
+      pg() ? One("SELECT reltuples::bigint FROM pg_class WHERE relname = 'orders'")
+           : One("SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = "
+                 "DATABASE() AND TABLE_NAME = 'orders'");
+  ASSERT_NE(estimate, "0");
+  CommandResult r = Widen("lint --format json --large-sync-rows 0", "");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto doc = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+  std::vector<nlohmann::json> found;
+  for (const auto& f : doc["findings"]) {
+    if (f["rule"] == "I121") found.push_back(f);
+  }
+  // orders.changed is the only NOT NULL timestamp named like a last change
+  // (customer.local_at and line.touched are not; nokey has no key).
+  ASSERT_EQ(found.size(), 1u) << doc.dump(2);
+  EXPECT_EQ(found[0]["severity"], "info");
+  EXPECT_EQ(found[0]["table"], "s:orders");
+  EXPECT_EQ(found[0]["line"], 3);  // the target table driven by orders
+  EXPECT_EQ(found[0]["message"],
+            fmt::format("source table orders (about {} rows) has no sync entry, so widen sync "
+                        "reads every row of it on every run (digest mode); its column changed "
+                        "({}, NOT NULL) looks like a last-change time, from which watermark mode "
+                        "would read only the rows changed since the last run",
+                        estimate, Declared("orders", "changed")));
+
+  // An entry is the mapping's choice; the default threshold is 1,000,000 rows.
+  for (const auto& [args, sync] : std::vector<std::pair<std::string, std::string>>{
+           {"lint --format json --large-sync-rows 0", "  - {table: orders, mode: digest}\n"},
+           {"lint --format json", ""}}) {
+    r = Widen(args, sync);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(r.output.find("I121"), std::string::npos) << args << "\n" << r.output;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, SyncPlanTest,
                          ::testing::Values(Engine::kPostgres, Engine::kMySql),
                          [](const auto& info) {

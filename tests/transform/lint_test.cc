@@ -81,7 +81,7 @@ TEST(LintTest, EveryRuleIsCatalogued) {
                           : rule.severity == Severity::kWarning ? 'W'
                                                                 : 'I');
   }
-  EXPECT_EQ(ids.size(), 21u);
+  EXPECT_EQ(ids.size(), 22u);
 }
 
 TEST(LintTest, E100MappingThatDoesNotResolve) {
@@ -257,6 +257,67 @@ TEST(LintTest, W106LargeTableWithoutPreSplit) {
                    "W106"));
   src->table("service_order")->estimated_rows = 6;
   EXPECT_FALSE(Has(LintOf(kClean, src.get()), "W106"));
+}
+
+TEST(LintTest, E100ASyncEntryOfATableTwoTargetTablesReadIsOneFinding) {
+  auto src = ShopSource();
+  LintReport r = LintOf(std::string(kClean) + R"(
+  - name: shop:by_product
+    from: service_order
+    families: [d]
+    key: {parts: [product_code, {column: order_id, width: 6}]}
+    columns: [{column: amount, to: "d:amount"}]
+sync:
+  - {table: service_order, mode: watermark, watermark: orderd_at}
+)",
+                        src.get());
+  std::vector<LintFinding> e100;
+  for (const auto& f : r.findings) {
+    if (f.rule == "E100") e100.push_back(f);
+  }
+  ASSERT_EQ(e100.size(), 1u) << ::testing::PrintToString(Rules(r));
+  EXPECT_EQ(e100[0].message,
+            "sync of 'service_order': source table 'service_order' has no column 'orderd_at'; "
+            "did you mean 'ordered_at'?");
+  EXPECT_EQ(e100[0].loc.column, 56);        // the watermark column's name
+  EXPECT_EQ(e100[0].table, "shop:orders");  // the first target table that reads it
+}
+
+TEST(LintTest, I121LargeTableWithAWatermarkColumnSyncedInDigestMode) {
+  auto src = ShopSource();
+  SourceTable* order = src->table("service_order");
+  order->estimated_rows = 2000000;
+  order->columns.push_back(Col("updated_at", ValueType::kTimestampTz, "timestamp with time zone"));
+  std::optional<LintFinding> f = Find(LintOf(kClean, src.get()), "I121");
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->severity, Severity::kInfo);
+  EXPECT_EQ(f->loc.ToString(), "m.yaml:4:5");  // the target table that drives it
+  EXPECT_EQ(f->table, "shop:orders");
+  EXPECT_EQ(f->message,
+            "source table service_order (about 2000000 rows) has no sync entry, so widen sync "
+            "reads every row of it on every run (digest mode); its column updated_at (timestamp "
+            "with time zone, NOT NULL) looks like a last-change time, from which watermark mode "
+            "would read only the rows changed since the last run");
+  EXPECT_NE(f->fix.find("- {table: service_order, mode: watermark, watermark: updated_at}"),
+            std::string::npos)
+      << f->fix;
+  // The joined and nested tables are small: one finding.
+  const std::vector<std::string> rules = Rules(LintOf(kClean, src.get()));
+  EXPECT_EQ(std::count(rules.begin(), rules.end(), "I121"), 1);
+
+  // An entry, in either mode, is the mapping's choice.
+  EXPECT_FALSE(Has(
+      LintOf(std::string(kClean) + "sync:\n  - {table: service_order, mode: digest}\n", src.get()),
+      "I121"));
+  // At the threshold or below; a nullable column; a name that is no last change.
+  LintOptions o = Options();
+  o.large_sync_rows = 2000000;
+  EXPECT_FALSE(Has(LintOf(kClean, src.get(), o), "I121"));
+  order->columns.back().nullable = true;
+  EXPECT_FALSE(Has(LintOf(kClean, src.get()), "I121"));
+  order->columns.back().nullable = false;
+  order->columns.back().name = "created_at";
+  EXPECT_FALSE(Has(LintOf(kClean, src.get()), "I121"));
 }
 
 TEST(LintTest, W107VersionColumnOnASingleVersionFamily) {
