@@ -13,6 +13,9 @@
 #   sync        after N changed source rows (default 1,000): a third orders
 #               (status), a third order lines (quantity), a third customers
 #               (city: fan-out to every order of the customer)
+#   verify      widen verify after the migrate (equal), after the changes
+#               (differs: exit 9, expected), with --sample 10 there, and
+#               after the sync (equal)
 # and checks that the synced store scans the same as a fresh migrate.
 # It prints a Markdown table of the figures.
 set -euo pipefail
@@ -38,10 +41,12 @@ if [[ ${1:-} == --inner ]]; then
   timed() {  # timed NAME ARGS...: one widen run under /usr/bin/time -v
     local name=$1
     shift
-    /usr/bin/time -v "$widen" "$@" 2>"$work/time.txt" >"$work/out.txt" || {
+    local rc=0
+    /usr/bin/time -v "$widen" "$@" 2>"$work/time.txt" >"$work/out.txt" || rc=$?
+    if ((rc != ${EXPECT_RC:-0})); then
       cat "$work/time.txt" "$work/out.txt" >&2
       exit 1
-    }
+    fi
     awk -F': ' -v n="$name" '
       /Elapsed \(wall clock\)/ { k = split($2, p, ":"); s = 0
                                  for (i = 1; i <= k; i++) s = s * 60 + p[i]; el = s }
@@ -53,14 +58,18 @@ if [[ ${1:-} == --inner ]]; then
   export ROW="$engine, S = $S"
   m=$BENCH_DIR/shop.yaml
   timed "migrate" migrate -q -m "$m" --source "$url" --target "leveldb:$work/store"
+  timed "verify (equal)" verify -q -m "$m" --source "$url" --target "leveldb:$work/store"
   timed "first sync (rewrites every row once)" sync -q -m "$m" --source "$url" --target "leveldb:$work/store"
   timed "idle sync (nothing changed)" sync -q -m "$m" --source "$url" --target "leveldb:$work/store"
   third=$((changes / 3))
   sql "UPDATE orders SET status = 'changed' WHERE order_id IN (SELECT order_id FROM (SELECT order_id FROM orders ORDER BY order_id LIMIT $third) AS o)"
   sql "UPDATE order_line SET quantity = quantity + 1 WHERE order_id IN (SELECT order_id FROM (SELECT order_id FROM orders ORDER BY order_id DESC LIMIT $third) AS o) AND line_no = 1"
   sql "UPDATE customer SET city = 'Moved' WHERE customer_id IN (SELECT customer_id FROM (SELECT customer_id FROM customer ORDER BY customer_id LIMIT $((changes - 2 * third))) AS c)"
+  EXPECT_RC=9 timed "verify after the changes (differs: exit 9)" verify -q -m "$m" --source "$url" --target "leveldb:$work/store"
+  EXPECT_RC=9 timed "verify --sample 10 after the changes" verify -q -m "$m" --source "$url" --target "leveldb:$work/store" --sample 10
   timed "sync after $changes changed source rows" sync -m "$m" --source "$url" --target "leveldb:$work/store" --format json
   grep -o '"rows_written": [0-9]*' "$work/out.txt" | tail -1 >&2
+  timed "verify after the sync (equal)" verify -q -m "$m" --source "$url" --target "leveldb:$work/store"
   "$widen" migrate -q -m "$m" --source "$url" --target "leveldb:$work/fresh"
   if cmp -s <("$widen" scan shop:orders --target "leveldb:$work/store" --versions 1000) \
     <("$widen" scan shop:orders --target "leveldb:$work/fresh" --versions 1000); then

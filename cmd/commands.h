@@ -99,6 +99,23 @@ struct SyncOptions {
   bool accept_mapping_change = false;  // sync tables written with another design
 };
 
+/// widen verify (README, "Checking the copy").
+struct VerifyOptions {
+  std::string mapping_path;
+  std::string source_url;
+  std::string target_url;
+  std::string only_table;
+  uint64_t sample = 1;                  // compare one row in N (1: every row)
+  bool full = false;                    // --full: every row (the default; excludes --sample)
+  std::optional<int64_t> timestamp_ms;  // the cells' timestamp (unset: see run.h, Verify)
+  size_t limit = 10;                    // rows named per kind of difference and table
+  int fetch_rows = 5000;
+  int jobs = 1;
+  std::string format = "text";  // text | json
+  bool quiet = false;           // no report
+  bool progress = false;        // a progress line on a terminal
+};
+
 /// `cancel` (may be null) turns true on Ctrl-C; the run then stops cleanly.
 int RunMigrate(const MigrateOptions& options, const std::atomic<bool>* cancel);
 int RunScan(const ReadOptionsCli& options);
@@ -117,6 +134,9 @@ CommandRunner AddDdlCommand(CLI::App* app);
 /// `cancel` turns true on Ctrl-C or SIGTERM.
 CommandRunner AddSyncCommand(CLI::App* app, const std::atomic<bool>* cancel);
 int RunSync(const SyncOptions& options, const std::atomic<bool>* cancel);
+/// widen verify (cmd/verify.cc); `cancel` turns true on Ctrl-C or SIGTERM.
+CommandRunner AddVerifyCommand(CLI::App* app, const std::atomic<bool>* cancel);
+int RunVerify(const VerifyOptions& options, const std::atomic<bool>* cancel);
 /// widen repair (cmd/repair.cc): a damaged embedded store into a new one.
 CommandRunner AddRepairCommand(CLI::App* app);
 

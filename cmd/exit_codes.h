@@ -15,6 +15,7 @@ enum ExitCode : int {
   kExitDataLoss = 6,         // corrupt bytes in the target (DataLoss)
   kExitBusy = 7,             // the store is held by another widen process: retry later (Aborted)
   kExitReplaced = 8,         // the run ended, but cells replaced others of the same run
+  kExitDifferent = 9,        // widen verify: the target differs from the source
   kExitCancelled = 130,      // interrupted (Ctrl-C)
 };
 

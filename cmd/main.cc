@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
 
   static std::atomic<bool> interrupted{false};
   const CommandRunner sync = AddSyncCommand(&app, &interrupted);
+  const CommandRunner verify = AddVerifyCommand(&app, &interrupted);
   const CommandRunner design[] = {AddPlanCommand(&app), AddLintCommand(&app), AddDdlCommand(&app),
                                   AddRepairCommand(&app)};
 
@@ -80,10 +81,11 @@ int main(int argc, char** argv) {
     return false;
   };
   if (argc > 1 && argv[1][0] != '-' && !known(argv[1])) {
-    std::fprintf(stderr,
-                 "widen: unknown command '%s' (expected migrate, sync, plan, lint, ddl, scan, get "
-                 "or repair; see widen --help)\n",
-                 argv[1]);
+    std::fprintf(
+        stderr,
+        "widen: unknown command '%s' (expected migrate, sync, verify, plan, lint, ddl, scan, "
+        "get or repair; see widen --help)\n",
+        argv[1]);
     return kExitInvalid;
   }
   try {
@@ -98,12 +100,13 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*migrate || app.got_subcommand("sync")) {
+    if (*migrate || app.got_subcommand("sync") || app.got_subcommand("verify")) {
       std::signal(SIGINT, [](int) { interrupted.store(true); });
       std::signal(SIGTERM, [](int) { interrupted.store(true); });
     }
     if (*migrate) return RunMigrate(mo, &interrupted);
     if (const int rc = sync(); rc >= 0) return rc;
+    if (const int rc = verify(); rc >= 0) return rc;
     if (*scan) return RunScan(so);
     if (*get) return RunGet(go);
     for (const auto& run : design) {

@@ -4,9 +4,11 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -142,6 +144,92 @@ Status ClearStateMark(Store* store, const std::string& table) {
   auto it = d.metadata.find(kStateMetadata);
   if (it == d.metadata.end() || it->second == "complete") return Status::OK();
   return store->SetTableMetadata(table, kStateMetadata, "complete");
+}
+
+// Counts the rows that cannot be encoded (verify compares the rest) and
+// keeps the first `keep` of them.
+class CountingRejects : public RejectHandler {
+ public:
+  explicit CountingRejects(size_t keep) : keep_(keep) {}
+  Status Reject(const std::string&, const std::string& row_id, const std::string& reason) override {
+    if (first_.size() < keep_) first_.push_back(row_id + ": " + reason);
+    ++count_;
+    return Status::OK();
+  }
+  uint64_t count() const { return count_; }
+  const std::vector<std::string>& first() const { return first_; }
+
+ private:
+  const size_t keep_;
+  uint64_t count_ = 0;
+  std::vector<std::string> first_;
+};
+
+// The reader of a table the target does not have.
+class NoCells : public CellReader {
+ public:
+  bool Valid() const override { return false; }
+  void Next() override {}
+  CellView cell() const override { return CellView(); }
+  Status status() const override { return Status::OK(); }
+};
+
+// Passes on the cells of the rows InVerifySample takes.
+class SampleSink : public CellSink {
+ public:
+  SampleSink(std::unique_ptr<CellSink> inner, uint64_t every)
+      : inner_(std::move(inner)), every_(every) {}
+  Status Put(const CellView& cell) override {
+    if (!have_row_ || cell.row != std::string_view(row_)) {
+      row_.assign(cell.row);
+      have_row_ = true;
+      in_sample_ = InVerifySample(row_, every_);
+    }
+    return in_sample_ ? inner_->Put(cell) : Status::OK();
+  }
+  Status Flush() override { return inner_->Flush(); }
+  Status Sync() override { return inner_->Sync(); }
+  Status Close() override { return inner_->Close(); }
+  const SinkStats& stats() const override { return inner_->stats(); }
+
+ private:
+  std::unique_ptr<CellSink> inner_;
+  const uint64_t every_;
+  std::string row_;
+  bool have_row_ = false;
+  bool in_sample_ = true;
+};
+
+// A row verify names, with its key decoded by the mapping's layout.
+VerifiedRow NameRow(const TablePlan& tp, const RowMismatch& m) {
+  VerifiedRow v;
+  v.row = m.row;
+  v.cells = m.cells;
+  v.differences = m.differences;
+  if (!tp.key.Decode(m.row, &v.key)) v.key.clear();
+  auto row = tp.key.DecodeRow(m.row);
+  if (!row.ok() || tp.identity.empty()) return v;
+  // The source row's primary key, when the row key holds every column of it.
+  for (const auto& [name, index] : tp.identity) {
+    bool held = false;
+    for (const KeyPartPlan& p : tp.key.parts()) held = held || (!p.is_literal && p.index == index);
+    if (!held) {
+      v.source.clear();
+      return v;
+    }
+    const Value& value = (*row)[index];
+    v.source.emplace_back(name, value.is_null() ? "NULL" : value.ToText());
+  }
+  return v;
+}
+
+// Whether `table` holds at least one cell.
+Result<bool> HoldsCells(Store* store, const std::string& table) {
+  ReadOptions ro;
+  ro.limit_rows = 1;
+  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<CellReader> reader, store->NewReader(table, ro));
+  WIDEN_RETURN_IF_ERROR(reader->status());
+  return reader->Valid();
 }
 
 }  // namespace
@@ -587,6 +675,161 @@ Result<SyncResult> Sync(const SyncRequest& r) {
     result.tables.push_back(std::move(out));
   }
   if (rejects) result.rejected = rejects->count();
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return result;
+}
+
+Result<VerifyResult> Verify(const VerifyRequest& r) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const int64_t now_ms = r.now_ms != 0 ? r.now_ms : NowMs();
+  DesignRequest dr = r.design;
+  dr.check_mapping = ResolveTarget(r.target_url);
+  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Design> design, LoadDesign(dr));
+  Design& d = *design;
+  Mapping& m = d.mapping;
+  for (const TablePlan* tp : d.tables) WIDEN_RETURN_IF_ERROR(CheckScans(*tp, d.source.get()));
+  WIDEN_ASSIGN_OR_RETURN(JobLayout jobs, LayOutJobs(d, r.jobs, r.cancel));
+  StoreOptions so;
+  so.create_if_missing = false;  // verify never creates anything
+  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open(m.target_url, so));
+  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<StateStore> states, store->NewStateStore());
+
+  VerifyResult result;
+  result.sample_every = std::max<uint64_t>(1, r.sample_every);
+  for (size_t i = 0; i < d.tables.size(); ++i) {
+    const auto table_start = std::chrono::steady_clock::now();
+    const TablePlan& tp = *d.tables[i];
+    TableVerifyResult out;
+    out.table = tp.descriptor.FullName();
+    out.read.table = out.table;
+
+    // The table as the target has it: its state, and the timestamp its
+    // cells were written with.
+    auto described = store->DescribeTable(out.table);
+    if (!described.ok() && described.status().code() != StatusCode::kNotFound) {
+      return described.status();
+    }
+    out.exists = described.ok();
+    std::optional<TableState> state;
+    if (out.exists) {
+      WIDEN_ASSIGN_OR_RETURN(state, states->Get(out.table));
+      if (state) {
+        out.state = std::string(TableStatusName(state->status));
+        out.same_design = state->mapping_fingerprint.empty() ||
+                          state->mapping_fingerprint == TableFingerprint(tp);
+      }
+      auto mark = described->metadata.find(kStateMetadata);
+      if (mark != described->metadata.end() && (!state || mark->second == "repaired")) {
+        out.state = mark->second;
+      }
+    }
+    const std::string recorded = state && state->extensions.count(kLoadTimestampExtension) > 0
+                                     ? state->extensions.at(kLoadTimestampExtension)
+                                     : "";
+    if (r.timestamp_ms) {
+      out.timestamp_ms = *r.timestamp_ms;
+      out.timestamp_from = "--timestamp-ms";
+    } else if (m.timestamp_ms) {
+      out.timestamp_ms = *m.timestamp_ms;
+      out.timestamp_from = "mapping";
+    } else if (!recorded.empty()) {
+      const auto [end, ec] =
+          std::from_chars(recorded.data(), recorded.data() + recorded.size(), out.timestamp_ms);
+      if (ec != std::errc() || end != recorded.data() + recorded.size()) {
+        return Status::DataLoss(
+            fmt::format("table '{}': its state records the timestamp '{}', "
+                        "which is not a number",
+                        out.table, recorded));
+      }
+      out.timestamp_from = "table state";
+    } else {
+      // Only a table with no cell can be compared without it.
+      bool holds = false;
+      if (out.exists) {
+        WIDEN_ASSIGN_OR_RETURN(holds, HoldsCells(store.get(), out.table));
+      }
+      if (holds) {
+        return Status::FailedPrecondition(fmt::format(
+            "{}: table '{}': the target records no timestamp its cells were written with (it "
+            "was not written by widen migrate or sync); give the one used with --timestamp-ms",
+            tp.mapping->loc.ToString(), out.table));
+      }
+      out.timestamp_ms = now_ms;
+    }
+
+    RowVerifyOptions vo;
+    vo.families = tp.descriptor.families;
+    vo.now_ms = now_ms;
+    vo.sample_every = result.sample_every;
+    vo.max_listed = r.max_listed;
+    std::unique_ptr<CellReader> stored;
+    std::unique_ptr<CountingRejects> rejects;
+    AssembleOptions ao;
+    ao.timestamp_ms = out.timestamp_ms;
+    ao.progress = r.progress;
+    ao.cancel = r.cancel;
+    // Opens the stored table's reader at its first cell, and counts the
+    // rejected rows anew.
+    auto start = [&]() -> Status {
+      out.rows = RowVerifyStats();
+      out.read = TableStats();
+      out.read.table = out.table;
+      rejects = std::make_unique<CountingRejects>(r.max_listed);
+      ao.rejects = rejects.get();
+      if (!out.exists) {
+        stored = std::make_unique<NoCells>();
+        return Status::OK();
+      }
+      ReadOptions ro;
+      ro.max_versions = std::numeric_limits<int>::max();
+      ro.now_ms = now_ms;
+      WIDEN_ASSIGN_OR_RETURN(stored, store->NewReader(out.table, ro));
+      return stored->status();
+    };
+    // As sync: streamed when the row keys follow the read order (a cell out
+    // of order all the same sends the table through the external sort),
+    // else sorted on disk first.
+    Status s = start();
+    bool sorted = jobs.splits[i].ranges.size() > 1 || !KeyFollowsSplit(tp);
+    if (s.ok() && !sorted) {
+      s = RunJobs(
+          tp, jobs.splits[i], jobs.sources,
+          [&]() -> Result<std::unique_ptr<CellSink>> {
+            return std::unique_ptr<CellSink>(
+                new RowVerifySink(stored.get(), vo, r.cancel, &out.rows));
+          },
+          ao, &out.read);
+      if (s.code() == StatusCode::kFailedPrecondition &&
+          s.message().find(RowVerifySink::kOutOfOrder) != std::string::npos) {
+        sorted = true;
+        s = start();
+      }
+    }
+    if (s.ok() && sorted) {
+      auto runs = std::make_shared<CellRuns>();
+      s = RunJobs(
+          tp, jobs.splits[i], jobs.sources,
+          [&]() -> Result<std::unique_ptr<CellSink>> {
+            return std::unique_ptr<CellSink>(
+                new SampleSink(std::make_unique<RunsSink>(runs), result.sample_every));
+          },
+          ao, &out.read);
+      if (s.ok()) s = VerifyRows(runs.get(), stored.get(), vo, r.cancel, &out.rows);
+    }
+    if (r.table_done) r.table_done();
+    if (s.code() == StatusCode::kCancelled) {
+      return Status::Cancelled("interrupted; nothing was written");
+    }
+    if (!s.ok()) return s;
+    out.rejected = rejects->count();
+    out.first_rejected = rejects->first();
+    for (const RowMismatch& row : out.rows.missing) out.missing.push_back(NameRow(tp, row));
+    for (const RowMismatch& row : out.rows.extra) out.extra.push_back(NameRow(tp, row));
+    for (const RowMismatch& row : out.rows.different) out.different.push_back(NameRow(tp, row));
+    out.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - table_start).count();
+    result.tables.push_back(std::move(out));
+  }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;
 }

@@ -11,6 +11,7 @@
 //                record each table's state (loading), run the jobs into the
 //                sinks, record the state (complete) once the sinks are
 //                synced, and return the figures the summary is made of
+//   Verify       compare the target with what Migrate would write
 //   PreviewDesign / LintDesign / DesignTables: plan, lint and ddl's work
 //
 // Nothing here prints: results and errors (Status, whose message names the
@@ -33,6 +34,7 @@
 #include "extract/source.h"
 #include "mapping/mapping.h"
 #include "store/row_sync.h"
+#include "store/row_verify.h"
 #include "transform/assembler.h"
 #include "transform/key_anatomy.h"
 #include "transform/lint.h"
@@ -193,6 +195,79 @@ struct SyncResult {
 /// and the next run converges. Errors as Migrate; FailedPrecondition for a
 /// target that cannot sync (HBase, for now).
 Result<SyncResult> Sync(const SyncRequest& request);
+
+/// What Verify does, beyond the design.
+struct VerifyRequest {
+  DesignRequest design;
+  std::string target_url;  // overrides the mapping's target when set
+  /// The cells' timestamp (unset: the mapping's timestamp_ms, else the one
+  /// the table's state records it was loaded with, kLoadTimestampExtension).
+  std::optional<int64_t> timestamp_ms;
+  uint64_t sample_every = 1;  // compare the rows InVerifySample takes (1: every row)
+  size_t max_listed = 10;     // rows named per kind and table
+  int jobs = 1;               // parallel jobs per table (as migrate's)
+  int64_t now_ms = 0;         // clock for TTL (0: the system clock)
+  const std::atomic<bool>* cancel = nullptr;
+  std::function<void(const TableStats&)> progress;
+  std::function<void()> table_done;
+};
+
+/// A row Verify names: its key as stored and decoded.
+struct VerifiedRow {
+  std::string row;  // the row key (bytes)
+  /// The row key's parts, (name, text) in key order (KeyCodec::Decode);
+  /// empty when the key does not have the mapping's layout.
+  std::vector<std::pair<std::string, std::string>> key;
+  /// The driving source row's primary key, (column, value), when the row
+  /// key holds all of it (KeyCodec::DecodeRow); else empty.
+  std::vector<std::pair<std::string, std::string>> source;
+  uint64_t cells = 0;                    // see RowMismatch::cells
+  std::vector<std::string> differences;  // see RowMismatch::differences
+};
+
+/// What Verify found in one target table.
+struct TableVerifyResult {
+  std::string table;
+  bool exists = true;          // false: the target has no such table (every row is missing)
+  std::string state;           // the recorded state ("complete", "loading", "failed",
+                               // "repaired"), "" when none is recorded
+  bool same_design = true;     // no other mapping fingerprint is recorded (TableFingerprint)
+  int64_t timestamp_ms = 0;    // the cell timestamp the source's cells were given
+  std::string timestamp_from;  // "--timestamp-ms", "mapping" or "table state"
+  TableStats read;             // source rows read
+  RowVerifyStats rows;         // the comparison
+  std::vector<VerifiedRow> missing, extra, different;  // RowVerifyStats' rows, decoded
+  uint64_t rejected = 0;  // source rows that cannot be encoded: in no target, not compared
+  std::vector<std::string> first_rejected;  // "order_id=7: reason", the first max_listed
+  double seconds = 0;
+};
+
+/// What Verify found.
+struct VerifyResult {
+  uint64_t sample_every = 1;
+  std::vector<TableVerifyResult> tables;  // in mapping order
+  double seconds = 0;
+  /// No table has a missing, extra or different row.
+  bool equal() const {
+    for (const auto& t : tables) {
+      if (!t.rows.equal()) return false;
+    }
+    return true;
+  }
+};
+
+/// widen verify: compares each target table with what a migrate of the
+/// source now writes, without writing anything (store/row_verify.h):
+/// LoadDesign, CheckScans, LayOutJobs (the source is read in one
+/// snapshot), open the target (never created), then per table assemble
+/// every row as migrate does — streamed beside a reader of the stored table
+/// when the row keys follow the read order, else through an external sort
+/// — and compare row by row. Rows that cannot be encoded are counted, not
+/// compared. A table the target lacks has every row missing. Errors: as
+/// Migrate; NotFound for a store that is not there; FailedPrecondition for a
+/// table that holds cells but whose cell timestamp is not known (no
+/// --timestamp-ms, none in the mapping or the table's state).
+Result<VerifyResult> Verify(const VerifyRequest& request);
 
 /// Refuses a rejects path that is the mapping file, not a regular file, or
 /// inside a leveldb: target store. InvalidArgument naming the path.

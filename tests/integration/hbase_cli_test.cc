@@ -1,9 +1,10 @@
 // widen's commands on an hbase:// target (the real HBase of
 // scripts/with-servers.sh --pg --hbase): `ddl --apply` creates the tables
 // with the split points `widen ddl` prints, a salted key pre-splits at its
-// buckets, a table with another row key layout is refused (exit 5), and an
-// unreachable gateway exits 3. Regions are read through HBase's own view
-// (the raw Thrift client), not widen's.
+// buckets, a table with another row key layout is refused (exit 5), verify
+// names what differs in an HBase table, and an unreachable gateway exits 3.
+// Regions are read through HBase's own view (the raw Thrift client), not
+// widen's.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "common/bytes.h"
 #include "tests/integration/hbase_env.h"
@@ -188,6 +190,71 @@ TEST_F(HBaseCliTest, SyncIntoHBaseIsRefusedBeforeAnythingIsCreated) {
       << r.output;
   RawHBase raw(hbase_);
   EXPECT_FALSE(raw->tableExists(RawHBase::Name(table)));
+}
+
+// widen verify reads an HBase target through the store's reader: equal
+// after a migrate (the load timestamp from the table's state in HBase);
+// a row deleted, a cell changed and a row added through HBase's own API are
+// each named with the source's primary key (exit 9).
+TEST_F(HBaseCliTest, VerifyNamesWhatDiffersInAnHBaseTable) {
+  const std::string table = ns_ + ":verified";
+  made_.push_back(table);
+  {
+    RawHBase raw(hbase_);
+    raw.DropTable(table);
+  }
+  const std::string mapping =
+      WriteMapping("v.yaml", OrdersMapping(table, "{parts: [{column: order_id, width: 6}]}"));
+  CommandResult r = Widen(fmt::format("migrate -q -m {} --target {}", ShellQuote(mapping), hbase_));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string verify =
+      fmt::format("verify -m {} --target {} --format json", ShellQuote(mapping), hbase_);
+  r = Widen(verify);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto doc = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+  const auto& t = doc["tables"][0];
+  const std::string orders = PgQuery(db_url_, "SELECT count(*) FROM service_order")[0][0];
+  EXPECT_EQ(t["rows_equal"].get<int64_t>(), std::stoll(orders));
+  EXPECT_EQ(t["timestamp_from"], "table state");
+  const int64_t ts = t["timestamp_ms"].get<int64_t>();
+
+  // The lowest order's row deleted, the next one's status changed, a row
+  // that no order gives added: with HBase's client, not widen's.
+  const auto ids = PgQuery(db_url_, "SELECT order_id FROM service_order ORDER BY order_id LIMIT 2");
+  const std::string removed = fmt::format("{:06}", std::stoll(ids[0][0]));
+  const std::string changed = fmt::format("{:06}", std::stoll(ids[1][0]));
+  {
+    RawHBase raw(hbase_);
+    thrift2::TDelete del;
+    del.__set_row(removed);
+    raw->deleteSingle(table, del);
+    thrift2::TColumnValue cv;
+    cv.__set_family("d");
+    cv.__set_qualifier("status");
+    cv.__set_value("damaged");
+    cv.__set_timestamp(ts);
+    thrift2::TPut put;
+    put.__set_row(changed);
+    put.__set_columnValues({cv});
+    raw->put(table, put);
+    put.__set_row("999999");
+    raw->put(table, put);
+  }
+  r = Widen(verify);
+  EXPECT_EQ(r.exit_code, 9) << r.output;
+  doc = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+  const auto& d = doc["tables"][0];
+  EXPECT_EQ(d["rows_missing"], 1);
+  EXPECT_EQ(d["missing"][0]["row"], removed);
+  EXPECT_EQ(d["missing"][0]["source"]["order_id"], ids[0][0]);
+  EXPECT_EQ(d["rows_different"], 1);
+  EXPECT_EQ(d["different"][0]["row"], changed);
+  EXPECT_NE(d["different"][0]["differences"][0].get<std::string>().find(
+                "d:status @" + std::to_string(ts) + ": value 'damaged' in the target"),
+            std::string::npos)
+      << d.dump();
+  EXPECT_EQ(d["rows_extra"], 1);
+  EXPECT_EQ(d["extra"][0]["row"], "999999");
 }
 
 TEST_F(HBaseCliTest, UnreachableGatewayExits3) {
