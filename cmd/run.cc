@@ -392,19 +392,28 @@ Status CheckRejectsPath(const std::string& path, const Mapping& m) {
   return Status::OK();
 }
 
+// What every command that reads all rows does first: load the design (the
+// target resolved before the source is opened: a missing one is a mapping
+// error the user fixes first), check every query before anything is
+// created, and lay out the --jobs.
+static Status PrepareRun(DesignRequest dr, const std::string& target_url, int jobs,
+                         const std::atomic<bool>* cancel, std::unique_ptr<Design>* design,
+                         JobLayout* layout) {
+  dr.check_mapping = ResolveTarget(target_url);
+  WIDEN_ASSIGN_OR_RETURN(*design, LoadDesign(dr));
+  Design& d = **design;
+  for (const TablePlan* tp : d.tables) WIDEN_RETURN_IF_ERROR(CheckScans(*tp, d.source.get()));
+  WIDEN_ASSIGN_OR_RETURN(*layout, LayOutJobs(d, jobs, cancel));
+  return Status::OK();
+}
+
 Result<MigrateResult> Migrate(const MigrateRequest& r) {
   const int64_t start_ms = NowMs();
-  // The target is resolved before the source is opened: a missing one is a
-  // mapping error the user fixes first.
-  DesignRequest dr = r.design;
-  dr.check_mapping = ResolveTarget(r.target_url);
-  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Design> design, LoadDesign(dr));
+  std::unique_ptr<Design> design;
+  JobLayout jobs;
+  WIDEN_RETURN_IF_ERROR(PrepareRun(r.design, r.target_url, r.jobs, r.cancel, &design, &jobs));
   Design& d = *design;
   Mapping& m = d.mapping;
-
-  // Every query must run before anything is created in the target.
-  for (const TablePlan* tp : d.tables) WIDEN_RETURN_IF_ERROR(CheckScans(*tp, d.source.get()));
-  WIDEN_ASSIGN_OR_RETURN(JobLayout jobs, LayOutJobs(d, r.jobs, r.cancel));
 
   MigrateResult result;
   result.run_id = NewRunId(start_ms);
@@ -497,13 +506,11 @@ Result<MigrateResult> Migrate(const MigrateRequest& r) {
 Result<SyncResult> Sync(const SyncRequest& r) {
   const auto t0 = std::chrono::steady_clock::now();
   const int64_t start_ms = NowMs();
-  DesignRequest dr = r.design;
-  dr.check_mapping = ResolveTarget(r.target_url);
-  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Design> design, LoadDesign(dr));
+  std::unique_ptr<Design> design;
+  JobLayout jobs;
+  WIDEN_RETURN_IF_ERROR(PrepareRun(r.design, r.target_url, r.jobs, r.cancel, &design, &jobs));
   Design& d = *design;
   Mapping& m = d.mapping;
-  for (const TablePlan* tp : d.tables) WIDEN_RETURN_IF_ERROR(CheckScans(*tp, d.source.get()));
-  WIDEN_ASSIGN_OR_RETURN(JobLayout jobs, LayOutJobs(d, r.jobs, r.cancel));
   WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open(m.target_url, StoreOptions()));
   if (!store->SupportsRowSync()) {
     return Status::FailedPrecondition(fmt::format(
@@ -682,13 +689,11 @@ Result<SyncResult> Sync(const SyncRequest& r) {
 Result<VerifyResult> Verify(const VerifyRequest& r) {
   const auto t0 = std::chrono::steady_clock::now();
   const int64_t now_ms = r.now_ms != 0 ? r.now_ms : NowMs();
-  DesignRequest dr = r.design;
-  dr.check_mapping = ResolveTarget(r.target_url);
-  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Design> design, LoadDesign(dr));
+  std::unique_ptr<Design> design;
+  JobLayout jobs;
+  WIDEN_RETURN_IF_ERROR(PrepareRun(r.design, r.target_url, r.jobs, r.cancel, &design, &jobs));
   Design& d = *design;
   Mapping& m = d.mapping;
-  for (const TablePlan* tp : d.tables) WIDEN_RETURN_IF_ERROR(CheckScans(*tp, d.source.get()));
-  WIDEN_ASSIGN_OR_RETURN(JobLayout jobs, LayOutJobs(d, r.jobs, r.cancel));
   StoreOptions so;
   so.create_if_missing = false;  // verify never creates anything
   WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open(m.target_url, so));
