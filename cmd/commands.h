@@ -97,6 +97,8 @@ struct SyncOptions {
   bool quiet = false;                  // no summary line
   bool progress = false;               // a progress line on a terminal
   bool accept_mapping_change = false;  // sync tables written with another design
+  bool reconcile = false;              // watermark mode: find hard deletes too
+  bool full = false;                   // watermark mode: a full pass
 };
 
 /// widen verify (README, "Checking the copy").

@@ -22,6 +22,7 @@
 #include "cmd/design_util.h"
 #include "cmd/exit_codes.h"
 #include "cmd/run.h"
+#include "cmd/watermark_sync.h"
 #include "common/bytes.h"
 #include "common/temporal.h"
 #include "store/shell_printer.h"
@@ -35,13 +36,27 @@ namespace widen {
 
 namespace {
 
-// How `widen sync` finds this table's changes, and why (README, "Keeping the
-// copy current"): digest mode for every table, whatever the mapping's
-// `sync:` entries say (watermark mode is checked, not run yet).
-constexpr const char* kSyncMode = "digest";
-constexpr const char* kSyncWhy =
-    "each run reads every source row and rewrites the rows whose digest changed (exact for "
-    "joins, nests and deletes; no watermark column needed)";
+// How `widen sync` finds a target table's changes, and why (README,
+// "Keeping the copy current"; cmd/watermark_sync.h): watermark mode when
+// every source table it reads has a watermark, else digest mode.
+struct TableSyncView {
+  std::string mode;
+  std::string why;
+};
+
+TableSyncView TableSync(const Plan& plan, const TablePlan& tp) {
+  const WatermarkSupport w = CheckWatermarkSync(tp, plan.sync);
+  if (w.ok) {
+    return {"watermark",
+            "every source table it reads has a watermark: each run reads the rows changed since "
+            "the last run (minus the lookback) and rebuilds the target rows they reach; the "
+            "first run (and --full) compares every row"};
+  }
+  return {"digest",
+          "each run reads every source row and rewrites the rows whose digest changed (exact for "
+          "joins, nests and deletes); not watermark mode because " +
+              w.why};
+}
 
 // How one source table a target table reads is synced, for the plan.
 struct SourceSyncView {
@@ -77,8 +92,7 @@ std::string WhyText(const SourceSync& s) {
     if (s.reconcile) deletes += deletes.empty() ? "reconcile" : ", reconcile";
   }
   return fmt::format(
-      "the mapping's sync entry ({}): watermark {} ({}, {}), tiebreak ({}){}, lookback {}; {}. "
-      "Not run yet: sync still finds this table's changes in digest mode",
+      "the mapping's sync entry ({}): watermark {} ({}, {}), tiebreak ({}){}, lookback {}; {}",
       s.spec->loc.ToString(), s.watermark, s.watermark_type, WatermarkKindNames().Name(s.kind),
       fmt::join(s.tiebreak, ", "), s.tiebreak_is_primary_key ? " (the primary key)" : "",
       LookbackText(s), deletes);
@@ -209,7 +223,8 @@ void PrintText(const PlanOptions& o, const Design& in, const std::vector<TableRe
       *out +=
           fmt::format("{}{}  {}\n", i == 0 ? "families   " : "           ", f.name, FamilyText(f));
     }
-    *out += fmt::format("sync       {}: {}\n", kSyncMode, kSyncWhy);
+    const TableSyncView table_sync = TableSync(in.plan, tp);
+    *out += fmt::format("sync       {}: {}\n", table_sync.mode, table_sync.why);
     {
       const std::vector<SourceSyncView> views = SyncViews(in.plan, tp);
       size_t table_width = 0, uses_width = 0;
@@ -440,12 +455,13 @@ Json ToJson(const PlanOptions& o, const Design& in, const std::vector<TableResul
     }
     t["families"] = fams;
     Json sources = Json::array();
+    const TableSyncView table_sync = TableSync(in.plan, tp);
     for (const SourceSyncView& v : SyncViews(in.plan, tp)) {
       Json src;
       src["table"] = v.use.table.empty() ? Json(nullptr) : Json(v.use.table);
       src["uses"] = v.uses;
       src["mode"] = v.mode;
-      src["runs_as"] = kSyncMode;
+      src["runs_as"] = table_sync.mode;
       src["entry"] = v.sync != nullptr && v.sync->spec != nullptr
                          ? Json(v.sync->spec->loc.ToString())
                          : Json(nullptr);
@@ -469,7 +485,8 @@ Json ToJson(const PlanOptions& o, const Design& in, const std::vector<TableResul
       }
       sources.push_back(std::move(src));
     }
-    t["sync"] = Json{{"mode", kSyncMode}, {"why", kSyncWhy}, {"sources", std::move(sources)}};
+    t["sync"] =
+        Json{{"mode", table_sync.mode}, {"why", table_sync.why}, {"sources", std::move(sources)}};
     const KeyAnatomy& a = r.anatomy;
     Json key;
     key["form"] = KeyFormNames().Name(a.form);

@@ -14,8 +14,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cmd/watermark_sync.h"
 #include "common/suggest.h"
 #include "common/table_descriptor.h"
+#include "extract/source_stats.h"
 #include "store/state_store.h"
 #include "store/store.h"
 
@@ -128,11 +130,31 @@ class FirstWriteHook : public RowWriter {
     }
     return inner_->ReplaceRow(row, cells, digest);
   }
+  Status PutIndex(std::string_view key, std::string_view value) override {
+    WIDEN_RETURN_IF_ERROR(First());
+    return inner_->PutIndex(key, value);
+  }
+  Status DeleteIndex(std::string_view key) override {
+    WIDEN_RETURN_IF_ERROR(First());
+    return inner_->DeleteIndex(key);
+  }
+  Status ClearIndex() override {
+    WIDEN_RETURN_IF_ERROR(First());
+    return inner_->ClearIndex();
+  }
+  Status Flush() override { return inner_->Flush(); }
   Status Sync() override { return inner_->Sync(); }
   const RowWriterStats& stats() const override { return inner_->stats(); }
   bool wrote() const { return !first_; }
 
  private:
+  Status First() {
+    if (!first_) return Status::OK();
+    WIDEN_RETURN_IF_ERROR(first_());
+    first_ = nullptr;
+    return Status::OK();
+  }
+
   std::unique_ptr<RowWriter> inner_;
   std::function<Status()> first_;
 };
@@ -534,6 +556,9 @@ Result<SyncResult> Sync(const SyncRequest& r) {
     TableState state;
     bool digests = false;  // every stored row has its digest
     int64_t timestamp_ms = 0;
+    WatermarkSupport watermark;  // whether the table syncs in watermark mode
+    bool incremental = false;    // watermark mode from recorded watermarks
+    std::vector<Watermark> before, after;
   };
   std::vector<Target> targets;
   for (const TablePlan* tp : d.tables) {
@@ -571,6 +596,22 @@ Result<SyncResult> Sync(const SyncRequest& r) {
           "written. If this mapping is the one to keep, run widen sync "
           "--accept-mapping-change once",
           tp->mapping->loc.ToString(), t.name));
+    }
+    // Watermark mode reads the changes since the recorded watermarks when
+    // the last full pass left its index and every watermark; otherwise (a
+    // migrate, a digest-mode sync or a repair wrote the table last, the
+    // watermark column changed, --full) a full pass writes them anew.
+    t.watermark = CheckWatermarkSync(*tp, d.plan.sync);
+    if (t.watermark.ok) {
+      t.before = t.state.watermarks;
+      t.incremental = !r.full && t.digests && ext(kSyncIndexExtension) == "complete" &&
+                      WatermarksCover(*tp, d.plan.sync, t.state.watermarks);
+      WIDEN_ASSIGN_OR_RETURN(t.after, ReadWatermarks(*tp, d.plan.sync, d.source.get()));
+    }
+    if (!t.incremental) {
+      // Until the pass ends, the table's index and watermarks are not whole.
+      t.state.extensions.erase(kSyncIndexExtension);
+      t.state.watermarks.clear();
     }
     t.state.status = TableStatus::kLoading;
     t.state.run_id = result.run_id;
@@ -614,8 +655,34 @@ Result<SyncResult> Sync(const SyncRequest& r) {
       return Status::OK();
     };
     Status s = open();
+    out.watermarks_before = target.before;
+    out.watermarks_after = target.after;
+    out.why = target.watermark.why;
     bool sorted = jobs.splits[i].ranges.size() > 1 || !KeyFollowsSplit(tp);
-    if (s.ok() && !sorted) {
+    std::unique_ptr<SyncIndexRecorder> recorder;
+    if (s.ok() && target.incremental) {
+      out.mode = "watermark";
+      out.hard_deletes = r.reconcile ? "reconciled" : "not detected";
+      ChangeSyncRequest cr;
+      cr.table = &tp;
+      cr.sync = &d.plan.sync;
+      cr.source = d.source.get();
+      cr.store = store.get();
+      cr.writer = writer.get();
+      cr.full_name = target.name;
+      cr.recorded = target.before;
+      cr.reconcile = r.reconcile;
+      cr.assemble = ao;
+      s = SyncChanges(cr, &out.read, &out.rows, &out.changes);
+      sorted = false;
+    } else if (s.ok() && target.watermark.ok) {
+      // The full pass writes the sync index anew beside the rows.
+      out.mode = "full";
+      recorder = std::make_unique<SyncIndexRecorder>(tp, writer.get());
+      recorder->Hook(&ao);
+      s = writer->ClearIndex();
+    }
+    if (s.ok() && !sorted && !target.incremental) {
       s = RunJobs(
           tp, jobs.splits[i], jobs.sources,
           [&]() -> Result<std::unique_ptr<CellSink>> {
@@ -637,7 +704,7 @@ Result<SyncResult> Sync(const SyncRequest& r) {
         if (s.ok()) s = open();
       }
     }
-    if (s.ok() && sorted) {
+    if (s.ok() && sorted && !target.incremental) {
       auto runs = std::make_shared<CellRuns>();
       s = RunJobs(
           tp, jobs.splits[i], jobs.sources,
@@ -675,6 +742,11 @@ Result<SyncResult> Sync(const SyncRequest& r) {
     done.status = TableStatus::kComplete;
     done.finished_ms = NowMs();
     done.extensions[kDigestsExtension] = "complete";
+    if (target.watermark.ok) {
+      // The cells are durable: the watermarks read at the snapshot hold.
+      done.extensions[kSyncIndexExtension] = "complete";
+      done.watermarks = target.after;
+    }
     WIDEN_RETURN_IF_ERROR(PutState(states.get(), target.name, &target.version, done));
     WIDEN_RETURN_IF_ERROR(ClearStateMark(store.get(), target.name));
     out.seconds =

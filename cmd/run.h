@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "cmd/watermark_sync.h"
 #include "common/status.h"
 #include "extract/source.h"
 #include "mapping/mapping.h"
@@ -157,6 +158,11 @@ struct SyncRequest {
   /// (TableFingerprint): without it, FailedPrecondition before anything is
   /// written.
   bool accept_mapping_change = false;
+  /// Watermark mode: also find hard deletes, comparing the rows the sync
+  /// index names with the source's (cmd/watermark_sync.h, step 4).
+  bool reconcile = false;
+  /// Watermark mode: a full pass even when watermarks are recorded.
+  bool full = false;
   const std::atomic<bool>* cancel = nullptr;
   std::function<void(const TableStats&)> progress;
   std::function<void()> table_done;
@@ -165,10 +171,21 @@ struct SyncRequest {
 /// What a sync did to one target table.
 struct TableSyncResult {
   std::string table;
-  std::string mode = "digest";  // how changes were found
-  TableStats read;              // source rows read and cells assembled
-  RowSyncStats rows;            // rows left alone, written, removed
-  int64_t timestamp_ms = 0;     // the timestamp re-written cells got (unless a version column's)
+  /// How changes were found: "digest" (every row compared), "full" (a
+  /// watermark-mode table's full pass: every row compared, watermarks
+  /// recorded) or "watermark" (the rows changed since the watermarks).
+  std::string mode = "digest";
+  std::string why;  // why a table is not in watermark mode ("" when it is)
+  /// "detected" (every row compared), "reconciled" (--reconcile) or "not
+  /// detected" (watermark mode without --reconcile: only soft deletes).
+  std::string hard_deletes = "detected";
+  TableStats read;          // source rows read and cells assembled
+  RowSyncStats rows;        // rows left alone, written, removed
+  ChangeSyncStats changes;  // watermark mode: what the change queries found
+  /// Watermark mode: per source table, where the run read from (empty on
+  /// the first pass) and what it recorded.
+  std::vector<Watermark> watermarks_before, watermarks_after;
+  int64_t timestamp_ms = 0;  // the timestamp re-written cells got (unless a version column's)
   double seconds = 0;
 };
 

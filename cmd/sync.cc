@@ -39,6 +39,8 @@ int RunSync(const SyncOptions& o, const std::atomic<bool>* cancel) {
   r.rejects_path = o.rejects_path;
   r.jobs = o.jobs;
   r.accept_mapping_change = o.accept_mapping_change;
+  r.reconcile = o.reconcile;
+  r.full = o.full;
   r.cancel = cancel;
   r.progress = [&progress](const TableStats& s) { progress.Update(s); };
   r.table_done = [&progress] { progress.Clear(); };
@@ -60,6 +62,26 @@ int RunSync(const SyncOptions& o, const std::atomic<bool>* cancel) {
     total.cells_deleted += t.rows.cells_deleted;
     total.overwritten += t.rows.overwritten;
   }
+  // Hard deletes: seen by every table in digest mode or a full pass, by
+  // watermark-mode tables only with --reconcile.
+  std::string hard_deletes = "detected";
+  for (const auto& t : s.tables) {
+    if (t.hard_deletes == "not detected") {
+      hard_deletes = t.hard_deletes;
+    } else if (t.hard_deletes == "reconciled" && hard_deletes == "detected") {
+      hard_deletes = t.hard_deletes;
+    }
+  }
+  auto marks = [](const std::vector<Watermark>& ws) {
+    Json a = Json::array();
+    for (const Watermark& w : ws) {
+      const Value& v = w.values.empty() ? Value() : w.values.front();
+      a.push_back(Json{{"table", w.source_table},
+                       {"column", w.columns.empty() ? "" : w.columns.front()},
+                       {"value", v.is_null() ? Json() : Json(v.DebugString())}});
+    }
+    return a;
+  };
   if (o.format == "json") {
     Json doc;
     doc["widen_sync"] = kSyncJsonFormat;
@@ -78,7 +100,20 @@ int RunSync(const SyncOptions& o, const std::atomic<bool>* cancel) {
                             {"cells_replaced", t.rows.overwritten},
                             {"rejected", t.read.rejected},
                             {"timestamp_ms", t.timestamp_ms},
+                            {"hard_deletes", t.hard_deletes},
                             {"seconds", t.seconds}});
+      Json& j = tables.back();
+      if (!t.why.empty()) j["digest_because"] = t.why;
+      if (t.mode != "digest") {
+        j["watermarks_before"] = marks(t.watermarks_before);
+        j["watermarks_after"] = marks(t.watermarks_after);
+      }
+      if (t.mode == "watermark") {
+        j["changed_source_rows"] = t.changes.changed_rows;
+        j["split_values"] = t.changes.split_values;
+        j["old_parents"] = t.changes.moved_parents;
+        j["reconciled"] = t.changes.reconciled;
+      }
     }
     doc["tables"] = tables;
     doc["source_rows"] = read;
@@ -90,7 +125,7 @@ int RunSync(const SyncOptions& o, const std::atomic<bool>* cancel) {
     doc["cells_deleted"] = total.cells_deleted;
     doc["cells_replaced"] = total.overwritten;
     doc["rejected"] = s.rejected;
-    doc["hard_deletes"] = "detected";  // digest mode compares every row
+    doc["hard_deletes"] = hard_deletes;
     doc["seconds"] = s.seconds;
     std::string text = doc.dump(2, ' ', false, Json::error_handler_t::replace);
     std::printf("%s\n", text.c_str());
@@ -105,6 +140,11 @@ int RunSync(const SyncOptions& o, const std::atomic<bool>* cancel) {
         static_cast<unsigned long long>(total.rows_deleted),
         static_cast<unsigned long long>(total.cells_put),
         static_cast<unsigned long long>(total.cells_deleted), s.seconds);
+    if (hard_deletes == "not detected") {
+      std::printf(
+          "hard deletes are not detected in watermark mode without --reconcile (soft deletes "
+          "are)\n");
+    }
     if (s.rejected > 0) {
       std::printf("%llu row(s) rejected; see %s\n", static_cast<unsigned long long>(s.rejected),
                   s.rejects_path.c_str());
@@ -152,6 +192,12 @@ CommandRunner AddSyncCommand(CLI::App* app, const std::atomic<bool>* cancel) {
   c->add_flag("--accept-mapping-change", o->accept_mapping_change,
               "Sync tables last written with another design (the mapping changed, or another "
               "mapping writes them): their rows become exactly what this mapping gives");
+  c->add_flag("--reconcile", o->reconcile,
+              "Watermark mode: also find rows deleted from the source (hard deletes), comparing "
+              "the source's keys with the rows the target holds");
+  c->add_flag("--full", o->full,
+              "Watermark mode: compare every row this run (as digest mode) and record the "
+              "watermarks anew");
   c->add_flag("-q,--quiet", o->quiet, "No summary line (errors still go to stderr)");
   c->add_flag("--progress", o->progress, "Show a progress line on a terminal");
   return [o, c, cancel]() { return c->parsed() ? RunSync(*o, cancel) : -1; };

@@ -44,6 +44,16 @@ class Predicates {
     return "(" + p + ")";
   }
 
+  // ScanSpec::any_of: the column IN the values, as the database's `=`
+  // compares them (the column itself, in its collation).
+  std::string AnyOf(const ScanValues& v) {
+    const OrderTerm t = d_.OrderBy(spec_, v.column);
+    std::vector<std::string> ph;
+    ph.reserve(v.values.size());
+    for (const Value& x : v.values) ph.push_back(Param(t, x));
+    return d_.Column(v.column) + " IN (" + Join(ph, ", ") + ")";
+  }
+
   // The rows whose tuple of `terms` compares `op` with `values`, NULL
   // sorting before every value (see KeyBound).
   std::string Bound(const std::vector<OrderTerm>& terms, const std::vector<Value>& values,
@@ -201,6 +211,7 @@ BuiltQuery SelectBuilder::Build(const ScanSpec& spec, const SelectOptions& optio
   if (!spec.where.empty()) where.push_back("(" + spec.where + ")");
   for (const auto& c : spec.not_null) where.push_back(d.Column(c) + " IS NOT NULL");
   if (spec.range) where.push_back(preds.Range(*spec.range));
+  if (spec.any_of && !spec.any_of->values.empty()) where.push_back(preds.AnyOf(*spec.any_of));
   if (spec.bound && !spec.bound->columns.empty()) {
     std::vector<OrderTerm> terms;
     for (const auto& c : spec.bound->columns) terms.push_back(d.OrderBy(spec, c));

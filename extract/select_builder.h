@@ -4,13 +4,16 @@
 //   SELECT <columns>, <merge keys>[, <key values>]
 //   FROM <table> AS <alias> | (<query>) AS <alias>
 //   LEFT JOIN <joined table> AS <alias> ON ... [<merge link joins>]
-//   WHERE (<where>) AND <not_null> IS NOT NULL AND <range> AND <bound> AND <after>
+//   WHERE (<where>) AND <not_null> IS NOT NULL AND <range> AND <any_of>
+//         AND <bound> AND <after>
 //   ORDER BY <merge keys>, <order_by>[, <page key>]
 //   [LIMIT n]
 //
 // Predicates on values are written with placeholders and the values returned
 // in BuiltQuery::params, never spliced into the text:
 //   range   (c >= $1 AND c < $2), ((c >= $1) OR c IS NULL) with with_null
+//   any_of  ScanSpec::any_of: c IN ($1, ..., $n), the column as it is (the
+//           database's `=`, in its collation)
 //   bound   ScanSpec::bound, a KeyBound: (a, b) > ($1, $2) where the dialect
 //           compares row values and no value is NULL, else the expansion
 //           a >= $1 AND ((a > $1) OR (a = $1 AND b > $2)), with IS NULL /

@@ -65,6 +65,15 @@ struct ScanRange {
   bool with_null = false;
 };
 
+/// The rows whose `column` equals one of `values` as the database's `=`
+/// compares them (in the column's collation): `column IN (...)`, the values
+/// bound as query parameters. widen sync rebuilds the target rows of the
+/// changed source rows through it.
+struct ScanValues {
+  ColumnExpr column;
+  std::vector<Value> values;  // REQUIRES: non-empty, none NULL
+};
+
 /// How a KeyBound compares the row's tuple with its values.
 enum class BoundOp : uint8_t {
   kGreater,         // (columns) >  (values)
@@ -165,6 +174,8 @@ struct ScanSpec {
   std::optional<ScanRange> range;
   /// Only the rows within this tuple bound (unset: all rows).
   std::optional<KeyBound> bound;
+  /// Only the rows whose column holds one of these values (unset: all rows).
+  std::optional<ScanValues> any_of;
 };
 
 /// Where the merge keys of spec.merge[link] are in the rows of `spec`: after

@@ -55,6 +55,12 @@ void AppendRowDigestPrefix(std::string* dst, std::string_view full_name) {
   dst->push_back('\x00');
 }
 
+void AppendSyncIndexPrefix(std::string* dst, std::string_view full_name) {
+  dst->push_back(kSyncIndexTag);
+  dst->append(full_name);
+  dst->push_back('\x00');
+}
+
 void AppendCellKeyPrefix(std::string* dst, std::string_view full_name) {
   dst->push_back(kCellTag);
   dst->append(full_name);

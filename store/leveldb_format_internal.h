@@ -29,6 +29,7 @@ inline constexpr char kTableTag = '\x01';
 inline constexpr char kCellTag = '\x02';
 inline constexpr char kStateTag = '\x03';
 inline constexpr char kRowDigestTag = '\x04';
+inline constexpr char kSyncIndexTag = '\x05';
 
 /// A key above every key a store holds (no tag is 0xFF): the empty key
 /// range a sink's Sync compacts to make LevelDB write out its memtable.
@@ -50,6 +51,10 @@ std::string StateKey(std::string_view full_name);
 /// Appends a table's row digest key prefix, 0x04 + full table name + 0x00;
 /// a row's digest key is the prefix + the row key's bytes as they are.
 void AppendRowDigestPrefix(std::string* dst, std::string_view full_name);
+
+/// Appends a table's sync index key prefix, 0x05 + full table name + 0x00;
+/// an entry's key is the prefix + the entry's key bytes as they are.
+void AppendSyncIndexPrefix(std::string* dst, std::string_view full_name);
 
 /// Appends a table's cell key prefix, 0x02 + full table name + 0x00. Every
 /// cell key of the table starts with these bytes and no other key does

@@ -288,6 +288,7 @@ Status CountAndMark(const std::string& dir, RepairReport* report) {
       failed.finished_ranges.clear();
       // Rows may have lost cells their digests still describe.
       failed.extensions.erase(kDigestsExtension);
+      failed.extensions.erase(kSyncIndexExtension);
       WIDEN_RETURN_IF_ERROR(states->Put(name, state.version, failed).status());
     }
   }

@@ -471,6 +471,47 @@ class LevelDbDigestReader final : public RowDigestReader {
   Status status_;
 };
 
+// The rows of a given list that have a digest key, each with its digest:
+// one point read per row.
+class LevelDbListedDigestReader final : public RowDigestReader {
+ public:
+  LevelDbListedDigestReader(std::shared_ptr<Database> db, const std::string& full_name,
+                            std::vector<std::string> rows)
+      : db_(std::move(db)), rows_(std::move(rows)) {
+    lf::AppendRowDigestPrefix(&prefix_, full_name);
+    Load();
+  }
+  bool Valid() const override { return status_.ok() && at_ < rows_.size(); }
+  void Next() override {
+    ++at_;
+    Load();
+  }
+  std::string_view row() const override { return rows_[at_]; }
+  std::string_view digest() const override { return digest_; }
+  Status status() const override { return status_; }
+
+ private:
+  // Moves to the first row from at_ on that has a digest.
+  void Load() {
+    for (; at_ < rows_.size(); ++at_) {
+      std::string key = prefix_;
+      key.append(rows_[at_]);
+      leveldb::Status s = db_->db->Get(lf::VerifiedReads(), key, &digest_);
+      if (s.ok()) return;
+      if (!s.IsNotFound()) {
+        status_ = FromLevelDb(s, "reading row digests");
+        return;
+      }
+    }
+  }
+
+  std::shared_ptr<Database> db_;
+  std::vector<std::string> rows_;
+  std::string prefix_, digest_;
+  size_t at_ = 0;
+  Status status_;
+};
+
 // Rows replaced in write batches of about `batch_bytes`: the row's old cell
 // keys deleted, its new cells and digest put, all in one batch.
 class LevelDbRowWriter final : public RowWriter {
@@ -483,6 +524,7 @@ class LevelDbRowWriter final : public RowWriter {
         batch_bytes_(batch_bytes) {
     lf::AppendCellKeyPrefix(&cell_prefix_, full_name_);
     lf::AppendRowDigestPrefix(&digest_prefix_, full_name_);
+    lf::AppendSyncIndexPrefix(&index_prefix_, full_name_);
   }
   ~LevelDbRowWriter() override = default;
 
@@ -554,6 +596,38 @@ class LevelDbRowWriter final : public RowWriter {
 
   const RowWriterStats& stats() const override { return stats_; }
 
+  Status PutIndex(std::string_view key, std::string_view value) override {
+    std::string k = index_prefix_;
+    k.append(key);
+    batch_.Put(k, leveldb::Slice(value.data(), value.size()));
+    if (batch_.ApproximateSize() >= batch_bytes_) return Write(false);
+    return Status::OK();
+  }
+
+  Status DeleteIndex(std::string_view key) override {
+    std::string k = index_prefix_;
+    k.append(key);
+    batch_.Delete(k);
+    if (batch_.ApproximateSize() >= batch_bytes_) return Write(false);
+    return Status::OK();
+  }
+
+  Status ClearIndex() override {
+    WIDEN_RETURN_IF_ERROR(Write(false));
+    std::unique_ptr<leveldb::Iterator> it(db_->db->NewIterator(lf::VerifiedReads()));
+    for (it->Seek(index_prefix_); it->Valid(); it->Next()) {
+      if (!it->key().starts_with(leveldb::Slice(index_prefix_))) break;
+      batch_.Delete(it->key());
+      if (batch_.ApproximateSize() >= batch_bytes_) WIDEN_RETURN_IF_ERROR(Write(false));
+    }
+    if (!it->status().ok()) {
+      return FromLevelDb(it->status(), "reading the sync index of " + Quoted(full_name_));
+    }
+    return Write(false);
+  }
+
+  Status Flush() override { return Write(false); }
+
  private:
   Status Write(bool sync) {
     if (batch_.ApproximateSize() <= kEmptyBatchBytes) return Status::OK();
@@ -573,7 +647,7 @@ class LevelDbRowWriter final : public RowWriter {
   const std::string full_name_;
   CellChecker checker_;
   const size_t batch_bytes_;
-  std::string cell_prefix_, digest_prefix_;
+  std::string cell_prefix_, digest_prefix_, index_prefix_;
   leveldb::WriteBatch batch_;
   bool written_ = false;
   RowWriterStats stats_;
@@ -1236,6 +1310,35 @@ Result<std::unique_ptr<RowDigestReader>> LevelDbStore::NewDigestReader(const std
                                                                        bool from_cells) {
   WIDEN_ASSIGN_OR_RETURN(TableDescriptor d, DescribeTable(full_name));
   return std::unique_ptr<RowDigestReader>(new LevelDbDigestReader(db_, d.FullName(), from_cells));
+}
+
+Result<std::unique_ptr<RowDigestReader>> LevelDbStore::NewDigestReaderOf(
+    const std::string& full_name, std::vector<std::string> rows) {
+  WIDEN_ASSIGN_OR_RETURN(TableDescriptor d, DescribeTable(full_name));
+  return std::unique_ptr<RowDigestReader>(
+      new LevelDbListedDigestReader(db_, d.FullName(), std::move(rows)));
+}
+
+Status LevelDbStore::ScanIndex(
+    const std::string& full_name, std::string_view prefix,
+    const std::function<bool(std::string_view key, std::string_view value)>& fn) {
+  WIDEN_ASSIGN_OR_RETURN(TableDescriptor d, DescribeTable(full_name));
+  std::string start;
+  lf::AppendSyncIndexPrefix(&start, d.FullName());
+  const size_t table_bytes = start.size();
+  start.append(prefix);
+  leveldb::ReadOptions o = lf::VerifiedReads();
+  o.fill_cache = false;
+  std::unique_ptr<leveldb::Iterator> it(db_->db->NewIterator(o));
+  for (it->Seek(start); it->Valid(); it->Next()) {
+    if (!it->key().starts_with(leveldb::Slice(start))) break;
+    const std::string_view key(it->key().data() + table_bytes, it->key().size() - table_bytes);
+    if (!fn(key, std::string_view(it->value().data(), it->value().size()))) break;
+  }
+  if (!it->status().ok()) {
+    return FromLevelDb(it->status(), "reading the sync index of " + Quoted(d.FullName()));
+  }
+  return Status::OK();
 }
 
 Result<std::unique_ptr<RowWriter>> LevelDbStore::NewRowWriter(const std::string& full_name) {

@@ -180,6 +180,13 @@ class LevelDbStore final : public Store {
   /// digest key in one leveldb::WriteBatch (written when it holds about
   /// StoreOptions::batch_bytes): atomic per row.
   Result<std::unique_ptr<RowWriter>> NewRowWriter(const std::string& full_name) override;
+  /// Point reads of the rows' digest keys.
+  Result<std::unique_ptr<RowDigestReader>> NewDigestReaderOf(
+      const std::string& full_name, std::vector<std::string> rows) override;
+  /// The entries under tag 0x05 (docs/format.md, "Sync index").
+  Status ScanIndex(
+      const std::string& full_name, std::string_view prefix,
+      const std::function<bool(std::string_view key, std::string_view value)>& fn) override;
 
   /// The store's directory.
   const std::string& path() const { return path_; }

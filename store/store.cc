@@ -56,4 +56,26 @@ Result<std::unique_ptr<RowWriter>> Store::NewRowWriter(const std::string& full_n
                                     "': widen sync does not write to this kind of store yet");
 }
 
+namespace {
+Status NoSyncIndex() {
+  return Status::FailedPrecondition("widen sync does not keep a sync index in this kind of store");
+}
+}  // namespace
+
+Status RowWriter::PutIndex(std::string_view, std::string_view) { return NoSyncIndex(); }
+Status RowWriter::DeleteIndex(std::string_view) { return NoSyncIndex(); }
+Status RowWriter::ClearIndex() { return NoSyncIndex(); }
+Status RowWriter::Flush() { return Status::OK(); }
+
+Result<std::unique_ptr<RowDigestReader>> Store::NewDigestReaderOf(const std::string& full_name,
+                                                                  std::vector<std::string>) {
+  return Status::FailedPrecondition("table '" + full_name +
+                                    "': widen sync does not write to this kind of store yet");
+}
+
+Status Store::ScanIndex(const std::string&, std::string_view,
+                        const std::function<bool(std::string_view, std::string_view)>&) {
+  return NoSyncIndex();
+}
+
 }  // namespace widen

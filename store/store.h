@@ -12,8 +12,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/cell.h"
@@ -72,6 +74,20 @@ class RowWriter {
   /// Makes every change so far durable (as CellSink::Sync).
   virtual Status Sync() = 0;
   virtual const RowWriterStats& stats() const = 0;
+
+  /// The table's sync index (cmd/watermark_sync.h): entries of opaque key
+  /// and value bytes that widen sync keeps beside the rows. Puts, deletes
+  /// and row replacements take effect in the order they are called: after
+  /// a crash the store holds the effect of some prefix of them. Not durable
+  /// until Sync; Store::ScanIndex sees them after Flush. The default
+  /// returns FailedPrecondition.
+  virtual Status PutIndex(std::string_view key, std::string_view value);
+  virtual Status DeleteIndex(std::string_view key);
+  /// Removes every entry of the table's sync index (in order, as above).
+  virtual Status ClearIndex();
+  /// Makes what was written so far visible to readers (Store::ScanIndex,
+  /// NewDigestReaderOf); not durable. The default does nothing.
+  virtual Status Flush();
 };
 
 /// What a reader returns; HBase Scan/Get semantics.
@@ -141,6 +157,22 @@ class Store {
   /// A writer of whole rows of `full_name` (which must exist), for sync.
   /// FailedPrecondition from a store that cannot sync (the default).
   virtual Result<std::unique_ptr<RowWriter>> NewRowWriter(const std::string& full_name);
+
+  /// The rows among `rows` (sorted by unsigned bytes, distinct) that have a
+  /// recorded digest, each with it, in row key order: the stored side of a
+  /// sync of those rows only. FailedPrecondition from a store that cannot
+  /// sync (the default).
+  virtual Result<std::unique_ptr<RowDigestReader>> NewDigestReaderOf(const std::string& full_name,
+                                                                     std::vector<std::string> rows);
+
+  /// Calls `fn` with each entry of the sync index of `full_name` whose key
+  /// starts with `prefix`, in key order (unsigned bytes), until it returns
+  /// false; the views are valid during the call only. Sees what a RowWriter
+  /// flushed. FailedPrecondition from a store that cannot sync (the
+  /// default); the store's read errors.
+  virtual Status ScanIndex(
+      const std::string& full_name, std::string_view prefix,
+      const std::function<bool(std::string_view key, std::string_view value)>& fn);
 };
 
 }  // namespace widen

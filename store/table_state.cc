@@ -230,6 +230,7 @@ class Reader {
     return false;
   }
   bool done() const { return in_.empty(); }
+  std::string_view rest() const { return in_; }
   const std::string& error() const { return error_; }
 
  private:
@@ -361,6 +362,15 @@ Result<TableState> DecodeTableState(std::string_view record) {
   if (ok && !r.done()) ok = r.Fail("bytes after its end");
   if (!ok) return Status::DataLoss("table state record is malformed: " + r.error());
   return s;
+}
+
+void AppendValueTuple(std::string* dst, const std::vector<Value>& values) { PutTuple(dst, values); }
+
+Status ReadValueTuple(std::string_view* in, std::vector<Value>* values) {
+  Reader r(*in);
+  if (!r.Tuple(values)) return Status::DataLoss("a malformed value tuple: " + r.error());
+  *in = r.rest();
+  return Status::OK();
 }
 
 std::string HexBytes(std::string_view bytes) {

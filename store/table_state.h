@@ -112,6 +112,12 @@ inline constexpr char kLoadTimestampExtension[] = "widen.timestamp_ms";
 /// may have lost cells): the next sync compares against the rows the cells
 /// hold and rewrites every one.
 inline constexpr char kDigestsExtension[] = "widen.digests";
+/// "complete" once a sync in watermark mode finished a full pass of the
+/// table: its sync index (cmd/watermark_sync.h) names every row's source
+/// rows, and TableState::watermarks hold where each source table's changes
+/// were read up to. Absent (a migrate, a digest-mode sync or a repair wrote
+/// the table last): the next watermark-mode sync makes a full pass.
+inline constexpr char kSyncIndexExtension[] = "widen.sync_index";
 
 /// The state record of `state` (layout above; `version` is not written).
 /// InvalidArgument when a watermark or range has a tuple whose size is not
@@ -121,6 +127,15 @@ Result<std::string> EncodeTableState(const TableState& state);
 /// Decodes a state record. FailedPrecondition for another record version;
 /// DataLoss for malformed bytes. `version` of the result is 0.
 Result<TableState> DecodeTableState(std::string_view record);
+
+/// Appends `values` in the state record's `tuple` layout (docs/format.md,
+/// "Table state"): self-delimiting, and equal tuples (same types, same
+/// values) give equal bytes. Also the layout of the sync index's keys.
+void AppendValueTuple(std::string* dst, const std::vector<Value>& values);
+
+/// Reads one tuple from the front of *in and advances *in past it.
+/// DataLoss for malformed bytes (*in is then left as it was).
+Status ReadValueTuple(std::string_view* in, std::vector<Value>* values);
 
 /// Lower-case hex of `bytes` ("0a1b"), to show a fingerprint.
 std::string HexBytes(std::string_view bytes);

@@ -75,6 +75,14 @@ class TableAssembler {
       }
       scan.range = Range(*col, true);
     }
+    if (!options_.only.empty()) {
+      std::optional<ColumnExpr> col = SplitColumn(plan_);
+      if (!col) {
+        return Status::Internal(fmt::format("table '{}': no column to select the rows by",
+                                            plan_.descriptor.FullName()));
+      }
+      scan.any_of = ScanValues{*col, options_.only};
+    }
     WIDEN_ASSIGN_OR_RETURN(auto rows, source_->Scan(scan));
     for (const auto& n : plan_.nests) {
       children_.emplace_back();
@@ -128,7 +136,13 @@ class TableAssembler {
 
   Status OpenChild(const NestPlan& n, Child* ch) {
     ch->plan = &n;
-    if (options_.range) {
+    if (!options_.only.empty()) {
+      // The children of the parents selected: their first link column holds
+      // the split column's values (as the range below).
+      ScanSpec scan = n.scan;
+      scan.any_of = ScanValues{n.scan.merge.front().on.front().first, options_.only};
+      WIDEN_ASSIGN_OR_RETURN(ch->stream, source_->Scan(scan));
+    } else if (options_.range) {
       // Every nested scan links first to the top-level parent, whose first
       // column is the split column: the range of the child's own (integer)
       // column holds the children of the parents in the range, and the
@@ -395,6 +409,7 @@ class TableAssembler {
         s->Next();
         continue;
       }
+      if (options_.on_child) WIDEN_RETURN_IF_ERROR(options_.on_child(n, child, *row_));
       bool all_null = false;
       if (!builder_.AddNested(n, child, outer, &cells_, &qualifier, &all_null, &reason_)) {
         WIDEN_RETURN_IF_ERROR(RejectChild(n, child, reason_));
@@ -453,6 +468,16 @@ std::optional<ColumnExpr> SplitColumn(const TablePlan& plan) {
     return plan.scan.merge.front().on.front().first;
   }
   if (plan.nests.empty() && !plan.scan.unique_key.empty()) return plan.scan.unique_key.front();
+  return std::nullopt;
+}
+
+std::optional<size_t> SplitValueIndex(const TablePlan& plan) {
+  if (!plan.nests.empty() && !plan.scan.merge.empty()) {
+    return plan.nests.front().parent_values.front();
+  }
+  if (plan.nests.empty() && !plan.scan.unique_key.empty() && !plan.identity.empty()) {
+    return plan.identity.front().second;
+  }
   return std::nullopt;
 }
 

@@ -118,6 +118,18 @@ struct AssembleOptions {
   /// Only this slice of the driving rows (unset: all). REQUIRES: the plan has
   /// a SplitColumn.
   std::optional<RowRange> range;
+  /// Only the driving rows whose split column (SplitColumn) equals one of
+  /// these values, and their children (every nested scan's first link
+  /// column, which the split column's values are matched against): the
+  /// rows `widen sync` rebuilds. Empty = all. Values as the database's `=`
+  /// compares them (the column's collation). REQUIRES: a SplitColumn; not
+  /// with `range`.
+  std::vector<Value> only;
+  /// Sees each nested row matched to a parent row (at any depth; rejected
+  /// and all-NULL ones too), with the driving row it is nested in. The
+  /// views are valid during the call only; called before on_row of that
+  /// driving row. A non-OK Status stops the run. Empty = none.
+  std::function<Status(const NestPlan& nest, const Row& child, const Row& driving)> on_child;
   /// Replace mode (transform/row_builder.h): each row's cells are preceded
   /// by a DeleteFamily marker per family, just below the row's oldest cell,
   /// so the target row holds nothing older than the new cells. The markers
@@ -133,6 +145,11 @@ struct AssembleOptions {
 /// selects the children of the same parents), else the first primary key
 /// column. nullopt when the table has neither.
 std::optional<ColumnExpr> SplitColumn(const TablePlan& plan);
+
+/// The index of the split column's value (SplitColumn) in `plan`'s driving
+/// rows: its first nest's first parent column, else its first primary key
+/// column. nullopt when there is no split column.
+std::optional<size_t> SplitValueIndex(const TablePlan& plan);
 
 /// Runs `plan` against `source`, putting cells into `sink` (not closed here).
 /// *stats is filled in as the run goes, also on error.

@@ -211,7 +211,8 @@ TEST_P(SyncPlanTest, PlanShowsEachSourceTableItsModeAndWhy) {
   const auto doc = nlohmann::json::parse(r.output.substr(r.output.find('{')));
   const auto& orders = doc["tables"][0];
   ASSERT_EQ(orders["name"], "s:orders");
-  EXPECT_EQ(orders["sync"]["mode"], "digest");  // what sync runs, for now
+  // Every table s:orders reads has a watermark: sync runs it in watermark mode.
+  EXPECT_EQ(orders["sync"]["mode"], "watermark");
   const auto& sources = orders["sync"]["sources"];
   ASSERT_EQ(sources.size(), 3u) << sources.dump(2);
 
@@ -220,7 +221,7 @@ TEST_P(SyncPlanTest, PlanShowsEachSourceTableItsModeAndWhy) {
   EXPECT_EQ(o["table"], "orders");
   EXPECT_EQ(o["uses"], nlohmann::json::array({"driving"}));
   EXPECT_EQ(o["mode"], "watermark");
-  EXPECT_EQ(o["runs_as"], "digest");
+  EXPECT_EQ(o["runs_as"], "watermark");
   EXPECT_EQ(o["entry"], fmt::format("m.yaml:{}:5", kFirstEntryLine));
   EXPECT_EQ(o["watermark"]["column"], "changed");
   EXPECT_EQ(o["watermark"]["type"], Declared("orders", "changed"));
@@ -233,10 +234,7 @@ TEST_P(SyncPlanTest, PlanShowsEachSourceTableItsModeAndWhy) {
   EXPECT_EQ(o["soft_delete"],
             nlohmann::json({{"column", "deleted"}, {"value", pg() ? "true" : "1"}}));
   EXPECT_EQ(o["reconcile"], true);
-  EXPECT_NE(o["why"].get<std::string>().find(
-                "Not run yet: sync still finds this table's changes in digest mode"),
-            std::string::npos)
-      << o["why"];
+  EXPECT_EQ(o["why"].get<std::string>().find("Not run yet"), std::string::npos) << o["why"];
 
   // The joined table: an integer watermark with a count lookback.
   const auto& c = sources[1];
@@ -286,17 +284,19 @@ TEST_P(SyncPlanTest, PlanShowsEachSourceTableItsModeAndWhy) {
   r = Widen("plan --limit 0 --sample 10", kValidSync);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const std::string& want : {
-           std::string("sync       digest: each run reads every source row"),
+           std::string("sync       watermark: every source table it reads has a watermark"),
+           std::string("sync       digest: each run reads every source row and rewrites the rows "
+                       "whose digest changed (exact for joins, nests and deletes); not watermark "
+                       "mode because it reads 'nokey' in digest mode"),
            fmt::format("           orders    driving  watermark: the mapping's sync entry "
                        "(m.yaml:{}:5): watermark changed ({}, instant), tiebreak (id) (the "
                        "primary key), lookback 10m (the default); soft delete where deleted = "
-                       "{}, reconcile. Not run yet: sync still finds this table's changes in "
-                       "digest mode",
+                       "{}, reconcile",
                        kFirstEntryLine, Declared("orders", "changed"), pg() ? "true" : "1"),
            fmt::format("           customer  joined   watermark: the mapping's sync entry "
                        "(m.yaml:{}:5): watermark version ({}, integer), tiebreak (id) (the "
                        "primary key), lookback 500 values; hard deletes not detected (no soft "
-                       "delete, no reconcile).",
+                       "delete, no reconcile)\n",
                        kFirstEntryLine + 1, Declared("customer", "version")),
            fmt::format("           line      nested   watermark: the mapping's sync entry "
                        "(m.yaml:{}:5):",
@@ -312,15 +312,28 @@ TEST_P(SyncPlanTest, PlanShowsEachSourceTableItsModeAndWhy) {
   }
 }
 
-TEST_P(SyncPlanTest, SyncStillRunsDigestModeForWatermarkTables) {
-  CommandResult r =
-      Widen(fmt::format("sync --target {} --format json", ShellQuote("leveldb:" + dir_ + "/store")),
-            kValidSync);
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  const auto doc = nlohmann::json::parse(r.output.substr(r.output.find('{')));
-  ASSERT_EQ(doc["tables"].size(), 5u) << doc.dump(2);
-  for (const auto& t : doc["tables"]) EXPECT_EQ(t["mode"], "digest") << t.dump();
-  EXPECT_EQ(doc["tables"][0]["rows_written"], 1);
+TEST_P(SyncPlanTest, SyncRunsWatermarkModeWhereEverySourceTableHasAWatermark) {
+  const std::string target = ShellQuote("leveldb:" + dir_ + "/store");
+  auto modes = [&](const char* want_orders, const char* want_events) {
+    CommandResult r = Widen(fmt::format("sync --target {} --format json", target), kValidSync);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto doc = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+    ASSERT_EQ(doc["tables"].size(), 5u) << doc.dump(2);
+    // s:orders and s:events read only tables with a watermark entry.
+    EXPECT_EQ(doc["tables"][0]["mode"], want_orders) << doc["tables"][0].dump();
+    EXPECT_EQ(doc["tables"][1]["mode"], want_events) << doc["tables"][1].dump();
+    EXPECT_EQ(doc["tables"][0].count("digest_because"), 0u);
+    // The others: no entry, a view in digest mode, a free-form query.
+    for (size_t i = 2; i < 5; ++i) {
+      EXPECT_EQ(doc["tables"][i]["mode"], "digest") << doc["tables"][i].dump();
+      EXPECT_FALSE(doc["tables"][i]["digest_because"].get<std::string>().empty());
+    }
+    EXPECT_EQ(doc["tables"][4]["digest_because"],
+              "its driving rows come from a free-form query, which has no watermark");
+  };
+  // The first run is a full pass; the next read the changes since.
+  modes("full", "full");
+  modes("watermark", "watermark");
 }
 
 TEST_P(SyncPlanTest, AMistakeStopsEveryCommandWithExitTwo) {

@@ -1,0 +1,600 @@
+#include "cmd/watermark_sync.h"
+
+#include <limits>
+#include <memory>
+#include <set>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "common/cell_runs.h"
+#include "common/cell_sink.h"
+#include "extract/source_stats.h"
+
+namespace widen {
+namespace {
+
+constexpr char kRowEntry = 'r';
+constexpr char kChildEntry = 'c';
+
+std::string Tuple(const std::vector<Value>& values) {
+  std::string s;
+  AppendValueTuple(&s, values);
+  return s;
+}
+
+std::string Tuple1(const Value& v) { return Tuple(std::vector<Value>{v}); }
+
+// The values of `indexes` in `row`, as a tuple.
+std::string TupleOf(const Row& row, const std::vector<std::pair<std::string, size_t>>& indexes) {
+  std::vector<Value> v;
+  v.reserve(indexes.size());
+  for (const auto& [name, i] : indexes) v.push_back(row[i]);
+  return Tuple(v);
+}
+
+// Each nest with its path ("0", "0.1"), depth first.
+void NestPaths(const std::vector<NestPlan>& nests, const std::string& parent,
+               std::map<const NestPlan*, std::string>* out) {
+  for (size_t i = 0; i < nests.size(); ++i) {
+    const std::string path = parent.empty() ? std::to_string(i) : parent + "." + std::to_string(i);
+    (*out)[&nests[i]] = path;
+    NestPaths(nests[i].children, path, out);
+  }
+}
+
+std::string ChildPrefix(const std::string& path) {
+  std::string s(1, kChildEntry);
+  s += path;
+  s.push_back('\0');
+  return s;
+}
+
+const SourceSync* WatermarkOf(const SyncPlan& sync, const std::string& table) {
+  const SourceSync* s = sync.Find(table);
+  return s != nullptr && s->mode == SyncMode::kWatermark ? s : nullptr;
+}
+
+// Where to read the changes from: the last watermark minus the lookback;
+// nullopt reads every row (no watermark: the table had no row).
+std::optional<Value> LowerBound(const Watermark& w, const SourceSync& s) {
+  if (w.values.empty() || w.values.front().is_null()) return std::nullopt;
+  const Value& v = w.values.front();
+  switch (v.type()) {
+    case ValueType::kInt: {
+      int64_t out = 0;
+      if (__builtin_sub_overflow(v.as_int(), s.lookback_values, &out)) {
+        out = std::numeric_limits<int64_t>::min();
+      }
+      return Value::Int(out);
+    }
+    case ValueType::kUInt: {
+      const uint64_t lb = static_cast<uint64_t>(std::max<int64_t>(0, s.lookback_values));
+      return Value::UInt(v.as_uint() > lb ? v.as_uint() - lb : 0);
+    }
+    case ValueType::kTimestamp:
+    case ValueType::kTimestampTz: {
+      int64_t out = 0;
+      if (__builtin_sub_overflow(v.as_int(), s.lookback_micros, &out)) {
+        out = std::numeric_limits<int64_t>::min();
+      }
+      return Value::Temporal(v.type(), out);
+    }
+    default:
+      return v;
+  }
+}
+
+// A scan's query reduced to what a change query or a reconcile needs: its
+// table, alias and joins, no order, no paging, no filter.
+ScanSpec Bare(const ScanSpec& scan) {
+  ScanSpec q;
+  q.table = scan.table;
+  q.query = scan.query;
+  q.alias = scan.alias;
+  q.joins = scan.joins;
+  return q;
+}
+
+// The rows a source table's change can reach in one scan of a target table.
+struct ChangeScan {
+  const ScanSpec* scan = nullptr;
+  const NestPlan* nest = nullptr;  // null: the driving scan
+  std::string alias;               // the scan's alias of the changed table
+  const SourceSync* sync = nullptr;
+};
+
+void CollectChangeScans(const TablePlan& tp, const SyncPlan& sync, std::vector<ChangeScan>* out) {
+  auto add = [&](const ScanSpec& scan, const NestPlan* nest) {
+    if (const SourceSync* s = WatermarkOf(sync, scan.table)) {
+      out->push_back(ChangeScan{&scan, nest, scan.alias, s});
+    }
+    for (const ScanJoin& j : scan.joins) {
+      if (j.alias == "widen_parent") continue;  // read as a nest already
+      if (const SourceSync* s = WatermarkOf(sync, j.table)) {
+        out->push_back(ChangeScan{&scan, nest, j.alias, s});
+      }
+    }
+  };
+  add(tp.scan, nullptr);
+  std::function<void(const std::vector<NestPlan>&)> walk = [&](const std::vector<NestPlan>& ns) {
+    for (const NestPlan& n : ns) {
+      add(n.scan, &n);
+      walk(n.children);
+    }
+  };
+  walk(tp.nests);
+}
+
+bool AllNestsKeyed(const std::vector<NestPlan>& nests, std::string* table) {
+  for (const NestPlan& n : nests) {
+    if (n.identity.empty()) {
+      *table = n.scan.table;
+      return false;
+    }
+    if (!AllNestsKeyed(n.children, table)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+WatermarkSupport CheckWatermarkSync(const TablePlan& tp, const SyncPlan& sync) {
+  WatermarkSupport w;
+  if (!tp.scan.query.empty()) {
+    w.why = "its driving rows come from a free-form query, which has no watermark";
+    return w;
+  }
+  for (const SourceUse& u : SourceUses(tp)) {
+    if (WatermarkOf(sync, u.table) == nullptr) {
+      w.why = fmt::format("it reads '{}' in digest mode", u.table);
+      return w;
+    }
+  }
+  if (!SplitColumn(tp) || !SplitValueIndex(tp)) {
+    w.why = fmt::format("its driving table '{}' has no primary key", tp.scan.table);
+    return w;
+  }
+  std::string table;
+  if (!AllNestsKeyed(tp.nests, &table)) {
+    w.why = fmt::format("its nested table '{}' has no primary key", table);
+    return w;
+  }
+  w.ok = true;
+  return w;
+}
+
+Result<std::vector<Watermark>> ReadWatermarks(const TablePlan& tp, const SyncPlan& sync,
+                                              Source* source) {
+  std::vector<Watermark> out;
+  for (const SourceUse& u : SourceUses(tp)) {
+    const SourceSync* s = WatermarkOf(sync, u.table);
+    if (s == nullptr) continue;
+    ScanSpec spec;
+    spec.table = u.table;
+    spec.alias = u.table;
+    WIDEN_ASSIGN_OR_RETURN(ColumnSummary sum, source->stats().SummarizeColumn(
+                                                  spec, ColumnExpr{u.table, s->watermark, false}));
+    out.push_back(Watermark{u.table, {s->watermark}, {sum.max}});
+  }
+  return out;
+}
+
+bool WatermarksCover(const TablePlan& tp, const SyncPlan& sync,
+                     const std::vector<Watermark>& recorded) {
+  for (const SourceUse& u : SourceUses(tp)) {
+    const SourceSync* s = WatermarkOf(sync, u.table);
+    if (s == nullptr) return false;
+    bool found = false;
+    for (const Watermark& w : recorded) {
+      if (w.source_table == u.table && w.columns == std::vector<std::string>{s->watermark} &&
+          w.values.size() == 1) {
+        found = true;
+      }
+    }
+    if (!found) return false;
+  }
+  return true;
+}
+
+SyncIndexRecorder::SyncIndexRecorder(const TablePlan& table, RowWriter* writer)
+    : table_(table), writer_(writer), split_index_(SplitValueIndex(table).value_or(0)) {
+  NestPaths(table.nests, "", &paths_);
+}
+
+Status SyncIndexRecorder::OnRow(std::string_view row_key, const Row& driving) {
+  std::string key(1, kRowEntry);
+  key += Tuple1(driving[split_index_]);
+  key.append(row_key);
+  std::lock_guard<std::mutex> lock(mu_);
+  return writer_->PutIndex(key, "");
+}
+
+Status SyncIndexRecorder::OnChild(const NestPlan& nest, const Row& child, const Row& driving) {
+  std::string key = ChildPrefix(paths_[&nest]);
+  key += TupleOf(child, nest.identity);
+  key += Tuple1(driving[split_index_]);
+  std::lock_guard<std::mutex> lock(mu_);
+  return writer_->PutIndex(key, "");
+}
+
+void SyncIndexRecorder::Hook(AssembleOptions* o) {
+  o->on_row = [this](std::string_view key, int64_t, const Row& row) { return OnRow(key, row); };
+  o->on_child = [this](const NestPlan& n, const Row& child, const Row& driving) {
+    return OnChild(n, child, driving);
+  };
+}
+
+namespace {
+
+// The state of one incremental run of a table.
+class ChangeRun {
+ public:
+  ChangeRun(const ChangeSyncRequest& r, TableStats* read, RowSyncStats* rows,
+            ChangeSyncStats* stats)
+      : r_(r),
+        tp_(*r.table),
+        read_(read),
+        rows_(rows),
+        stats_(stats),
+        split_index_(*SplitValueIndex(tp_)) {
+    NestPaths(tp_.nests, "", &paths_);
+  }
+
+  Status Run() {
+    WIDEN_RETURN_IF_ERROR(FindChanges());
+    WIDEN_RETURN_IF_ERROR(FindOldParents());
+    if (r_.reconcile) {
+      const size_t before = values_.size();
+      WIDEN_RETURN_IF_ERROR(ReconcileRows());
+      WIDEN_RETURN_IF_ERROR(ReconcileChildren());
+      stats_->reconciled = values_.size() - before;
+    }
+    stats_->split_values = values_.size();
+    WIDEN_RETURN_IF_ERROR(Rebuild());
+    return RemoveStale();
+  }
+
+ private:
+  Status Cancelled() const {
+    if (r_.assemble.cancel != nullptr && r_.assemble.cancel->load(std::memory_order_relaxed)) {
+      return Status::Cancelled("interrupted");
+    }
+    return Status::OK();
+  }
+
+  void AddValue(const Value& v) {
+    if (v.is_null()) return;
+    values_.emplace(Tuple1(v), v);
+  }
+
+  // Step 2: the split values of the rows each change query returns.
+  Status FindChanges() {
+    std::vector<ChangeScan> scans;
+    CollectChangeScans(tp_, *r_.sync, &scans);
+    for (const ChangeScan& c : scans) {
+      WIDEN_RETURN_IF_ERROR(Cancelled());
+      const Watermark* last = nullptr;
+      for (const Watermark& w : r_.recorded) {
+        if (w.source_table == c.sync->table) last = &w;
+      }
+      ScanSpec q = Bare(*c.scan);
+      // The split value: the driving row's split column, or the nested
+      // row's first link to its top-level parent.
+      if (c.nest == nullptr) {
+        q.columns.push_back(c.scan->columns[split_index_]);
+      } else {
+        q.columns.push_back(c.nest->scan.merge.front().on.front().first);
+      }
+      const bool own_child = c.nest != nullptr && c.alias == c.scan->alias;
+      if (own_child) {
+        for (const auto& [name, i] : c.nest->identity) q.columns.push_back(c.scan->columns[i]);
+      }
+      if (last != nullptr) {
+        if (std::optional<Value> lo = LowerBound(*last, *c.sync)) {
+          q.bound = KeyBound{
+              {ColumnExpr{c.alias, c.sync->watermark, false}}, {*lo}, BoundOp::kGreaterOrEqual};
+        }
+      }
+      WIDEN_ASSIGN_OR_RETURN(auto rows, r_.source->Scan(q));
+      const std::string path = own_child ? paths_[c.nest] : std::string();
+      for (; rows->Valid(); rows->Next()) {
+        const Row& row = rows->row();
+        ++stats_->changed_rows;
+        ++read_->source_rows;
+        AddValue(row[0]);
+        if (own_child) {
+          std::vector<Value> key(row.values.begin() + 1, row.values.end());
+          changed_children_.emplace(ChildPrefix(path) + Tuple(key), std::vector<std::string>());
+        }
+      }
+      WIDEN_RETURN_IF_ERROR(rows->status());
+    }
+    return Status::OK();
+  }
+
+  // Step 3: the parents the changed nested rows were under.
+  Status FindOldParents() {
+    for (auto& [prefix, olds] : changed_children_) {
+      WIDEN_RETURN_IF_ERROR(
+          r_.store->ScanIndex(r_.full_name, prefix, [&](std::string_view key, std::string_view) {
+            std::string_view rest = key.substr(prefix.size());
+            std::vector<Value> v;
+            if (!ReadValueTuple(&rest, &v).ok() || v.size() != 1 || !rest.empty()) {
+              bad_entry_ = std::string(key);
+              return false;
+            }
+            olds.push_back(Tuple1(v.front()));
+            if (values_.emplace(olds.back(), v.front()).second) ++stats_->moved_parents;
+            return true;
+          }));
+      WIDEN_RETURN_IF_ERROR(BadEntry());
+    }
+    return Status::OK();
+  }
+
+  Status BadEntry() const {
+    if (bad_entry_.empty()) return Status::OK();
+    return Status::DataLoss(fmt::format(
+        "table '{}': a malformed sync index entry; run widen sync --full to write the index anew",
+        r_.full_name));
+  }
+
+  // Step 4a: split values the index holds whose driving row is gone.
+  Status ReconcileRows() {
+    std::vector<Value> batch;
+    std::string last;
+    auto flush = [&]() -> Status {
+      if (batch.empty()) return Status::OK();
+      ScanSpec q = Bare(tp_.scan);
+      q.joins.clear();
+      q.columns.push_back(tp_.scan.columns[split_index_]);
+      q.any_of = ScanValues{*SplitColumn(tp_), batch};
+      WIDEN_ASSIGN_OR_RETURN(auto rows, r_.source->Scan(q));
+      std::set<std::string> present;
+      for (; rows->Valid(); rows->Next()) present.insert(Tuple1(rows->row()[0]));
+      WIDEN_RETURN_IF_ERROR(rows->status());
+      for (const Value& v : batch) {
+        if (!present.count(Tuple1(v))) AddValue(v);
+      }
+      batch.clear();
+      return Cancelled();
+    };
+    Status inner;
+    WIDEN_RETURN_IF_ERROR(r_.store->ScanIndex(
+        r_.full_name, std::string(1, kRowEntry), [&](std::string_view key, std::string_view) {
+          std::string_view rest = key.substr(1);
+          const size_t before = rest.size();
+          std::vector<Value> v;
+          if (!ReadValueTuple(&rest, &v).ok() || v.size() != 1) {
+            bad_entry_ = std::string(key);
+            return false;
+          }
+          const std::string enc(key.substr(1, before - rest.size()));
+          if (enc == last) return true;
+          last = enc;
+          if (v.front().is_null()) return true;
+          batch.push_back(v.front());
+          if (batch.size() >= kReconcileBatch) inner = flush();
+          return inner.ok();
+        }));
+    WIDEN_RETURN_IF_ERROR(BadEntry());
+    WIDEN_RETURN_IF_ERROR(inner);
+    return flush();
+  }
+
+  // Step 4b: nested rows the index holds that the source no longer has:
+  // their parents.
+  Status ReconcileChildren() {
+    for (const auto& [nest, path] : paths_) {
+      if (WatermarkOf(*r_.sync, nest->scan.table) == nullptr) continue;
+      const std::string prefix = ChildPrefix(path);
+      // child key tuple -> the parents' split values
+      std::map<std::string, std::vector<Value>> batch;
+      std::vector<Value> firsts;
+      auto flush = [&]() -> Status {
+        if (batch.empty()) return Status::OK();
+        ScanSpec q;
+        q.table = nest->scan.table;
+        q.alias = nest->scan.alias;
+        for (const auto& [name, i] : nest->identity) q.columns.push_back(nest->scan.columns[i]);
+        q.any_of = ScanValues{q.columns.front(), firsts};
+        WIDEN_ASSIGN_OR_RETURN(auto rows, r_.source->Scan(q));
+        std::set<std::string> present;
+        for (; rows->Valid(); rows->Next()) present.insert(Tuple(rows->row().values));
+        WIDEN_RETURN_IF_ERROR(rows->status());
+        for (const auto& [key, parents] : batch) {
+          if (present.count(key)) continue;
+          for (const Value& v : parents) AddValue(v);
+        }
+        batch.clear();
+        firsts.clear();
+        return Cancelled();
+      };
+      Status inner;
+      WIDEN_RETURN_IF_ERROR(
+          r_.store->ScanIndex(r_.full_name, prefix, [&](std::string_view key, std::string_view) {
+            std::string_view rest = key.substr(prefix.size());
+            const size_t before = rest.size();
+            std::vector<Value> child, parent;
+            if (!ReadValueTuple(&rest, &child).ok() || child.empty()) {
+              bad_entry_ = std::string(key);
+              return false;
+            }
+            const std::string enc(key.substr(prefix.size(), before - rest.size()));
+            if (!ReadValueTuple(&rest, &parent).ok() || parent.size() != 1) {
+              bad_entry_ = std::string(key);
+              return false;
+            }
+            auto [it, added] = batch.emplace(enc, std::vector<Value>());
+            it->second.push_back(parent.front());
+            if (added) {
+              if (child.front().is_null()) {
+                it->second.clear();  // cannot be looked up; never written so
+              } else {
+                firsts.push_back(child.front());
+              }
+            }
+            if (batch.size() >= kReconcileBatch) inner = flush();
+            return inner.ok();
+          }));
+      WIDEN_RETURN_IF_ERROR(BadEntry());
+      WIDEN_RETURN_IF_ERROR(inner);
+      WIDEN_RETURN_IF_ERROR(flush());
+    }
+    return Status::OK();
+  }
+
+  // Step 5: the target rows of the split values, rebuilt in batches.
+  Status Rebuild() {
+    auto it = values_.begin();
+    while (it != values_.end()) {
+      WIDEN_RETURN_IF_ERROR(Cancelled());
+      std::vector<std::string> encs;
+      std::vector<Value> only;
+      for (; it != values_.end() && only.size() < kRebuildBatch; ++it) {
+        encs.push_back(it->first);
+        only.push_back(it->second);
+      }
+      WIDEN_RETURN_IF_ERROR(RebuildBatch(encs, only));
+      if (r_.assemble.progress) r_.assemble.progress(*read_);
+    }
+    return Status::OK();
+  }
+
+  Status RebuildBatch(const std::vector<std::string>& encs, const std::vector<Value>& only) {
+    auto runs = std::make_shared<CellRuns>();
+    RunsSink sink(runs);
+    std::map<std::string, std::set<std::string>> fresh;  // split value -> row keys
+    AssembleOptions ao = r_.assemble;
+    ao.only = only;
+    ao.progress = nullptr;
+    ao.on_row = [&](std::string_view key, int64_t, const Row& row) -> Status {
+      const std::string& k = *new_rows_.emplace(key).first;
+      fresh[Tuple1(row[split_index_])].insert(k);
+      return Status::OK();
+    };
+    ao.on_child = [&](const NestPlan& n, const Row& child, const Row& driving) -> Status {
+      std::string key = ChildPrefix(paths_[&n]) + TupleOf(child, n.identity);
+      auto found = changed_children_.find(key);
+      const std::string parent = Tuple1(driving[split_index_]);
+      if (found != changed_children_.end()) parent_now_[key] = parent;
+      return r_.writer->PutIndex(key + parent, "");
+    };
+    TableStats batch_stats;
+    Status s = Assemble(tp_, r_.source, &sink, ao, &batch_stats);
+    Status closed = sink.Close();
+    read_->source_rows += batch_stats.source_rows;
+    read_->rows += batch_stats.rows;
+    read_->cells += batch_stats.cells;
+    read_->bytes += batch_stats.bytes;
+    read_->rejected += batch_stats.rejected;
+    read_->overwritten += batch_stats.overwritten;
+    if (read_->first_overwritten.empty()) read_->first_overwritten = batch_stats.first_overwritten;
+    WIDEN_RETURN_IF_ERROR(s);
+    WIDEN_RETURN_IF_ERROR(closed);
+
+    // What the values gave before: the batch's and the rows' own values
+    // (a text value may come from a child's link in another case).
+    std::set<std::string> looked;
+    std::map<std::string, std::set<std::string>> old;
+    auto look = [&](const std::string& enc) -> Status {
+      if (!looked.insert(enc).second) return Status::OK();
+      const std::string prefix = std::string(1, kRowEntry) + enc;
+      return r_.store->ScanIndex(r_.full_name, prefix, [&](std::string_view key, std::string_view) {
+        old[enc].insert(std::string(key.substr(prefix.size())));
+        return true;
+      });
+    };
+    for (const std::string& e : encs) WIDEN_RETURN_IF_ERROR(look(e));
+    for (const auto& [e, keys] : fresh) WIDEN_RETURN_IF_ERROR(look(e));
+
+    // New entries before their rows.
+    std::set<std::string> batch_rows;
+    for (const auto& [e, keys] : fresh) {
+      for (const std::string& k : keys) {
+        batch_rows.insert(k);
+        if (old[e].count(k)) continue;
+        WIDEN_RETURN_IF_ERROR(r_.writer->PutIndex(std::string(1, kRowEntry) + e + k, ""));
+      }
+    }
+    WIDEN_RETURN_IF_ERROR(r_.writer->Flush());
+    WIDEN_ASSIGN_OR_RETURN(
+        std::unique_ptr<RowDigestReader> stored,
+        r_.store->NewDigestReaderOf(
+            r_.full_name, std::vector<std::string>(batch_rows.begin(), batch_rows.end())));
+    RowSyncStats rs;
+    WIDEN_RETURN_IF_ERROR(SyncRows(runs.get(), stored.get(), r_.writer, r_.assemble.cancel, &rs));
+    Add(rs);
+    for (const auto& [e, keys] : old) {
+      for (const std::string& k : keys) {
+        auto f = fresh.find(e);
+        if (f == fresh.end() || !f->second.count(k)) stale_.emplace_back(e, k);
+      }
+    }
+    return r_.writer->Flush();
+  }
+
+  void Add(const RowSyncStats& s) {
+    rows_->rows += s.rows;
+    rows_->rows_unchanged += s.rows_unchanged;
+    rows_->rows_written += s.rows_written;
+    rows_->rows_deleted += s.rows_deleted;
+    rows_->cells_put += s.cells_put;
+    rows_->cells_deleted += s.cells_deleted;
+    rows_->bytes_put += s.bytes_put;
+    rows_->overwritten += s.overwritten;
+    if (rows_->first_overwritten.empty()) rows_->first_overwritten = s.first_overwritten;
+  }
+
+  // Step 6: the rows no value gives any more, then their entries; then the
+  // entries of nested rows that left a parent.
+  Status RemoveStale() {
+    WIDEN_RETURN_IF_ERROR(Cancelled());
+    const RowWriterStats before = r_.writer->stats();
+    std::set<std::string> removed;
+    for (const auto& [e, k] : stale_) {
+      if (new_rows_.count(k) || !removed.insert(k).second) continue;
+      WIDEN_RETURN_IF_ERROR(r_.writer->ReplaceRow(k, CellBatch(), ""));
+    }
+    const RowWriterStats& after = r_.writer->stats();
+    rows_->rows_deleted += after.rows_deleted - before.rows_deleted;
+    rows_->cells_deleted += after.cells_deleted - before.cells_deleted;
+    for (const auto& [e, k] : stale_) {
+      WIDEN_RETURN_IF_ERROR(r_.writer->DeleteIndex(std::string(1, kRowEntry) + e + k));
+    }
+    for (const auto& [key, olds] : changed_children_) {
+      auto now = parent_now_.find(key);
+      for (const std::string& p : olds) {
+        if (now != parent_now_.end() && now->second == p) continue;
+        WIDEN_RETURN_IF_ERROR(r_.writer->DeleteIndex(key + p));
+      }
+    }
+    return Status::OK();
+  }
+
+  const ChangeSyncRequest& r_;
+  const TablePlan& tp_;
+  TableStats* read_;
+  RowSyncStats* rows_;
+  ChangeSyncStats* stats_;
+  const size_t split_index_;
+  std::map<const NestPlan*, std::string> paths_;
+  std::map<std::string, Value> values_;  // split values to rebuild, by tuple bytes
+  /// Changed nested rows ('c' path 0x00 tuple(key)) -> the parents' tuples
+  /// the index held for them.
+  std::map<std::string, std::vector<std::string>> changed_children_;
+  std::map<std::string, std::string> parent_now_;  // of those, the parent they are under now
+  std::set<std::string> new_rows_;                 // every row key the rebuild gave
+  std::vector<std::pair<std::string, std::string>> stale_;  // (value tuple, row key)
+  std::string bad_entry_;
+};
+
+}  // namespace
+
+Status SyncChanges(const ChangeSyncRequest& r, TableStats* read, RowSyncStats* rows,
+                   ChangeSyncStats* stats) {
+  return ChangeRun(r, read, rows, stats).Run();
+}
+
+}  // namespace widen
