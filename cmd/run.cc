@@ -662,7 +662,8 @@ Result<SyncResult> Sync(const SyncRequest& r) {
     std::unique_ptr<SyncIndexRecorder> recorder;
     if (s.ok() && target.incremental) {
       out.mode = "watermark";
-      out.hard_deletes = r.reconcile ? "reconciled" : "not detected";
+      out.hard_deletes =
+          ReconcilesEverything(tp, d.plan.sync, r.reconcile) ? "reconciled" : "not detected";
       ChangeSyncRequest cr;
       cr.table = &tp;
       cr.sync = &d.plan.sync;

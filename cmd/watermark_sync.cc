@@ -197,6 +197,15 @@ bool WatermarksCover(const TablePlan& tp, const SyncPlan& sync,
   return true;
 }
 
+bool ReconcilesEverything(const TablePlan& tp, const SyncPlan& sync, bool reconcile) {
+  if (reconcile) return true;
+  for (const SourceUse& u : SourceUses(tp)) {
+    const SourceSync* s = WatermarkOf(sync, u.table);
+    if (s == nullptr || !s->reconcile) return false;
+  }
+  return true;
+}
+
 SyncIndexRecorder::SyncIndexRecorder(const TablePlan& table, RowWriter* writer)
     : table_(table), writer_(writer), split_index_(SplitValueIndex(table).value_or(0)) {
   NestPaths(table.nests, "", &paths_);
@@ -244,12 +253,11 @@ class ChangeRun {
   Status Run() {
     WIDEN_RETURN_IF_ERROR(FindChanges());
     WIDEN_RETURN_IF_ERROR(FindOldParents());
-    if (r_.reconcile) {
-      const size_t before = values_.size();
-      WIDEN_RETURN_IF_ERROR(ReconcileRows());
-      WIDEN_RETURN_IF_ERROR(ReconcileChildren());
-      stats_->reconciled = values_.size() - before;
-    }
+    const size_t before = values_.size();
+    if (Reconciles(tp_.scan.table)) WIDEN_RETURN_IF_ERROR(ReconcileRows());
+    WIDEN_RETURN_IF_ERROR(ReconcileChildren());
+    WIDEN_RETURN_IF_ERROR(ReconcileJoins());
+    stats_->reconciled = values_.size() - before;
     stats_->split_values = values_.size();
     WIDEN_RETURN_IF_ERROR(Rebuild());
     return RemoveStale();
@@ -261,6 +269,14 @@ class ChangeRun {
       return Status::Cancelled("interrupted");
     }
     return Status::OK();
+  }
+
+  // Whether this run finds the hard deletes of `table`: --reconcile, or
+  // its entry's `deletes: reconcile: true`.
+  bool Reconciles(const std::string& table) const {
+    if (r_.reconcile) return true;
+    const SourceSync* s = WatermarkOf(*r_.sync, table);
+    return s != nullptr && s->reconcile;
   }
 
   void AddValue(const Value& v) {
@@ -279,13 +295,7 @@ class ChangeRun {
         if (w.source_table == c.sync->table) last = &w;
       }
       ScanSpec q = Bare(*c.scan);
-      // The split value: the driving row's split column, or the nested
-      // row's first link to its top-level parent.
-      if (c.nest == nullptr) {
-        q.columns.push_back(c.scan->columns[split_index_]);
-      } else {
-        q.columns.push_back(c.nest->scan.merge.front().on.front().first);
-      }
+      q.columns.push_back(SplitExpr(c));
       const bool own_child = c.nest != nullptr && c.alias == c.scan->alias;
       if (own_child) {
         for (const auto& [name, i] : c.nest->identity) q.columns.push_back(c.scan->columns[i]);
@@ -387,7 +397,7 @@ class ChangeRun {
   // their parents.
   Status ReconcileChildren() {
     for (const auto& [nest, path] : paths_) {
-      if (WatermarkOf(*r_.sync, nest->scan.table) == nullptr) continue;
+      if (!Reconciles(nest->scan.table)) continue;
       const std::string prefix = ChildPrefix(path);
       // child key tuple -> the parents' split values
       std::map<std::string, std::vector<Value>> batch;
@@ -443,6 +453,37 @@ class ChangeRun {
       WIDEN_RETURN_IF_ERROR(flush());
     }
     return Status::OK();
+  }
+
+  // Step 4c: rows (driving or nested) whose join no longer finds the row
+  // they refer to (a joined row deleted): their parents' split values.
+  Status ReconcileJoins() {
+    std::vector<ChangeScan> scans;
+    CollectChangeScans(tp_, *r_.sync, &scans);
+    for (const ChangeScan& c : scans) {
+      if (c.alias == c.scan->alias || !Reconciles(c.sync->table)) continue;
+      const ScanJoin* join = nullptr;
+      for (const ScanJoin& j : c.scan->joins) {
+        if (j.alias == c.alias) join = &j;
+      }
+      if (join == nullptr || join->on.empty()) continue;
+      ScanSpec q = Bare(*c.scan);
+      q.columns.push_back(SplitExpr(c));
+      q.not_null.push_back(join->on.front().first);
+      q.is_null.push_back(ColumnExpr{join->alias, join->on.front().second, false});
+      WIDEN_ASSIGN_OR_RETURN(auto rows, r_.source->Scan(q));
+      for (; rows->Valid(); rows->Next()) AddValue(rows->row()[0]);
+      WIDEN_RETURN_IF_ERROR(rows->status());
+      WIDEN_RETURN_IF_ERROR(Cancelled());
+    }
+    return Status::OK();
+  }
+
+  // The split value in a scan's rows: the driving row's split column, or
+  // the nested row's first link to its top-level parent.
+  ColumnExpr SplitExpr(const ChangeScan& c) const {
+    if (c.nest == nullptr) return c.scan->columns[split_index_];
+    return c.nest->scan.merge.front().on.front().first;
   }
 
   // Step 5: the target rows of the split values, rebuilt in batches.

@@ -17,9 +17,11 @@
 //      joined row, through the scan's own joins;
 //   3. adds the old parents of changed nested rows (a child moved to
 //      another parent leaves the old one), from the index;
-//   4. with `reconcile`, adds the split values the index holds whose
-//      driving row, or whose nested row, the source no longer has (hard
-//      deletes), in batches of kReconcileBatch;
+//   4. for the source tables it reconciles (--reconcile, or the entry's
+//      `deletes: reconcile: true`), adds the split values of hard deletes:
+//      those the index holds whose driving row, or whose nested row, the
+//      source no longer has (in batches of kReconcileBatch), and those of
+//      rows whose join no longer finds the row they refer to;
 //   5. rebuilds the target rows of those values from the source in batches
 //      (AssembleOptions::only), compares each with its stored digest and
 //      writes only the rows that differ (SyncRows);
@@ -135,10 +137,15 @@ struct ChangeSyncRequest {
   RowWriter* writer = nullptr;  // of `full_name`; not Synced here
   std::string full_name;
   std::vector<Watermark> recorded;  // where the last run read up to
-  bool reconcile = false;
+  bool reconcile = false;  // every source table's hard deletes (--reconcile)
   /// Timestamp, rejects, cancel, progress (`only` and the hooks are set here).
   AssembleOptions assemble;
 };
+
+/// Whether a watermark-mode run of `table` finds every hard delete: with
+/// `reconcile` (--reconcile), or when every source table it reads says
+/// `deletes: reconcile: true`.
+bool ReconcilesEverything(const TablePlan& table, const SyncPlan& sync, bool reconcile);
 
 /// Runs `request`, adding to *read (source rows read, cells assembled),
 /// *rows (rows compared, written, removed) and *stats. Errors: the

@@ -210,6 +210,7 @@ BuiltQuery SelectBuilder::Build(const ScanSpec& spec, const SelectOptions& optio
   std::vector<std::string> where;
   if (!spec.where.empty()) where.push_back("(" + spec.where + ")");
   for (const auto& c : spec.not_null) where.push_back(d.Column(c) + " IS NOT NULL");
+  for (const auto& c : spec.is_null) where.push_back(d.Column(c) + " IS NULL");
   if (spec.range) where.push_back(preds.Range(*spec.range));
   if (spec.any_of && !spec.any_of->values.empty()) where.push_back(preds.AnyOf(*spec.any_of));
   if (spec.bound && !spec.bound->columns.empty()) {

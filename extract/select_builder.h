@@ -4,8 +4,8 @@
 //   SELECT <columns>, <merge keys>[, <key values>]
 //   FROM <table> AS <alias> | (<query>) AS <alias>
 //   LEFT JOIN <joined table> AS <alias> ON ... [<merge link joins>]
-//   WHERE (<where>) AND <not_null> IS NOT NULL AND <range> AND <any_of>
-//         AND <bound> AND <after>
+//   WHERE (<where>) AND <not_null> IS NOT NULL AND <is_null> IS NULL AND <range>
+//         AND <any_of> AND <bound> AND <after>
 //   ORDER BY <merge keys>, <order_by>[, <page key>]
 //   [LIMIT n]
 //

@@ -147,6 +147,10 @@ struct ScanSpec {
   std::vector<ColumnExpr> columns;   // selected, in this order (the stream's schema)
   std::string where;                 // SQL filter from the mapping (trusted text), may be empty
   std::vector<ColumnExpr> not_null;  // rows with NULL in any of these are left out
+  /// Rows with a value in any of these are left out: with a joined
+  /// table's column, the rows whose join found no row (widen sync
+  /// --reconcile finds the rows that joined a deleted row so).
+  std::vector<ColumnExpr> is_null;
   /// Nest links (see MergeLink). The rows come ordered by the merge keys of
   /// merge[0], then of merge[1], ..., then by order_by. Each row holds the
   /// keys after `columns`, link by link (MergeKeyIndexes).
