@@ -199,18 +199,22 @@ struct SyncResult {
 };
 
 /// widen sync: brings each target table to what a migrate of the source
-/// now writes, writing only the rows that changed (digest mode,
-/// store/row_sync.h): LoadDesign, CheckScans, LayOutJobs, open the target,
-/// create missing tables, record each table loading, assemble every row
-/// into an external sort, SyncRows against the stored rows, Sync the
-/// writer, then record the table complete (with its digests complete); a
-/// table is recorded loading only just before its first write. A table
-/// recorded with another mapping fingerprint is refused (FailedPrecondition)
-/// unless request.accept_mapping_change. The
-/// source is read in one snapshot. A run stopped at any point (error,
-/// Ctrl-C, kill -9) leaves every row either as it was or as it should be,
-/// and the next run converges. Errors as Migrate; FailedPrecondition for a
-/// target that cannot sync (HBase, for now).
+/// now writes, writing only the rows that changed: LoadDesign, CheckScans,
+/// LayOutJobs, open the target, create missing tables, then per table
+/// either digest mode (store/row_sync.h: assemble every row into an
+/// external sort, SyncRows against the stored rows) — also the full pass
+/// of a watermark-mode table, which writes its sync index — or, for a
+/// watermark-mode table with its index and watermarks recorded, the rows
+/// the changes since reach (cmd/watermark_sync.h); then Sync the writer and
+/// record the table complete (with its digests complete, and its index and
+/// the watermarks read in the snapshot); a table is recorded loading only
+/// just before its first write. A table recorded with another mapping
+/// fingerprint is refused (FailedPrecondition) unless
+/// request.accept_mapping_change. The source is read in one snapshot. A run
+/// stopped at any point (error, Ctrl-C, kill -9) leaves every row either as
+/// it was or as it should be, and the next run converges. Errors as
+/// Migrate; FailedPrecondition for a target that cannot sync (HBase, for
+/// now).
 Result<SyncResult> Sync(const SyncRequest& request);
 
 /// What Verify does, beyond the design.

@@ -15,8 +15,8 @@
 // for its type. Every error is InvalidArgument (NotFound for an unknown
 // column) naming the mapping's file:line:col, the source table and column.
 //
-// Watermark mode is declared and checked here; `widen sync` does not run it
-// yet: it finds every table's changes in digest mode (cmd/run.h, Sync).
+// `widen sync` runs a target table in watermark mode when every source
+// table it reads is (cmd/watermark_sync.h), else in digest mode.
 //
 // Thread safety: immutable after Make; points into the Mapping it was made
 // from, which must outlive it.
