@@ -126,6 +126,20 @@ void CollectChangeScans(const TablePlan& tp, const SyncPlan& sync, std::vector<C
   walk(tp.nests);
 }
 
+// Whether a recorded watermark value is of the type the watermark column
+// has now (a column changed from timestamp to timestamptz is read anew).
+bool KindHolds(WatermarkKind kind, ValueType type) {
+  switch (kind) {
+    case WatermarkKind::kTimestamp:
+      return type == ValueType::kTimestamp;
+    case WatermarkKind::kInstant:
+      return type == ValueType::kTimestampTz;
+    case WatermarkKind::kInteger:
+      return type == ValueType::kInt || type == ValueType::kUInt;
+  }
+  return false;
+}
+
 bool AllNestsKeyed(const std::vector<NestPlan>& nests, std::string* table) {
   for (const NestPlan& n : nests) {
     if (n.identity.empty()) {
@@ -151,8 +165,17 @@ WatermarkSupport CheckWatermarkSync(const TablePlan& tp, const SyncPlan& sync) {
       return w;
     }
   }
-  if (!SplitColumn(tp) || !SplitValueIndex(tp)) {
+  if (!SplitColumn(tp) || !SplitValueIndex(tp) || tp.identity.empty()) {
     w.why = fmt::format("its driving table '{}' has no primary key", tp.scan.table);
+    return w;
+  }
+  // The rows are rebuilt by their split column's values, which must never
+  // be NULL: a primary key column.
+  bool in_key = false;
+  for (const auto& [name, i] : tp.identity) in_key = in_key || i == *SplitValueIndex(tp);
+  if (!in_key) {
+    w.why = fmt::format("its first nest links on '{}', which is not a primary key column of '{}'",
+                        SplitColumn(tp)->column, tp.scan.table);
     return w;
   }
   std::string table;
@@ -188,7 +211,8 @@ bool WatermarksCover(const TablePlan& tp, const SyncPlan& sync,
     bool found = false;
     for (const Watermark& w : recorded) {
       if (w.source_table == u.table && w.columns == std::vector<std::string>{s->watermark} &&
-          w.values.size() == 1) {
+          w.values.size() == 1 &&
+          (w.values.front().is_null() || KindHolds(s->kind, w.values.front().type()))) {
         found = true;
       }
     }

@@ -83,8 +83,8 @@ struct WatermarkSupport {
 };
 
 /// See above: every source table `table` reads in watermark mode, no
-/// free-form query, a split column whose value the driving rows hold, a
-/// primary key on every nested table.
+/// free-form query, a split column that is a primary key column of the
+/// driving table (never NULL), a primary key on every nested table.
 WatermarkSupport CheckWatermarkSync(const TablePlan& table, const SyncPlan& sync);
 
 /// The highest watermark of each watermark-mode source table `table`
@@ -95,7 +95,8 @@ Result<std::vector<Watermark>> ReadWatermarks(const TablePlan& table, const Sync
                                               Source* source);
 
 /// True when `recorded` has a watermark for every watermark-mode source
-/// table `table` reads, on the column the mapping names now.
+/// table `table` reads, on the column the mapping names now and of its
+/// kind's type (a NULL of that type for an empty table).
 bool WatermarksCover(const TablePlan& table, const SyncPlan& sync,
                      const std::vector<Watermark>& recorded);
 
@@ -137,7 +138,7 @@ struct ChangeSyncRequest {
   RowWriter* writer = nullptr;  // of `full_name`; not Synced here
   std::string full_name;
   std::vector<Watermark> recorded;  // where the last run read up to
-  bool reconcile = false;  // every source table's hard deletes (--reconcile)
+  bool reconcile = false;           // every source table's hard deletes (--reconcile)
   /// Timestamp, rejects, cancel, progress (`only` and the hooks are set here).
   AssembleOptions assemble;
 };
