@@ -290,8 +290,8 @@ TEST_P(SyncPlanTest, PlanShowsEachSourceTableItsModeAndWhy) {
            fmt::format("           orders    driving  watermark: the mapping's sync entry "
                        "(m.yaml:{}:5): watermark changed ({}, instant), tiebreak (id) (the "
                        "primary key), lookback 10m (the default); soft delete where deleted = "
-                       "{}, reconcile. Not run yet: sync still finds this table's changes in "
-                       "digest mode",
+                       "{} (every command leaves such rows out), reconcile. Not run yet: sync "
+                       "still finds this table's changes in digest mode",
                        kFirstEntryLine, Declared("orders", "changed"), pg() ? "true" : "1"),
            fmt::format("           customer  joined   watermark: the mapping's sync entry "
                        "(m.yaml:{}:5): watermark version ({}, integer), tiebreak (id) (the "
