@@ -86,8 +86,9 @@ std::string WhyText(const SourceSync& s) {
   } else {
     if (!s.soft_delete_column.empty()) {
       const Value& v = s.soft_delete_value;
-      deletes = fmt::format("soft delete where {} = {}", s.soft_delete_column,
-                            v.type() == ValueType::kText ? "'" + v.ToText() + "'" : v.ToText());
+      const std::string value = v.type() == ValueType::kText ? "'" + v.ToText() + "'" : v.ToText();
+      deletes = fmt::format("soft delete where {} = {} (every command leaves such rows out)",
+                            s.soft_delete_column, value);
     }
     if (s.reconcile) deletes += deletes.empty() ? "reconcile" : ", reconcile";
   }

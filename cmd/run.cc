@@ -379,6 +379,11 @@ std::string TableFingerprint(const TablePlan& tp) {
       field(l.peer_table + " " + l.peer_query + (l.child ? " child" : ""));
       for (const auto& [mine, theirs] : l.on) field(mine.alias + "." + mine.column + "=" + theirs);
     }
+    // Rows a soft delete leaves out decide which cells there are.
+    for (const auto& e : scan.exclude) {
+      field(fmt::format("exclude {}.{} {} {}", e.alias, e.column, ValueTypeName(e.value.type()),
+                        e.value.ToText()));
+    }
     return Status::OK();
   });
   const XXH128_hash_t h = XXH3_128bits(text.data(), text.size());

@@ -107,7 +107,8 @@ Result<JobLayout> LayOutJobs(Design& design, int jobs, const std::atomic<bool>* 
 
 /// A digest of what decides a target table's cells: its descriptor (families,
 /// options, key layout), what its scans read (tables, joins, columns,
-/// `where`, nest links) and how each column and nest is encoded. Equal for
+/// `where`, nest links, the rows a soft delete leaves out) and how each
+/// column and nest is encoded. Equal for
 /// equal designs, on either engine and whatever --fetch-rows; 16 raw bytes
 /// (XXH3-128).
 std::string TableFingerprint(const TablePlan& table);

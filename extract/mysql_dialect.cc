@@ -165,6 +165,19 @@ OrderTerm MySqlDialect::KeyOrder(const ScanSpec& spec, const ColumnExpr& c) cons
   return t;
 }
 
+std::string MySqlDialect::NotHolding(const ScanSpec& spec, const ColumnExpr& c,
+                                     const std::string& placeholder) const {
+  bool known = false;
+  const ColumnMeta m = MetaOf(spec, c, &known);
+  std::string value = placeholder;
+  if (m.kind == ColumnKind::kText && !m.charset.empty() && !m.collation.empty()) {
+    value = "CONVERT(" + placeholder + " USING " + m.charset + ") COLLATE " + m.collation;
+  } else if (m.kind == ColumnKind::kDecimal) {
+    value = "CAST(" + placeholder + " AS DECIMAL(65, 30))";
+  }
+  return "NOT (" + Column(c) + " <=> " + value + ")";
+}
+
 MergeForm MySqlDialect::MergeKey(const ScanSpec& spec, size_t l, size_t i) const {
   // For text, the column's weight string in the collation the server's `=`
   // uses for the pair, padded with the collation's pad weights (PAD SPACE: a

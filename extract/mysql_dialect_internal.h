@@ -113,6 +113,12 @@ class MySqlDialect : public SqlDialect {
   OrderTerm OrderBy(const ScanSpec& spec, const ColumnExpr& c) const override;
   /// Text in the column's own collation (an index on it serves the order).
   OrderTerm KeyOrder(const ScanSpec& spec, const ColumnExpr& c) const override;
+  /// `NOT (c <=> @widen_pN)`, the variable in the column's character set
+  /// and collation for text (a user variable's own collation could not be
+  /// mixed with the column's) and as DECIMAL(65,30) for decimals (a string
+  /// would compare as a double).
+  std::string NotHolding(const ScanSpec& spec, const ColumnExpr& c,
+                         const std::string& placeholder) const override;
   MergeKeys Merge(const ScanSpec& spec, size_t link) const override;
 
   /// The merge key of pair `pair` of spec.merge[link].

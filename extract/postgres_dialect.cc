@@ -30,6 +30,11 @@ std::string PostgresDialect::TextByteOrder(const std::string& expr) const {
   return expr + " COLLATE \"C\"";
 }
 
+std::string PostgresDialect::NotHolding(const ScanSpec& /*spec*/, const ColumnExpr& c,
+                                        const std::string& placeholder) const {
+  return Column(c) + " IS DISTINCT FROM " + placeholder;
+}
+
 MergeKeys PostgresDialect::Merge(const ScanSpec& spec, size_t l) const {
   // A child row is matched to its parent rows by the database: it is read
   // joined to the parent table on the nest's `=` (whatever the collation:

@@ -39,6 +39,10 @@ class PostgresDialect : public SqlDialect {
   std::string TextByteOrder(const std::string& expr) const override;
   std::string NullsFirst() const override { return " NULLS FIRST"; }
   bool RowValueBounds() const override { return true; }
+  /// `c IS DISTINCT FROM $n`: the parameter takes the column's type, and
+  /// compares in its collation.
+  std::string NotHolding(const ScanSpec& spec, const ColumnExpr& c,
+                         const std::string& placeholder) const override;
   /// A child scan (link.child) that is not by_value and not bytes_equal is
   /// LEFT JOINed to the peer on the link and carries the peer's values (NULL
   /// for orphans, ordered NULLS FIRST); text-like keys as `(v)::text`,

@@ -117,6 +117,14 @@ class Predicates {
     return p;
   }
 
+  // ScanSpec::exclude: the rows of `e.alias` that count as absent left
+  // out, NULL-safe, the value a parameter.
+  std::string Exclusion(const ScanExclusion& e) {
+    params_->push_back(e.value);
+    return d_.NotHolding(spec_, ColumnExpr{e.alias, e.column, false},
+                         d_.Placeholder(params_->size() - 1));
+  }
+
   bool NotNull(const OrderTerm& t) const {
     if (t.column.alias.empty()) return false;
     for (const auto& c : spec_.not_null) {
@@ -204,6 +212,10 @@ BuiltQuery SelectBuilder::Build(const ScanSpec& spec, const SelectOptions& optio
       q.from += d.QuoteIdent(j.alias) + "." + d.QuoteIdent(j.on[i].second) + " = " +
                 d.Column(j.on[i].first);
     }
+    // A joined row that counts as absent is not found (its columns read NULL).
+    for (const auto& e : spec.exclude) {
+      if (e.alias == j.alias) q.from += " AND " + preds.Exclusion(e);
+    }
   }
   for (const auto& j : merge_joins) q.from += j;
 
@@ -211,6 +223,9 @@ BuiltQuery SelectBuilder::Build(const ScanSpec& spec, const SelectOptions& optio
   if (!spec.where.empty()) where.push_back("(" + spec.where + ")");
   for (const auto& c : spec.not_null) where.push_back(d.Column(c) + " IS NOT NULL");
   for (const auto& c : spec.is_null) where.push_back(d.Column(c) + " IS NULL");
+  for (const auto& e : spec.exclude) {
+    if (e.alias == spec.alias) where.push_back(preds.Exclusion(e));
+  }
   if (spec.range) where.push_back(preds.Range(*spec.range));
   if (spec.any_of && !spec.any_of->values.empty()) where.push_back(preds.AnyOf(*spec.any_of));
   if (spec.bound && !spec.bound->columns.empty()) {

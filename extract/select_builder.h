@@ -3,9 +3,9 @@
 //
 //   SELECT <columns>, <merge keys>[, <key values>]
 //   FROM <table> AS <alias> | (<query>) AS <alias>
-//   LEFT JOIN <joined table> AS <alias> ON ... [<merge link joins>]
-//   WHERE (<where>) AND <not_null> IS NOT NULL AND <is_null> IS NULL AND <range>
-//         AND <any_of> AND <bound> AND <after>
+//   LEFT JOIN <joined table> AS <alias> ON ... [AND <exclude>] [<merge link joins>]
+//   WHERE (<where>) AND <not_null> IS NOT NULL AND <is_null> IS NULL AND <exclude>
+//         AND <range> AND <any_of> AND <bound> AND <after>
 //   ORDER BY <merge keys>, <order_by>[, <page key>]
 //   [LIMIT n]
 //
@@ -20,6 +20,9 @@
 //           IS NOT NULL terms for NULL values (NULL sorts first); with a
 //           bound (even an empty one) or pages, ORDER BY puts NULLs first
 //           (PostgreSQL: NULLS FIRST on terms that may be NULL)
+//   exclude ScanSpec::exclude, rows that count as absent: on the scan's own
+//           alias a WHERE term, on a joined alias a term of the join's ON
+//           (the join then finds no row); SqlDialect::NotHolding, NULL-safe
 //   after   SelectOptions::after, keyset paging: the rows at or after the
 //           previous page's last row in the scan's order, the same expansion
 //           over every ORDER BY term

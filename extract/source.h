@@ -126,6 +126,20 @@ struct MergeLink {
   bool by_value = false;
 };
 
+/// Rows of one table of a scan that count as absent (a soft delete,
+/// transform/sync_plan.h): those whose `column` holds `value` as the
+/// database's `=` compares them (text in the column's collation). A NULL in
+/// the column is not `value`: the row is kept. On the scan's own table
+/// (`alias` is ScanSpec::alias) such a row is not read; on a joined table
+/// (`alias` is a ScanJoin's) the join finds no row, as if the row were not
+/// there: its columns read NULL. The value is bound as a query parameter,
+/// never spliced into SQL text (SelectBuilder).
+struct ScanExclusion {
+  std::string alias;
+  std::string column;
+  Value value;  // of the column's type; REQUIRES: not NULL
+};
+
 /// A query: what to select, from where, in which order.
 /// The source tables a run reads, as its plan knows them (ReadsOf,
 /// transform/plan.h).
@@ -180,6 +194,10 @@ struct ScanSpec {
   std::optional<KeyBound> bound;
   /// Only the rows whose column holds one of these values (unset: all rows).
   std::optional<ScanValues> any_of;
+  /// Rows of the scan's table or of its joined tables that count as absent
+  /// (see ScanExclusion); aggregates over the scan (SourceStats) leave them
+  /// out too.
+  std::vector<ScanExclusion> exclude;
 };
 
 /// Where the merge keys of spec.merge[link] are in the rows of `spec`: after
@@ -294,7 +312,7 @@ class Source {
   virtual Result<SourceTable> DescribeQuery(const std::string& sql);
 
   /// The SELECT this source runs for `spec` (for `plan` and tests): the
-  /// first page's on MySQL. Range and bound values appear as the dialect's
+  /// first page's on MySQL. Range, bound and exclusion values appear as the dialect's
   /// placeholders (SqlDialect::Placeholder), as the query is sent.
   virtual std::string SelectSql(const ScanSpec& spec) const = 0;
 

@@ -96,6 +96,14 @@ class SqlDialect {
   /// the column's index orders it (MySQL: in its own collation).
   virtual OrderTerm KeyOrder(const ScanSpec& spec, const ColumnExpr& c) const;
 
+  /// The predicate that keeps the rows whose column `c` of `spec` does not
+  /// hold the value of `placeholder` (ScanExclusion), NULL-safe: a NULL in
+  /// the column is kept. PostgreSQL `c IS DISTINCT FROM $1`; MySQL
+  /// `NOT (c <=> @widen_p1)`, text compared in the column's collation and
+  /// decimals as decimals.
+  virtual std::string NotHolding(const ScanSpec& spec, const ColumnExpr& c,
+                                 const std::string& placeholder) const = 0;
+
   /// The merge keys of spec.merge[link] (MergeLink): such that CompareValues
   /// orders the selected keys as the rows come and the keys of a child row
   /// equal a parent's exactly when the database's `=` holds.

@@ -140,6 +140,28 @@ void MarkShared(std::vector<NestPlan>* nests) {
   }
 }
 
+// Makes the rows a soft delete marks (SourceSync::soft_delete_column) absent
+// from `scan`: rows of its own table are not read, and a join finds no row of
+// a joined table (a grandchild's join to its parent's table included), so
+// that every read sees the source as if those rows were not there.
+void ExcludeSoftDeleted(const SyncPlan& sync, ScanSpec* scan) {
+  auto exclude = [&](const std::string& table, const std::string& alias) {
+    const SourceSync* s = table.empty() ? nullptr : sync.Find(table);
+    if (s == nullptr || s->soft_delete_column.empty()) return;
+    scan->exclude.push_back(ScanExclusion{alias, s->soft_delete_column, s->soft_delete_value});
+  };
+  exclude(scan->table, scan->alias);
+  for (const ScanJoin& j : scan->joins) exclude(j.table, j.alias);
+}
+
+// The same for every scan of `nests`, at any depth.
+void ExcludeSoftDeleted(const SyncPlan& sync, std::vector<NestPlan>* nests) {
+  for (NestPlan& n : *nests) {
+    ExcludeSoftDeleted(sync, &n.scan);
+    ExcludeSoftDeleted(sync, &n.children);
+  }
+}
+
 // Collects the columns one query selects, without duplicates.
 class ColumnSet {
  public:
@@ -185,6 +207,10 @@ class Planner {
     std::vector<const TablePlan*> planned;
     for (const TablePlan& tp : plan.tables) planned.push_back(&tp);
     WIDEN_ASSIGN_OR_RETURN(plan.sync, SyncPlan::Make(mapping_, schema_, ReadsOf(planned).tables));
+    for (TablePlan& tp : plan.tables) {
+      ExcludeSoftDeleted(plan.sync, &tp.scan);
+      ExcludeSoftDeleted(plan.sync, &tp.nests);
+    }
     return plan;
   }
 

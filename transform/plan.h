@@ -9,7 +9,10 @@
 // (from the schema: a view's or query's rows are checked as they are read),
 // and that nests can be merged (link columns of types widen compares like the
 // database); and the mapping's `sync:` entries of the tables read
-// (transform/sync_plan.h). Scans of a table with nests are marked
+// (transform/sync_plan.h). Every scan leaves out the rows a soft delete of
+// that section marks, on its own table and its joined tables
+// (ScanSpec::exclude), so that every command reads the source as if they
+// were not there. Scans of a table with nests are marked
 // ScanSpec::shared; a table without a declared key gets the columns that
 // place its cells as its ScanSpec::unique_key. Every error names the mapping's
 // file:line:col, the target table and the source table/column.

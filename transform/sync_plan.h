@@ -66,7 +66,9 @@ struct SourceSync {
   int64_t lookback_values = 0;
   bool lookback_given = false;
   /// A row whose soft_delete_column holds soft_delete_value (typed for the
-  /// column) counts as deleted; soft_delete_column "" = no soft delete.
+  /// column) counts as deleted: every scan of a plan leaves it out
+  /// (ScanSpec::exclude, filled by Plan::Make); soft_delete_column "" = no
+  /// soft delete.
   std::string soft_delete_column;
   Value soft_delete_value;
   bool reconcile = false;  // hard deletes found by comparing primary keys

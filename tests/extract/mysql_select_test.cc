@@ -179,6 +179,25 @@ TEST_F(MySqlSelectTest, UniqueKeysOrderInTheirOwnCollationAndBoundsTypeTheirPara
             "DATETIME(6)) AND `t`.`id` > @widen_p2))");
 }
 
+TEST_F(MySqlSelectTest, ExclusionsAreNullSafeAndTypedForTheirColumn) {
+  // Text in the column's own collation, decimals as decimals, others as
+  // they are; on a joined table in the join's ON, on the scan's in WHERE.
+  MySqlDialect d(catalog_);
+  ScanSpec s = Spec("t", {"id"});
+  s.joins.push_back(ScanJoin{"c", "c", {{ColumnExpr{"t", "id"}, "id"}}});
+  s.exclude = {ScanExclusion{"t", "price", Value::Str(ValueType::kDecimal, "1.5")},
+               ScanExclusion{"c", "name", Value::Str(ValueType::kText, "gone")},
+               ScanExclusion{"t", "id", Value::Int(-1)}};
+  const BuiltQuery q = SelectBuilder(d).Build(s);
+  EXPECT_EQ(q.sql,
+            "SELECT `t`.`id` FROM `t` AS `t` LEFT JOIN `c` AS `c` ON `c`.`id` = `t`.`id` AND "
+            "NOT (`c`.`name` <=> CONVERT(@widen_p1 USING utf8mb4) COLLATE utf8mb4_bin) WHERE "
+            "NOT (`t`.`price` <=> CAST(@widen_p2 AS DECIMAL(65, 30))) AND NOT (`t`.`id` <=> "
+            "@widen_p3)");
+  ExpectParams(q.params, {Value::Str(ValueType::kText, "gone"),
+                          Value::Str(ValueType::kDecimal, "1.5"), Value::Int(-1)});
+}
+
 TEST(MySqlBindingTest, EveryValueTypeHasASetter) {
   using Setter = MySqlBinding::Setter;
   auto b = MySqlBindingFor(Value::Int(-7));

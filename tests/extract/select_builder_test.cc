@@ -251,6 +251,34 @@ TEST(PostgresSelectTest, PagingAndRangeTogether) {
                              Value::Int(77)});
 }
 
+TEST(PostgresSelectTest, ExclusionsLeaveRowsOutAndJoinsFindNothing) {
+  // A soft-deleted row of the scan's table: a WHERE term, NULL-safe; of a
+  // joined table: a term of that join's ON (a LEFT JOIN then finds no row).
+  PostgresDialect d;
+  ScanSpec s = Spec("o", {"id"});
+  s.columns.push_back(ColumnExpr{"c", "name"});
+  s.joins.push_back(ScanJoin{"customer", "c", {{ColumnExpr{"o", "customer_id"}, "id"}}});
+  s.joins.push_back(ScanJoin{"shop", "s", {{ColumnExpr{"o", "shop_id"}, "id"}}});
+  s.exclude = {ScanExclusion{"c", "state", Value::Str(ValueType::kText, "gone")},
+               ScanExclusion{"o", "deleted", Value::Bool(true)}};
+  s.range = ScanRange{ColumnExpr{"o", "id"}, Value::Int(10), Value::Int(20), false};
+  SelectOptions o;
+  o.page_key = {{"o", "id"}};
+  o.after = std::vector<Value>{Value::Int(12)};
+  const BuiltQuery q = SelectBuilder(d).Build(s, o);
+  EXPECT_EQ(q.sql,
+            "SELECT \"o\".\"id\", \"c\".\"name\" FROM \"o\" AS \"o\" LEFT JOIN \"customer\" "
+            "AS \"c\" ON \"c\".\"id\" = \"o\".\"customer_id\" AND \"c\".\"state\" IS DISTINCT "
+            "FROM $1 LEFT JOIN \"shop\" AS \"s\" ON \"s\".\"id\" = \"o\".\"shop_id\" WHERE "
+            "\"o\".\"deleted\" IS DISTINCT FROM $2 AND (\"o\".\"id\" >= $3 AND \"o\".\"id\" < "
+            "$4) AND \"o\".\"id\" >= $5 ORDER BY \"o\".\"id\" NULLS FIRST");
+  ExpectParams(q.params, {Value::Str(ValueType::kText, "gone"), Value::Bool(true), Value::Int(10),
+                          Value::Int(20), Value::Int(12)});
+  // Aggregates built around the scan keep both terms.
+  EXPECT_NE(q.from.find("IS DISTINCT FROM $1"), std::string::npos) << q.from;
+  EXPECT_EQ(q.where.rfind(" WHERE \"o\".\"deleted\" IS DISTINCT FROM $2 AND ", 0), 0u) << q.where;
+}
+
 TEST(PostgresSelectTest, ParametersInTheServersInputSyntax) {
   EXPECT_EQ(PgParamText(Value::Bool(true)), "true");
   EXPECT_EQ(PgParamText(Value::Bool(false)), "false");

@@ -291,7 +291,7 @@ TEST_P(SyncPlanTest, PlanShowsEachSourceTableItsModeAndWhy) {
            fmt::format("           orders    driving  watermark: the mapping's sync entry "
                        "(m.yaml:{}:5): watermark changed ({}, instant), tiebreak (id) (the "
                        "primary key), lookback 10m (the default); soft delete where deleted = "
-                       "{}, reconcile",
+                       "{} (every command leaves such rows out), reconcile",
                        kFirstEntryLine, Declared("orders", "changed"), pg() ? "true" : "1"),
            fmt::format("           customer  joined   watermark: the mapping's sync entry "
                        "(m.yaml:{}:5): watermark version ({}, integer), tiebreak (id) (the "
