@@ -241,8 +241,8 @@ class SyncSequenceTest : public ::testing::TestWithParam<Case> {
   // widen sync --format json into the synced store; its document.
   nlohmann::json SyncJson(const std::string& extra = "") {
     CommandResult r =
-        RunCommand(Widen(fmt::format("sync -m {} --target {} --format json {}",
-                                     ShellQuote(mapping_), ShellQuote(store_), extra)));
+        RunCommand(sync_env_ + Widen(fmt::format("sync -m {} --target {} --format json {}",
+                                                 ShellQuote(mapping_), ShellQuote(store_), extra)));
     EXPECT_EQ(r.exit_code, 0) << r.output;
     const size_t brace = r.output.find('{');
     if (r.exit_code != 0 || brace == std::string::npos) return nlohmann::json();
@@ -348,6 +348,7 @@ class SyncSequenceTest : public ::testing::TestWithParam<Case> {
   }
 
   std::string db_, dir_, mapping_, store_;
+  std::string sync_env_;  // environment settings before each widen sync
   int fresh_count_ = 0;
 };
 
@@ -629,6 +630,38 @@ TEST_P(SyncSequenceTest, AWatermarkThatGoesBackWithinTheLookbackIsSeen) {
             Count("SELECT COUNT(*) FROM customer WHERE id = 7 OR id = (SELECT customer_id FROM "
                   "orders WHERE id = 17)"));
   ExpectSameAsAFreshMigrate(ts);
+}
+
+// Syncs run with the process's (TZ) and PostgreSQL session's (PGTZ) time
+// zone far east of UTC, then far west: a watermark read or recorded in the
+// local time of either would move by hours (beyond the 10 minute lookback)
+// and the run after would skip, or read again, the changes.
+TEST_P(SyncSequenceTest, WatermarksDoNotMoveWithTheTimeZone) {
+  Sql(Schema(GetParam().engine, 10));
+  sync_env_ = "TZ=UTC PGTZ=UTC ";
+  const int64_t ts = FirstSync();
+  int round = 0;
+  for (const char* zone : {"Pacific/Kiritimati", "America/Los_Angeles", "Pacific/Kiritimati"}) {
+    SCOPED_TRACE(zone);
+    ++round;
+    Sql({fmt::format("UPDATE orders SET status = 'tz{}', updated_at = {{wo}} WHERE id = {}", round,
+                     20 + round),
+         fmt::format("UPDATE line SET qty = {}, updated_at = {{wl}} WHERE id = {}", 100 + round,
+                     60 + round),
+         fmt::format("UPDATE customer SET city = 'tz{}', row_version = {{rv}} WHERE id = {}", round,
+                     round)});
+    sync_env_ = fmt::format("TZ={} PGTZ={} ", zone, zone);
+    nlohmann::json s = Sync();
+    EXPECT_EQ(Written(s, kOrders),
+              Count(fmt::format("SELECT COUNT(*) FROM orders WHERE id = {} OR id = (SELECT "
+                                "order_id FROM line WHERE id = {})",
+                                20 + round, 60 + round)));
+    EXPECT_EQ(Written(s, kByCustomer),
+              Count(fmt::format("SELECT COUNT(*) FROM customer WHERE id = {} OR id = (SELECT "
+                                "customer_id FROM orders WHERE id = {})",
+                                round, 20 + round)));
+    ExpectSameAsAFreshMigrate(ts);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(EnginesAndModes, SyncSequenceTest,
