@@ -106,6 +106,28 @@ std::vector<std::vector<std::string>> PgQuery(const std::string& url, const std:
   return rows;
 }
 
+namespace {
+
+// A libpqxx connection; statements through a nontransaction, so BEGIN and
+// COMMIT are the test's own.
+class PgSession : public SqlSession {
+ public:
+  explicit PgSession(const std::string& url) : conn_(url) {}
+  void Exec(const std::string& sql) override {
+    try {
+      pqxx::nontransaction tx(conn_);
+      tx.exec(sql);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "PostgreSQL statement failed: " << e.what() << "\n  " << sql;
+    }
+  }
+
+ private:
+  pqxx::connection conn_;
+};
+
+}  // namespace
+
 #ifdef WIDEN_WITH_MYSQL
 namespace {
 
@@ -190,7 +212,44 @@ std::vector<std::vector<std::string>> MySqlQuery(const std::string& url,
 std::vector<std::vector<std::string>> MySqlQuery(const std::string& url, const std::string& sql) {
   return MySqlQuery(url, std::vector<std::string>{sql});
 }
+
+namespace {
+
+class MySqlSession : public SqlSession {
+ public:
+  explicit MySqlSession(std::unique_ptr<sql::Connection> c) : conn_(std::move(c)) {}
+  void Exec(const std::string& sql) override {
+    try {
+      std::unique_ptr<sql::Statement> st(conn_->createStatement());
+      if (st->execute(sql)) std::unique_ptr<sql::ResultSet>(st->getResultSet());
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "MySQL statement failed: " << e.what() << "\n  " << sql;
+    }
+  }
+
+ private:
+  std::unique_ptr<sql::Connection> conn_;
+};
+
+}  // namespace
 #endif  // WIDEN_WITH_MYSQL
+
+std::unique_ptr<SqlSession> SqlSession::Open(const std::string& url) {
+  try {
+    if (url.rfind("mysql://", 0) == 0) {
+#ifdef WIDEN_WITH_MYSQL
+      return std::make_unique<MySqlSession>(MySqlConnect(url));
+#else
+      ADD_FAILURE() << "built without MySQL: " << url;
+      return nullptr;
+#endif
+    }
+    return std::make_unique<PgSession>(url);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "cannot connect to " << url << ": " << e.what();
+    return nullptr;
+  }
+}
 
 std::string WidenBinary() { return std::string(WIDEN_BINARY_DIR) + "/cmd/widen"; }
 std::string SourceDir() { return WIDEN_SOURCE_DIR; }

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,22 @@ void RunMySqlFile(const std::string& url, const std::string& file,
 std::vector<std::vector<std::string>> MySqlQuery(const std::string& url,
                                                  const std::vector<std::string>& statements);
 std::vector<std::vector<std::string>> MySqlQuery(const std::string& url, const std::string& sql);
+
+/// One connection to a test database kept open across statements, so a test
+/// can hold a transaction open (BEGIN, writes, and COMMIT later) while other
+/// connections and processes work. PostgreSQL through libpqxx; MySQL/MariaDB
+/// through Connector/C++ with SET NAMES utf8mb4 and time_zone '+00:00', as
+/// MySqlQuery. Statements run one at a time, as given, in autocommit unless
+/// the test opens a transaction itself. Not thread safe.
+class SqlSession {
+ public:
+  /// Connects to `url` (postgresql:// or mysql://). On error: a test failure
+  /// and nullptr.
+  static std::unique_ptr<SqlSession> Open(const std::string& url);
+  virtual ~SqlSession() = default;
+  /// Runs one statement; a failure is a test failure (ADD_FAILURE naming it).
+  virtual void Exec(const std::string& sql) = 0;
+};
 
 struct CommandResult {
   int exit_code = -1;
