@@ -72,13 +72,25 @@ int RunSync(const SyncOptions& o, const std::atomic<bool>* cancel) {
       hard_deletes = t.hard_deletes;
     }
   }
-  auto marks = [](const std::vector<Watermark>& ws) {
+  // Per source table in watermark mode: where the run read from (null on
+  // a full pass) and what it recorded (null for an empty table).
+  auto marks = [](const TableSyncResult& t) {
+    auto text = [](const Watermark* w) {
+      if (w == nullptr || w->values.empty() || w->values.front().is_null()) return Json();
+      return Json(w->values.front().DebugString());
+    };
     Json a = Json::array();
-    for (const Watermark& w : ws) {
-      const Value& v = w.values.empty() ? Value() : w.values.front();
-      a.push_back(Json{{"table", w.source_table},
-                       {"column", w.columns.empty() ? "" : w.columns.front()},
-                       {"value", v.is_null() ? Json() : Json(v.DebugString())}});
+    for (const Watermark& after : t.watermarks_after) {
+      const Watermark* before = nullptr;
+      if (t.mode == "watermark") {
+        for (const Watermark& w : t.watermarks_before) {
+          if (w.source_table == after.source_table) before = &w;
+        }
+      }
+      a.push_back(Json{{"table", after.source_table},
+                       {"column", after.columns.empty() ? "" : after.columns.front()},
+                       {"before", text(before)},
+                       {"after", text(&after)}});
     }
     return a;
   };
@@ -104,10 +116,7 @@ int RunSync(const SyncOptions& o, const std::atomic<bool>* cancel) {
                             {"seconds", t.seconds}});
       Json& j = tables.back();
       if (!t.why.empty()) j["digest_because"] = t.why;
-      if (t.mode != "digest") {
-        j["watermarks_before"] = marks(t.watermarks_before);
-        j["watermarks_after"] = marks(t.watermarks_after);
-      }
+      if (t.mode != "digest") j["watermarks"] = marks(t);
       if (t.mode == "watermark") {
         j["changed_source_rows"] = t.changes.changed_rows;
         j["split_values"] = t.changes.split_values;
