@@ -165,17 +165,33 @@ OrderTerm MySqlDialect::KeyOrder(const ScanSpec& spec, const ColumnExpr& c) cons
   return t;
 }
 
+// A parameter compared with column `m` as the server's `=` compares the
+// column with its own values: text in its character set and collation,
+// decimals as decimals.
+static std::string MySqlEqualValue(const ColumnMeta& m, const std::string& placeholder) {
+  if (m.kind == ColumnKind::kText && !m.charset.empty() && !m.collation.empty()) {
+    return "CONVERT(" + placeholder + " USING " + m.charset + ") COLLATE " + m.collation;
+  }
+  if (m.kind == ColumnKind::kDecimal) return "CAST(" + placeholder + " AS DECIMAL(65, 30))";
+  return placeholder;
+}
+
 std::string MySqlDialect::NotHolding(const ScanSpec& spec, const ColumnExpr& c,
                                      const std::string& placeholder) const {
   bool known = false;
   const ColumnMeta m = MetaOf(spec, c, &known);
-  std::string value = placeholder;
-  if (m.kind == ColumnKind::kText && !m.charset.empty() && !m.collation.empty()) {
-    value = "CONVERT(" + placeholder + " USING " + m.charset + ") COLLATE " + m.collation;
-  } else if (m.kind == ColumnKind::kDecimal) {
-    value = "CAST(" + placeholder + " AS DECIMAL(65, 30))";
+  return "NOT (" + Column(c) + " <=> " + MySqlEqualValue(m, placeholder) + ")";
+}
+
+std::string MySqlDialect::InValues(const ScanSpec& spec, const ColumnExpr& c,
+                                   const std::vector<std::string>& placeholders) const {
+  bool known = false;
+  const ColumnMeta m = MetaOf(spec, c, &known);
+  std::string s = Column(c) + " IN (";
+  for (size_t i = 0; i < placeholders.size(); ++i) {
+    s += (i ? ", " : "") + MySqlEqualValue(m, placeholders[i]);
   }
-  return "NOT (" + Column(c) + " <=> " + value + ")";
+  return s + ")";
 }
 
 MergeForm MySqlDialect::MergeKey(const ScanSpec& spec, size_t l, size_t i) const {

@@ -119,6 +119,9 @@ class MySqlDialect : public SqlDialect {
   /// would compare as a double).
   std::string NotHolding(const ScanSpec& spec, const ColumnExpr& c,
                          const std::string& placeholder) const override;
+  /// `c IN (...)`, each parameter as NotHolding writes it.
+  std::string InValues(const ScanSpec& spec, const ColumnExpr& c,
+                       const std::vector<std::string>& placeholders) const override;
   MergeKeys Merge(const ScanSpec& spec, size_t link) const override;
 
   /// The merge key of pair `pair` of spec.merge[link].

@@ -35,6 +35,13 @@ std::string PostgresDialect::NotHolding(const ScanSpec& /*spec*/, const ColumnEx
   return Column(c) + " IS DISTINCT FROM " + placeholder;
 }
 
+std::string PostgresDialect::InValues(const ScanSpec& /*spec*/, const ColumnExpr& c,
+                                      const std::vector<std::string>& placeholders) const {
+  std::string s = Column(c) + " IN (";
+  for (size_t i = 0; i < placeholders.size(); ++i) s += (i ? ", " : "") + placeholders[i];
+  return s + ")";
+}
+
 MergeKeys PostgresDialect::Merge(const ScanSpec& spec, size_t l) const {
   // A child row is matched to its parent rows by the database: it is read
   // joined to the parent table on the nest's `=` (whatever the collation:

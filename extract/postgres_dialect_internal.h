@@ -43,6 +43,9 @@ class PostgresDialect : public SqlDialect {
   /// compares in its collation.
   std::string NotHolding(const ScanSpec& spec, const ColumnExpr& c,
                          const std::string& placeholder) const override;
+  /// `c IN ($1, ...)`: the parameters take the column's type.
+  std::string InValues(const ScanSpec& spec, const ColumnExpr& c,
+                       const std::vector<std::string>& placeholders) const override;
   /// A child scan (link.child) that is not by_value and not bytes_equal is
   /// LEFT JOINed to the peer on the link and carries the peer's values (NULL
   /// for orphans, ordered NULLS FIRST); text-like keys as `(v)::text`,

@@ -47,11 +47,13 @@ class Predicates {
   // ScanSpec::any_of: the column IN the values, as the database's `=`
   // compares them (the column itself, in its collation).
   std::string AnyOf(const ScanValues& v) {
-    const OrderTerm t = d_.OrderBy(spec_, v.column);
     std::vector<std::string> ph;
     ph.reserve(v.values.size());
-    for (const Value& x : v.values) ph.push_back(Param(t, x));
-    return d_.Column(v.column) + " IN (" + Join(ph, ", ") + ")";
+    for (const Value& x : v.values) {
+      params_->push_back(x);
+      ph.push_back(d_.Placeholder(params_->size() - 1));
+    }
+    return d_.InValues(spec_, v.column, ph);
   }
 
   // The rows whose tuple of `terms` compares `op` with `values`, NULL

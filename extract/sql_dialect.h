@@ -104,6 +104,14 @@ class SqlDialect {
   virtual std::string NotHolding(const ScanSpec& spec, const ColumnExpr& c,
                                  const std::string& placeholder) const = 0;
 
+  /// The predicate that keeps the rows whose column `c` of `spec` equals
+  /// one of the `placeholders`' values as the database's `=` compares them
+  /// (ScanValues): PostgreSQL `c IN ($1, $2)`, the parameters taking the
+  /// column's type; MySQL the same with text in the column's character set
+  /// and collation and decimals as decimals.
+  virtual std::string InValues(const ScanSpec& spec, const ColumnExpr& c,
+                               const std::vector<std::string>& placeholders) const = 0;
+
   /// The merge keys of spec.merge[link] (MergeLink): such that CompareValues
   /// orders the selected keys as the rows come and the keys of a child row
   /// equal a parent's exactly when the database's `=` holds.

@@ -198,6 +198,28 @@ TEST_F(MySqlSelectTest, ExclusionsAreNullSafeAndTypedForTheirColumn) {
                           Value::Str(ValueType::kDecimal, "1.5"), Value::Int(-1)});
 }
 
+// widen sync's rows of some split values: the server's `=` on each value,
+// text in the column's collation (a case-insensitive key finds its rows in
+// any case), decimals as decimals.
+TEST_F(MySqlSelectTest, AnyOfComparesEachValueAsTheColumnsEquals) {
+  MySqlDialect d(catalog_);
+  ScanSpec s = Spec("c", {"id"});
+  s.any_of = ScanValues{ColumnExpr{"c", "name", true},
+                        {Value::Str(ValueType::kText, "a"), Value::Str(ValueType::kText, "B")}};
+  BuiltQuery q = SelectBuilder(d).Build(s);
+  EXPECT_EQ(q.sql,
+            "SELECT `c`.`id` FROM `c` AS `c` WHERE `c`.`name` IN (CONVERT(@widen_p1 USING "
+            "utf8mb4) COLLATE utf8mb4_bin, CONVERT(@widen_p2 USING utf8mb4) COLLATE "
+            "utf8mb4_bin)");
+  ExpectParams(q.params, {Value::Str(ValueType::kText, "a"), Value::Str(ValueType::kText, "B")});
+  ScanSpec t = Spec("t", {"id"});
+  t.any_of = ScanValues{ColumnExpr{"t", "price"}, {Value::Str(ValueType::kDecimal, "1.50")}};
+  q = SelectBuilder(d).Build(t);
+  EXPECT_EQ(q.sql,
+            "SELECT `t`.`id` FROM `t` AS `t` WHERE `t`.`price` IN (CAST(@widen_p1 AS "
+            "DECIMAL(65, 30)))");
+}
+
 TEST(MySqlBindingTest, EveryValueTypeHasASetter) {
   using Setter = MySqlBinding::Setter;
   auto b = MySqlBindingFor(Value::Int(-7));

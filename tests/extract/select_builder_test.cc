@@ -279,6 +279,25 @@ TEST(PostgresSelectTest, ExclusionsLeaveRowsOutAndJoinsFindNothing) {
   EXPECT_EQ(q.where.rfind(" WHERE \"o\".\"deleted\" IS DISTINCT FROM $2 AND ", 0), 0u) << q.where;
 }
 
+// widen sync's reads: the rows of some split values (IN, as the database's
+// `=` compares them, the values bound) and the rows whose join found none.
+TEST(PostgresSelectTest, AnyOfIsAnInListOfParametersAndIsNullFindsMissingJoins) {
+  PostgresDialect d;
+  ScanSpec s = Spec("orders", {"id"});
+  s.joins.push_back(ScanJoin{"customer", "c", {{ColumnExpr{"orders", "customer_id"}, "id"}}});
+  s.any_of = ScanValues{ColumnExpr{"orders", "code", true},
+                        {Value::Str(ValueType::kText, "a'b"), Value::Str(ValueType::kText, "c")}};
+  s.not_null = {{"orders", "customer_id"}};
+  s.is_null = {{"c", "id"}};
+  const BuiltQuery q = SelectBuilder(d).Build(s);
+  EXPECT_EQ(q.sql,
+            "SELECT \"orders\".\"id\" FROM \"orders\" AS \"orders\" LEFT JOIN \"customer\" AS "
+            "\"c\" ON \"c\".\"id\" = \"orders\".\"customer_id\" WHERE "
+            "\"orders\".\"customer_id\" IS NOT NULL AND \"c\".\"id\" IS NULL AND "
+            "\"orders\".\"code\" IN ($1, $2)");
+  ExpectParams(q.params, {Value::Str(ValueType::kText, "a'b"), Value::Str(ValueType::kText, "c")});
+}
+
 TEST(PostgresSelectTest, ParametersInTheServersInputSyntax) {
   EXPECT_EQ(PgParamText(Value::Bool(true)), "true");
   EXPECT_EQ(PgParamText(Value::Bool(false)), "false");
