@@ -90,7 +90,11 @@ std::string WhyText(const SourceSync& s) {
       deletes = fmt::format("soft delete where {} = {} (every command leaves such rows out)",
                             s.soft_delete_column, value);
     }
-    if (s.reconcile) deletes += deletes.empty() ? "reconcile" : ", reconcile";
+    if (s.reconcile) {
+      deletes += deletes.empty() ? "reconcile" : ", reconcile";
+    } else {
+      deletes += "; hard deletes not detected without widen sync --reconcile";
+    }
   }
   return fmt::format(
       "the mapping's sync entry ({}): watermark {} ({}, {}), tiebreak ({}){}, lookback {}; {}",

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "cmd/commands.h"
@@ -139,21 +140,29 @@ int RunSync(const SyncOptions& o, const std::atomic<bool>* cancel) {
     std::string text = doc.dump(2, ' ', false, Json::error_handler_t::replace);
     std::printf("%s\n", text.c_str());
   } else if (!o.quiet) {
+    // One line: how many tables ran in which mode, what was read and
+    // written, and whether hard deletes were looked for.
+    size_t watermark = 0, full = 0, digest = 0;
+    for (const auto& t : s.tables) {
+      (t.mode == "watermark" ? watermark : t.mode == "full" ? full : digest)++;
+    }
+    std::vector<std::string> modes;
+    if (watermark > 0) modes.push_back(fmt::format("{} watermark", watermark));
+    if (full > 0) modes.push_back(fmt::format("{} full pass", full));
+    if (digest > 0) modes.push_back(fmt::format("{} digest", digest));
     std::printf(
-        "widen sync: %zu table(s), %llu source rows read, %llu rows: %llu unchanged, %llu "
-        "written, %llu deleted; %llu cells put, %llu deleted; %.1f s\n",
-        s.tables.size(), static_cast<unsigned long long>(read),
-        static_cast<unsigned long long>(total.rows),
+        "widen sync: %zu table(s) (%s), %llu source rows read, %llu rows: %llu unchanged, %llu "
+        "written, %llu deleted; %llu cells put, %llu deleted; %.1f s%s\n",
+        s.tables.size(), fmt::format("{}", fmt::join(modes, ", ")).c_str(),
+        static_cast<unsigned long long>(read), static_cast<unsigned long long>(total.rows),
         static_cast<unsigned long long>(total.rows_unchanged),
         static_cast<unsigned long long>(total.rows_written),
         static_cast<unsigned long long>(total.rows_deleted),
         static_cast<unsigned long long>(total.cells_put),
-        static_cast<unsigned long long>(total.cells_deleted), s.seconds);
-    if (hard_deletes == "not detected") {
-      std::printf(
-          "hard deletes are not detected in watermark mode without --reconcile (soft deletes "
-          "are)\n");
-    }
+        static_cast<unsigned long long>(total.cells_deleted), s.seconds,
+        hard_deletes == "not detected"
+            ? "; hard deletes not detected (watermark mode without --reconcile)"
+            : "");
     if (s.rejected > 0) {
       std::printf("%llu row(s) rejected; see %s\n", static_cast<unsigned long long>(s.rejected),
                   s.rejects_path.c_str());
