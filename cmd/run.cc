@@ -561,8 +561,9 @@ Result<SyncResult> Sync(const SyncRequest& r) {
     TableState state;
     bool digests = false;  // every stored row has its digest
     int64_t timestamp_ms = 0;
-    WatermarkSupport watermark;  // whether the table syncs in watermark mode
-    bool incremental = false;    // watermark mode from recorded watermarks
+    WatermarkSupport watermark;      // whether the table syncs in watermark mode
+    std::vector<std::string> notes;  // what the user should know (TableSyncResult::notes)
+    bool incremental = false;        // watermark mode from recorded watermarks
     std::vector<Watermark> before, after;
   };
   std::vector<Target> targets;
@@ -611,7 +612,11 @@ Result<SyncResult> Sync(const SyncRequest& r) {
       t.before = t.state.watermarks;
       t.incremental = !r.full && t.digests && ext(kSyncIndexExtension) == "complete" &&
                       WatermarksCover(*tp, d.plan.sync, t.state.watermarks);
-      WIDEN_ASSIGN_OR_RETURN(t.after, ReadWatermarks(*tp, d.plan.sync, d.source.get()));
+      WIDEN_ASSIGN_OR_RETURN(t.after, ReadWatermarks(*tp, d.plan.sync, d.source.get(), &t.notes));
+      if (t.incremental) {
+        std::string back = WatermarkWentBack(d.plan.sync, t.state.watermarks, t.after);
+        if (!back.empty()) t.notes.push_back(std::move(back));
+      }
     }
     if (!t.incremental) {
       // Until the pass ends, the table's index and watermarks are not whole.
@@ -662,6 +667,7 @@ Result<SyncResult> Sync(const SyncRequest& r) {
     Status s = open();
     out.watermarks_before = target.before;
     out.watermarks_after = target.after;
+    out.notes = target.notes;
     out.why = target.watermark.why;
     bool sorted = jobs.splits[i].ranges.size() > 1 || !KeyFollowsSplit(tp);
     std::unique_ptr<SyncIndexRecorder> recorder;

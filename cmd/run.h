@@ -177,6 +177,10 @@ struct TableSyncResult {
   /// recorded) or "watermark" (the rows changed since the watermarks).
   std::string mode = "digest";
   std::string why;  // why a table is not in watermark mode ("" when it is)
+  /// Watermark mode: what the user should know, one line each (a
+  /// watermark that went back and made the run a full pass, infinity or
+  /// zero-date watermarks).
+  std::vector<std::string> notes;
   /// "detected" (every row compared), "reconciled" (--reconcile) or "not
   /// detected" (watermark mode without --reconcile: only soft deletes).
   std::string hard_deletes = "detected";

@@ -51,6 +51,13 @@ int RunSync(const SyncOptions& o, const std::atomic<bool>* cancel) {
     return ExitCodeFor(result.status());
   }
   const SyncResult& s = *result;
+  // Notes first (stderr), so that stdout's document or line stands alone.
+  for (const auto& t : s.tables) {
+    for (const auto& n : t.notes) {
+      std::fprintf(stderr, "widen: table '%s': %s\n", t.table.c_str(), n.c_str());
+    }
+  }
+  std::fflush(stderr);
   RowSyncStats total;
   uint64_t read = 0;
   for (const auto& t : s.tables) {
@@ -117,6 +124,7 @@ int RunSync(const SyncOptions& o, const std::atomic<bool>* cancel) {
                             {"seconds", t.seconds}});
       Json& j = tables.back();
       if (!t.why.empty()) j["digest_because"] = t.why;
+      if (!t.notes.empty()) j["notes"] = t.notes;
       if (t.mode != "digest") j["watermarks"] = marks(t);
       if (t.mode == "watermark") {
         j["changed_source_rows"] = t.changes.changed_rows;

@@ -188,7 +188,7 @@ WatermarkSupport CheckWatermarkSync(const TablePlan& tp, const SyncPlan& sync) {
 }
 
 Result<std::vector<Watermark>> ReadWatermarks(const TablePlan& tp, const SyncPlan& sync,
-                                              Source* source) {
+                                              Source* source, std::vector<std::string>* notes) {
   std::vector<Watermark> out;
   for (const SourceUse& u : SourceUses(tp)) {
     const SourceSync* s = WatermarkOf(sync, u.table);
@@ -196,11 +196,55 @@ Result<std::vector<Watermark>> ReadWatermarks(const TablePlan& tp, const SyncPla
     ScanSpec spec;
     spec.table = u.table;
     spec.alias = u.table;
-    WIDEN_ASSIGN_OR_RETURN(ColumnSummary sum, source->stats().SummarizeColumn(
-                                                  spec, ColumnExpr{u.table, s->watermark, false}));
-    out.push_back(Watermark{u.table, {s->watermark}, {sum.max}});
+    const ColumnExpr column{u.table, s->watermark, false};
+    WIDEN_ASSIGN_OR_RETURN(ColumnSummary sum, source->stats().SummarizeColumn(spec, column));
+    Value max = sum.max;
+    const bool temporal =
+        max.type() == ValueType::kTimestamp || max.type() == ValueType::kTimestampTz;
+    if (!max.is_null() && temporal && max.as_int() == std::numeric_limits<int64_t>::max()) {
+      // PostgreSQL's infinity: every later change would fall below it.
+      spec.bound = KeyBound{{column}, {max}, BoundOp::kLess};
+      WIDEN_ASSIGN_OR_RETURN(ColumnSummary below, source->stats().SummarizeColumn(spec, column));
+      max = below.max;
+      notes->push_back(fmt::format(
+          "source table '{}': rows whose {} is infinity are read again by every run (the "
+          "watermark recorded is the highest finite value)",
+          u.table, s->watermark));
+    }
+    if (!max.is_null() && !KindHolds(s->kind, max.type())) {
+      notes->push_back(fmt::format(
+          "source table '{}': its highest {} ({}) is not a value of its type (a zero date?): the "
+          "next run reads the whole table again; give the rows real watermarks",
+          u.table, s->watermark, max.DebugString()));
+      max = Value();
+    }
+    out.push_back(Watermark{u.table, {s->watermark}, {max}});
   }
   return out;
+}
+
+std::string WatermarkWentBack(const SyncPlan& sync, const std::vector<Watermark>& recorded,
+                              const std::vector<Watermark>& now) {
+  for (const Watermark& n : now) {
+    const SourceSync* s = WatermarkOf(sync, n.source_table);
+    for (const Watermark& r : recorded) {
+      if (s == nullptr || r.source_table != n.source_table || r.columns != n.columns ||
+          r.values.size() != 1 || n.values.size() != 1 || r.values[0].is_null()) {
+        continue;
+      }
+      const std::optional<Value> lower = LowerBound(r, *s);
+      if (lower && !n.values[0].is_null() && CompareValues(n.values[0], *lower) < 0) {
+        return fmt::format(
+            "source table '{}': its highest {} went back from {} to {}, more than the lookback, "
+            "since the last run: if the table was filled again or values were set back, rows "
+            "written with older values are not read; run widen sync --full once to compare "
+            "every row (if only its newest rows were deleted, nothing is missed)",
+            n.source_table, n.columns.front(), r.values[0].DebugString(),
+            n.values[0].DebugString());
+      }
+    }
+  }
+  return "";
 }
 
 bool WatermarksCover(const TablePlan& tp, const SyncPlan& sync,

@@ -89,10 +89,22 @@ WatermarkSupport CheckWatermarkSync(const TablePlan& table, const SyncPlan& sync
 
 /// The highest watermark of each watermark-mode source table `table`
 /// reads, in `source`'s snapshot (one aggregate query each): Watermark
-/// {table, [column], [max]} with a NULL max for an empty table. Errors: the
-/// source's.
+/// {table, [column], [max]}. The max is NULL for an empty table, and when
+/// it is no value of the column's kind (a MySQL zero date, which sorts
+/// below every date: the next run reads the whole table again). A
+/// PostgreSQL `infinity` is not a watermark either: the max is taken below
+/// it (rows at infinity are read by every run). Each such case appends a
+/// line to *notes. Errors: the source's.
 Result<std::vector<Watermark>> ReadWatermarks(const TablePlan& table, const SyncPlan& sync,
-                                              Source* source);
+                                              Source* source, std::vector<std::string>* notes);
+
+/// When a source table's highest watermark now is below the recorded one
+/// minus the lookback (the table dropped and filled again, values set
+/// back, or only its newest rows deleted): a line warning that rows written
+/// with such older watermarks are not read, and that `--full` reads them;
+/// "" when every watermark held, grew or went back less.
+std::string WatermarkWentBack(const SyncPlan& sync, const std::vector<Watermark>& recorded,
+                              const std::vector<Watermark>& now);
 
 /// True when `recorded` has a watermark for every watermark-mode source
 /// table `table` reads, on the column the mapping names now and of its

@@ -714,6 +714,51 @@ TEST_P(SyncSequenceTest, WatermarksDoNotMoveWithTheTimeZone) {
   }
 }
 
+// Every row's watermark set back (a reload): the highest watermark went
+// back more than the lookback, and the rows written below it are not read;
+// the run says so, and a --full run brings them.
+TEST_P(SyncSequenceTest, AWatermarkSetBackBeyondTheLookbackIsNamedAndFullBringsIt) {
+  Sql(Schema(GetParam().engine, 10));
+  const int64_t ts = FirstSync();
+  if (!watermark()) GTEST_SKIP() << "watermark mode only";
+  Sql({"UPDATE orders SET status = 'newest', updated_at = {wo} WHERE id = 3"});
+  Sync();
+  Sql({"UPDATE orders SET updated_at = '2020-01-01 00:00:00'",
+       "UPDATE orders SET status = 'reloaded', updated_at = '2020-01-01 00:00:00' WHERE id = 7"});
+  CommandResult r =
+      RunCommand(sync_env_ + Widen(fmt::format("sync -m {} --target {} --format json",
+                                               ShellQuote(mapping_), ShellQuote(store_))));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("its highest updated_at went back from"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("run widen sync --full once"), std::string::npos) << r.output;
+  const nlohmann::json j = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+  EXPECT_EQ(AsText(j["tables"][kOrders]["mode"]), "watermark") << j.dump(2);
+  EXPECT_EQ(Written(j, kOrders), 0u) << j.dump(2);  // order 7 is not read
+  nlohmann::json full = SyncJson("--full");
+  EXPECT_EQ(AsText(full["tables"][kOrders]["mode"]), "full") << full.dump(2);
+  EXPECT_EQ(Written(full, kOrders), 1u) << full.dump(2);
+  ExpectSameAsAFreshMigrate(ts);
+}
+
+// PostgreSQL's infinity is no watermark: the highest finite one is
+// recorded, so later changes are still read.
+TEST_P(SyncSequenceTest, AnInfiniteWatermarkDoesNotHideLaterChanges) {
+  Sql(Schema(GetParam().engine, 10));
+  const int64_t ts = FirstSync();
+  if (!watermark() || !pg()) GTEST_SKIP() << "watermark mode on PostgreSQL only";
+  Sql({"UPDATE orders SET status = 'forever', updated_at = 'infinity' WHERE id = 4"});
+  CommandResult r =
+      RunCommand(sync_env_ + Widen(fmt::format("sync -m {} --target {} --format json",
+                                               ShellQuote(mapping_), ShellQuote(store_))));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("is infinity are read again by every run"), std::string::npos)
+      << r.output;
+  Sql({"UPDATE orders SET status = 'later', updated_at = {wo} WHERE id = 5"});
+  nlohmann::json s = Sync();
+  EXPECT_GE(Written(s, kOrders), 1u);
+  ExpectSameAsAFreshMigrate(ts);
+}
+
 INSTANTIATE_TEST_SUITE_P(EnginesAndModes, SyncSequenceTest,
                          ::testing::Values(Case{Engine::kPostgres, Mode::kDigest},
                                            Case{Engine::kPostgres, Mode::kWatermark},
