@@ -1,5 +1,6 @@
 #include "extract/postgres_source.h"
 
+#include <libpq-events.h>
 #include <libpq-fe.h>
 #include <poll.h>
 #include <pqxx/pqxx>
@@ -31,10 +32,22 @@ namespace {
 
 using Txn = pqxx::transaction<pqxx::repeatable_read, pqxx::read_only>;
 
-// The libpq connection VerboseConnect made last on this thread: libpqxx 6
-// keeps its handle private, and a lost connection's cause is only in its
-// PQerrorMessage (libpqxx reports "Could not obtain client encoding").
+// The libpq connection VerboseConnect made last on this thread (libpqxx 6
+// keeps its handle private), for registering RememberError on it.
 thread_local PGconn* last_connected = nullptr;
+
+// A libpq event procedure keeping the error message of the connection's
+// last result in the std::string at `pass` ("" after a success): when the
+// server ends the connection, its reason ("terminating connection due to
+// administrator command") is there, while libpqxx 6 reports only "Could not
+// obtain client encoding".
+int RememberError(PGEventId id, void* info, void* pass) {
+  if (id == PGEVT_RESULTCREATE) {
+    const char* m = PQresultErrorMessage(static_cast<PGEventResultCreate*>(info)->result);
+    *static_cast<std::string*>(pass) = m == nullptr ? "" : m;
+  }
+  return 1;
+}
 
 // A connection failure: libpq's message, and the SQLSTATE the server sent
 // ("" when no server answered).
@@ -149,16 +162,15 @@ Status ConnectError(const std::string& url, const std::exception& e) {
 // Converts an exception from libpqxx during a query into a Status, coded by
 // its SQLSTATE. A lost connection is described by libpq's own message on
 // `conn` (the server's reason: "terminating connection due to administrator
-// command", "... due to unexpected postmaster exit", a reset), when given.
-Status QueryError(const std::string& context, const std::exception& e, PGconn* conn = nullptr) {
+// command", "... due to unexpected postmaster exit", a reset): `server_error`
+// (the last result's error, RememberError), when given and not empty.
+Status QueryError(const std::string& context, const std::exception& e,
+                  const std::string* server_error = nullptr) {
   WIDEN_RETURN_IF_ERROR(CutStatus(context));  // the watcher closed the socket
   std::string msg = OneLine(e.what(), false);
   const std::string state = SqlStateOf(e);
   if (state.rfind("08", 0) == 0) {
-    if (conn != nullptr && PQstatus(conn) == CONNECTION_BAD) {
-      const std::string why = OneLine(PQerrorMessage(conn), true);
-      if (!why.empty()) msg = why;
-    }
+    if (server_error != nullptr && !server_error->empty()) msg = OneLine(*server_error, true);
     return Status::Unavailable(
         fmt::format("{}: the connection to the source was lost: {}", context, msg));
   }
@@ -175,10 +187,10 @@ std::vector<std::string> ParamTexts(const std::vector<Value>& params) {
 
 class PostgresRowStream : public RowStream {
  public:
-  PostgresRowStream(pqxx::dbtransaction* txn, PGconn* conn, ServerWatch* watch, std::string cursor,
-                    std::string table, int fetch_rows)
+  PostgresRowStream(pqxx::dbtransaction* txn, const std::string* server_error, ServerWatch* watch,
+                    std::string cursor, std::string table, int fetch_rows)
       : txn_(txn),
-        conn_(conn),
+        server_error_(server_error),
         watch_(watch),
         cursor_(std::move(cursor)),
         table_(std::move(table)),
@@ -274,7 +286,7 @@ class PostgresRowStream : public RowStream {
         elem = e[0][1].as<int64_t>();
       }
     } catch (const std::exception& e) {
-      status_ = QueryError(fmt::format("reading table {}", table_), e, conn_);
+      status_ = QueryError(fmt::format("reading table {}", table_), e, server_error_);
     }
     return o;
   }
@@ -286,7 +298,7 @@ class PostgresRowStream : public RowStream {
       index_ = 0;
       exhausted_ = static_cast<int>(batch_.size()) < fetch_rows_;
     } catch (const std::exception& e) {
-      status_ = QueryError(fmt::format("reading table {}", table_), e, conn_);
+      status_ = QueryError(fmt::format("reading table {}", table_), e, server_error_);
       exhausted_ = true;
       batch_ = pqxx::result();
       index_ = 0;
@@ -317,8 +329,8 @@ class PostgresRowStream : public RowStream {
   }
 
   pqxx::dbtransaction* txn_;
-  PGconn* conn_;        // libpq's handle of txn_'s connection, for messages
-  ServerWatch* watch_;  // the connection's (may be null)
+  const std::string* server_error_;  // the connection's (RememberError)
+  ServerWatch* watch_;               // the connection's (may be null)
   std::string cursor_;
   std::string table_;
   int fetch_rows_;
@@ -337,8 +349,10 @@ class PostgresRowStream : public RowStream {
 }  // namespace
 
 struct PostgresSource::Session {
+  // The error of conn's last result (RememberError); declared before conn,
+  // which writes it.
+  std::string server_error;
   std::unique_ptr<Connection> conn;
-  PGconn* pg = nullptr;  // conn's libpq handle (for messages only)
   std::unique_ptr<pqxx::dbtransaction> txn;
   // The connection's socket, watched (server_watch.h); reset before conn.
   std::unique_ptr<ServerWatch> watch;
@@ -441,7 +455,7 @@ Result<std::unique_ptr<PostgresSource>> PostgresSource::Open(const std::string& 
   } catch (const std::exception& e) {
     return ConnectError(url, e);
   }
-  src->session_->pg = last_connected;
+  PQregisterEventProc(last_connected, RememberError, "widen", &src->session_->server_error);
   src->session_->watch = std::make_unique<ServerWatch>(src->session_->conn->sock(), read_timeout_s);
   ServerWatch::Scope wait(src->session_->watch.get());
   try {
@@ -455,7 +469,7 @@ Result<std::unique_ptr<PostgresSource>> PostgresSource::Open(const std::string& 
     setup.commit();
     src->session_->txn = std::make_unique<Txn>(*src->session_->conn, "widen");
   } catch (const std::exception& e) {
-    return QueryError(fmt::format("source {}", MaskUrl(url)), e, src->session_->pg);
+    return QueryError(fmt::format("source {}", MaskUrl(url)), e, &src->session_->server_error);
   }
   return src;
 }
@@ -613,7 +627,8 @@ Result<SourceSchema> PostgresSource::Introspect() {
       }
     }
   } catch (const std::exception& e) {
-    return QueryError(fmt::format("source {}: reading the schema", MaskUrl(url_)), e, session_->pg);
+    return QueryError(fmt::format("source {}: reading the schema", MaskUrl(url_)), e,
+                      &session_->server_error);
   }
   return schema;
 }
@@ -641,7 +656,7 @@ Result<SourceTable> PostgresSource::DescribeQuery(const std::string& sql) {
       session_->txn->exec("ROLLBACK TO SAVEPOINT widen_describe");
     } catch (const std::exception&) {
     }
-    return QueryError("query", e, session_->pg);
+    return QueryError("query", e, &session_->server_error);
   }
   return t;
 }
@@ -709,7 +724,7 @@ Status PostgresSource::CheckScan(const ScanSpec& spec) {
       session_->txn->exec("ROLLBACK TO SAVEPOINT widen_check");
     } catch (const std::exception&) {
     }
-    return QueryError(fmt::format("query failed ({})", q.sql), e, session_->pg);
+    return QueryError(fmt::format("query failed ({})", q.sql), e, &session_->server_error);
   }
   return Status::OK();
 }
@@ -742,11 +757,11 @@ Result<std::unique_ptr<RowStream>> PostgresSource::ScanWith(const ScanSpec& spec
                                pqxx::prepare::make_dynamic_params(ParamTexts(q.params)));
   } catch (const std::exception& e) {
     return QueryError(fmt::format("table {}: query failed ({})", spec.table, q.sql), e,
-                      session_->pg);
+                      &session_->server_error);
   }
-  auto stream =
-      std::make_unique<PostgresRowStream>(session_->txn.get(), session_->pg, session_->watch.get(),
-                                          cursor, spec.table, options_.fetch_rows);
+  auto stream = std::make_unique<PostgresRowStream>(session_->txn.get(), &session_->server_error,
+                                                    session_->watch.get(), cursor, spec.table,
+                                                    options_.fetch_rows);
   WIDEN_RETURN_IF_ERROR(stream->Start());
   return std::unique_ptr<RowStream>(std::move(stream));
 }
