@@ -9,6 +9,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/exit_codes.h"
+#include "extract/server_watch.h"
 #include "transform/cell_timestamp.h"
 
 int main(int argc, char** argv) {
@@ -103,6 +104,9 @@ int main(int argc, char** argv) {
     if (*migrate || app.got_subcommand("sync") || app.got_subcommand("verify")) {
       std::signal(SIGINT, [](int) { interrupted.store(true); });
       std::signal(SIGTERM, [](int) { interrupted.store(true); });
+      // A run waiting on a source server sees the flag only when the server
+      // answers: the watcher closes the source connections instead.
+      WatchInterrupts(&interrupted);
     }
     if (*migrate) return RunMigrate(mo, &interrupted);
     if (const int rc = sync(); rc >= 0) return rc;

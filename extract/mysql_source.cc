@@ -7,9 +7,16 @@
 #include <cppconn/statement.h>
 #include <mysql_connection.h>
 #include <mysql_driver.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cctype>
+#include <charconv>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -18,6 +25,7 @@
 #include "extract/mysql_dialect_internal.h"
 #include "extract/mysql_text_internal.h"
 #include "extract/select_builder.h"
+#include "extract/server_watch.h"
 #include "extract/source_internal.h"
 
 namespace widen {
@@ -66,9 +74,49 @@ bool IsConnectionLost(int code) {
          code == kCrConnectionError || code == kCrConnHostError;
 }
 
+// The process's open sockets (descriptors from /proc/self/fd).
+std::set<int> OpenSockets() {
+  std::set<int> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
+    int fd = -1;
+    const std::string name = e.path().filename().string();
+    if (std::from_chars(name.data(), name.data() + name.size(), fd).ec != std::errc()) continue;
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode)) out.insert(fd);
+  }
+  return out;
+}
+
+// The one socket in `after` not in `before` (the connection Connector/C++
+// just made, which it does not expose), or -1 when there is not exactly one.
+int NewSocket(const std::set<int>& before, const std::set<int>& after) {
+  int found = -1;
+  for (int fd : after) {
+    if (before.count(fd) != 0) continue;
+    if (found >= 0) return -1;
+    found = fd;
+  }
+  return found;
+}
+
+// TCP keepalives as widen sets them on PostgreSQL (keepalives_idle=60,
+// interval 10, count 6) and a 120 s TCP user timeout; a Unix socket is left
+// as it is.
+void SetKeepalives(int fd) {
+  const int on = 1, idle = 60, interval = 10, count = 6;
+  const unsigned user_timeout_ms = 120000;
+  if (::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on) != 0) return;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof interval);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof count);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout_ms, sizeof user_timeout_ms);
+}
+
 // A failed query: Unavailable when the connection is gone (or the server asks
 // for a retry), else InvalidArgument (bad `where` text, a missing table).
 Status QueryError(const std::string& context, const std::exception& e) {
+  WIDEN_RETURN_IF_ERROR(CutStatus(context));  // the watcher closed the socket
   const auto* se = dynamic_cast<const sql::SQLException*>(&e);
   const int code = se != nullptr ? se->getErrorCode() : 0;
   const std::string msg = OneLine(e.what());
@@ -175,6 +223,9 @@ std::string RowsOf(const LinkSide& side) {
 
 struct MySqlSource::Session {
   std::unique_ptr<sql::Connection> conn;
+  // The connection's socket, watched (server_watch.h), when it was found;
+  // reset before conn.
+  std::unique_ptr<ServerWatch> watch;
   std::string masked_url;
   bool schema_loaded = false;
   SourceSchema schema;
@@ -325,6 +376,7 @@ class MySqlRowStream : public RowStream {
       : s_(s), table_(std::move(table)), fetch_rows_(fetch_rows < 1 ? 1 : fetch_rows) {}
 
   ~MySqlRowStream() override {
+    ServerWatch::Scope wait(s_->watch.get());
     try {
       rs_.reset();  // an unbuffered result reads its remaining rows here
       stmt_.reset();
@@ -420,6 +472,7 @@ class MySqlRowStream : public RowStream {
       return Fail(s_->Busy(table_));
     }
     const BuiltQuery page = Page(first);
+    ServerWatch::Scope wait(s_->watch.get());
     try {
       rs_.reset();
       stmt_.reset();
@@ -442,6 +495,7 @@ class MySqlRowStream : public RowStream {
   void Advance() {
     valid_ = false;
     if (!status_.ok()) return;
+    ServerWatch::Scope wait(s_->watch.get());
     try {
       while (rs_ != nullptr) {
         if (rs_->next()) {
@@ -855,6 +909,7 @@ MySqlSource::MySqlSource(std::string url, SourceOptions options)
 
 MySqlSource::~MySqlSource() {
   try {
+    ServerWatch::Scope wait(session_->watch.get());
     if (session_->conn) {
       std::unique_ptr<sql::Statement> st(session_->conn->createStatement());
       st->execute("ROLLBACK");  // read-only: nothing to keep
@@ -863,6 +918,7 @@ MySqlSource::~MySqlSource() {
   }
   try {
     session_->set_params.clear();  // statements of the connection, closed before it
+    session_->watch.reset();
     session_->conn.reset();
   } catch (const std::exception&) {
   }
@@ -874,7 +930,9 @@ std::string MySqlSource::QuoteIdent(const std::string& name) {
 
 Result<std::unique_ptr<MySqlSource>> MySqlSource::Open(const std::string& url,
                                                        const SourceOptions& options) {
-  WIDEN_ASSIGN_OR_RETURN(mysql_internal::MySqlUrl u, mysql_internal::ParseMySqlUrl(url));
+  std::string plain_url = url;  // without widen's read_timeout=
+  WIDEN_ASSIGN_OR_RETURN(const int read_timeout_s, TakeReadTimeout(&plain_url));
+  WIDEN_ASSIGN_OR_RETURN(mysql_internal::MySqlUrl u, mysql_internal::ParseMySqlUrl(plain_url));
   if (!u.has_password) {
     // widen's own variable first, then the MySQL client's.
     for (const char* var : {"WIDEN_SOURCE_PASSWORD", "MYSQL_PWD"}) {
@@ -896,14 +954,27 @@ Result<std::unique_ptr<MySqlSource>> MySqlSource::Open(const std::string& url,
     o["OPT_CHARSET_NAME"] = sql::SQLString("utf8mb4");
     o["OPT_RECONNECT"] = false;  // a new connection would leave the snapshot
     o["OPT_CONNECT_TIMEOUT"] = 10;
+    if (read_timeout_s > 0) {
+      // Connector/C's own limits, for a wait the watch does not see (a
+      // socket it could not find); the watch ends the others first.
+      o["OPT_READ_TIMEOUT"] = read_timeout_s + 5;
+      o["OPT_WRITE_TIMEOUT"] = read_timeout_s + 5;
+    }
     // Option files (/etc/mysql/my.cnf, ~/.my.cnf): groups [client] and
     // [widen]; their password is used when neither the URL nor the
     // environment gives one (host, port, user and database are the URL's).
     o["readDefaultGroup"] = sql::SQLString("widen");
+    const std::set<int> before = OpenSockets();
     src->session_->conn.reset(sql::mysql::get_mysql_driver_instance()->connect(o));
+    const int fd = NewSocket(before, OpenSockets());
+    if (fd >= 0) {
+      SetKeepalives(fd);
+      src->session_->watch = std::make_unique<ServerWatch>(fd, read_timeout_s);
+    }
   } catch (const std::exception& e) {
     return ConnectError(url, e);
   }
+  ServerWatch::Scope wait(src->session_->watch.get());
   try {
     std::unique_ptr<sql::Statement> st(src->session_->conn->createStatement());
     st->execute("SET NAMES utf8mb4");
@@ -942,6 +1013,7 @@ constexpr int kSnapshotLockWaitSeconds = 10;
 
 Result<std::vector<std::unique_ptr<Source>>> MySqlSource::OpenSiblings(int n,
                                                                        const SourceReads& reads) {
+  ServerWatch::Scope wait(session_->watch.get());
   const std::vector<std::string>& tables = reads.tables;
   if (session_->unbuffered_owner != nullptr) return session_->Busy("(parallel jobs)");
   std::vector<std::unique_ptr<MySqlSource>> sources;
@@ -1018,6 +1090,7 @@ Result<std::vector<std::unique_ptr<Source>>> MySqlSource::OpenSiblings(int n,
 }
 
 Result<SourceSchema> MySqlSource::Introspect() {
+  ServerWatch::Scope wait(session_->watch.get());
   if (session_->unbuffered_owner != nullptr) return session_->Busy("information_schema");
   try {
     WIDEN_RETURN_IF_ERROR(session_->LoadSchema());
@@ -1034,6 +1107,7 @@ std::string MySqlSource::SelectSql(const ScanSpec& spec) const {
 }
 
 Result<SourceTable> MySqlSource::DescribeQuery(const std::string& sql) {
+  ServerWatch::Scope wait(session_->watch.get());
   if (session_->unbuffered_owner != nullptr) return session_->Busy("query");
   SourceTable t;
   try {
@@ -1045,6 +1119,7 @@ Result<SourceTable> MySqlSource::DescribeQuery(const std::string& sql) {
 }
 
 Status MySqlSource::CheckScan(const ScanSpec& spec) {
+  ServerWatch::Scope wait(session_->watch.get());
   const std::string name = spec.query.empty() ? spec.table : spec.alias;
   if (session_->unbuffered_owner != nullptr) return session_->Busy(name);
   WIDEN_RETURN_IF_ERROR(session_->Prepare(spec));
@@ -1072,6 +1147,7 @@ Status MySqlSource::CheckScan(const ScanSpec& spec) {
 Result<std::vector<GroupCount>> MySqlSource::LargestGroups(const ScanSpec& spec,
                                                            const std::vector<ColumnExpr>& group_by,
                                                            int limit) {
+  ServerWatch::Scope wait(session_->watch.get());
   if (group_by.empty() || limit < 1) {
     return Status::InvalidArgument("LargestGroups needs group columns and a positive limit");
   }
@@ -1114,6 +1190,7 @@ Result<std::vector<GroupCount>> MySqlSource::LargestGroups(const ScanSpec& spec,
 Result<std::vector<GroupCount>> MySqlSource::LargestLinkGroups(const ScanSpec& spec,
                                                                const std::vector<size_t>& links,
                                                                int limit) {
+  ServerWatch::Scope wait(session_->watch.get());
   if (links.empty() || limit < 1) {
     return Status::InvalidArgument("LargestLinkGroups needs links and a positive limit");
   }
@@ -1149,6 +1226,7 @@ Result<std::vector<GroupCount>> MySqlSource::LargestLinkGroups(const ScanSpec& s
 }
 
 Result<ColumnSummary> MySqlSource::SummarizeColumn(const ScanSpec& spec, const ColumnExpr& column) {
+  ServerWatch::Scope wait(session_->watch.get());
   WIDEN_RETURN_IF_ERROR(session_->Prepare(spec));
   const ScanSpec rows = Unordered(spec, {column});
   bool known = false;
@@ -1180,6 +1258,7 @@ Result<std::unique_ptr<RowStream>> MySqlSource::Scan(const ScanSpec& spec) {
 
 Result<std::unique_ptr<RowStream>> MySqlSource::ScanWith(const ScanSpec& spec,
                                                          std::vector<Value> inner_params) {
+  ServerWatch::Scope wait(session_->watch.get());
   const std::string name = spec.query.empty() ? spec.table : spec.alias;
   if (session_->unbuffered_owner != nullptr) return session_->Busy(name);
   WIDEN_RETURN_IF_ERROR(session_->Prepare(spec));

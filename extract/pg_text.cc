@@ -352,4 +352,25 @@ std::string WithConnectTimeout(const std::string& url) {
   return out;
 }
 
+std::string WithConnectionDefaults(const std::string& url) {
+  const size_t scheme = url.find("://");
+  if (scheme == std::string::npos) return url;
+  std::string out = url;
+  if (url.find_first_of("/?", scheme + 3) == std::string::npos) out += "/";
+  const size_t query = out.find('?');
+  for (const char* param : {"keepalives=1", "keepalives_idle=60", "keepalives_interval=10",
+                            "keepalives_count=6", "tcp_user_timeout=120000"}) {
+    const std::string_view p(param);
+    const std::string key(p.substr(0, p.find('=') + 1));
+    // A parameter the URL sets (after '?' or '&') is kept.
+    if (query != std::string::npos && (out.find("?" + key, query) != std::string::npos ||
+                                       out.find("&" + key, query) != std::string::npos)) {
+      continue;
+    }
+    out += out.find('?') == std::string::npos ? "?" : "&";
+    out += param;
+  }
+  return out;
+}
+
 }  // namespace widen::pg_internal

@@ -37,4 +37,11 @@ std::string WithPassword(const std::string& url, const char* password);
 /// accepts but never answers fails the run instead of hanging it.
 std::string WithConnectTimeout(const std::string& url);
 
+/// `url` with TCP keepalives on (keepalives=1, keepalives_idle=60,
+/// keepalives_interval=10, keepalives_count=6: a peer gone silent is found
+/// within about 2 minutes) and tcp_user_timeout=120000 (ms: data the server
+/// does not acknowledge for 2 minutes ends the connection), each unless the
+/// URL sets it.
+std::string WithConnectionDefaults(const std::string& url);
+
 }  // namespace widen::pg_internal

@@ -1,5 +1,6 @@
 #include "extract/postgres_source.h"
 
+#include <libpq-events.h>
 #include <libpq-fe.h>
 #include <poll.h>
 #include <pqxx/pqxx>
@@ -15,6 +16,7 @@
 #include "extract/pg_text_internal.h"
 #include "extract/postgres_dialect_internal.h"
 #include "extract/select_builder.h"
+#include "extract/server_watch.h"
 #include "extract/source_internal.h"
 
 namespace widen {
@@ -29,6 +31,23 @@ using source_internal::Unordered;
 namespace {
 
 using Txn = pqxx::transaction<pqxx::repeatable_read, pqxx::read_only>;
+
+// The libpq connection VerboseConnect made last on this thread (libpqxx 6
+// keeps its handle private), for registering RememberError on it.
+thread_local PGconn* last_connected = nullptr;
+
+// A libpq event procedure keeping the error message of the connection's
+// last result in the std::string at `pass` ("" after a success): when the
+// server ends the connection, its reason ("terminating connection due to
+// administrator command") is there, while libpqxx 6 reports only "Could not
+// obtain client encoding".
+int RememberError(PGEventId id, void* info, void* pass) {
+  if (id == PGEVT_RESULTCREATE) {
+    const char* m = PQresultErrorMessage(static_cast<PGEventResultCreate*>(info)->result);
+    *static_cast<std::string*>(pass) = m == nullptr ? "" : m;
+  }
+  return 1;
+}
 
 // A connection failure: libpq's message, and the SQLSTATE the server sent
 // ("" when no server answered).
@@ -66,6 +85,7 @@ class VerboseConnect : public pqxx::connectionpolicy {
       throw ConnectFailure(message, state, invalid);
     }
     PQsetErrorVerbosity(c, PQERRORS_DEFAULT);
+    last_connected = c;
     return c;
   }
 
@@ -140,11 +160,17 @@ Status ConnectError(const std::string& url, const std::exception& e) {
 }
 
 // Converts an exception from libpqxx during a query into a Status, coded by
-// its SQLSTATE.
-Status QueryError(const std::string& context, const std::exception& e) {
-  const std::string msg = OneLine(e.what(), false);
+// its SQLSTATE. A lost connection is described by libpq's own message on
+// `conn` (the server's reason: "terminating connection due to administrator
+// command", "... due to unexpected postmaster exit", a reset): `server_error`
+// (the last result's error, RememberError), when given and not empty.
+Status QueryError(const std::string& context, const std::exception& e,
+                  const std::string* server_error = nullptr) {
+  WIDEN_RETURN_IF_ERROR(CutStatus(context));  // the watcher closed the socket
+  std::string msg = OneLine(e.what(), false);
   const std::string state = SqlStateOf(e);
   if (state.rfind("08", 0) == 0) {
+    if (server_error != nullptr && !server_error->empty()) msg = OneLine(*server_error, true);
     return Status::Unavailable(
         fmt::format("{}: the connection to the source was lost: {}", context, msg));
   }
@@ -161,10 +187,17 @@ std::vector<std::string> ParamTexts(const std::vector<Value>& params) {
 
 class PostgresRowStream : public RowStream {
  public:
-  PostgresRowStream(pqxx::dbtransaction* txn, std::string cursor, std::string table, int fetch_rows)
-      : txn_(txn), cursor_(std::move(cursor)), table_(std::move(table)), fetch_rows_(fetch_rows) {}
+  PostgresRowStream(pqxx::dbtransaction* txn, const std::string* server_error, ServerWatch* watch,
+                    std::string cursor, std::string table, int fetch_rows)
+      : txn_(txn),
+        server_error_(server_error),
+        watch_(watch),
+        cursor_(std::move(cursor)),
+        table_(std::move(table)),
+        fetch_rows_(fetch_rows) {}
 
   ~PostgresRowStream() override {
+    ServerWatch::Scope wait(watch_);
     try {
       if (txn_ != nullptr && status_.ok()) txn_->exec("CLOSE " + cursor_);
     } catch (const std::exception&) {
@@ -228,6 +261,7 @@ class PostgresRowStream : public RowStream {
     ValueType element = ValueType::kText;
   };
   OtherType DescribeOther(uint32_t oid) {
+    ServerWatch::Scope wait(watch_);
     OtherType o;
     try {
       pqxx::result r = txn_->exec_params(
@@ -252,18 +286,19 @@ class PostgresRowStream : public RowStream {
         elem = e[0][1].as<int64_t>();
       }
     } catch (const std::exception& e) {
-      status_ = QueryError(fmt::format("reading table {}", table_), e);
+      status_ = QueryError(fmt::format("reading table {}", table_), e, server_error_);
     }
     return o;
   }
 
   void Fetch() {
+    ServerWatch::Scope wait(watch_);
     try {
       batch_ = txn_->exec(fmt::format("FETCH FORWARD {} FROM {}", fetch_rows_, cursor_));
       index_ = 0;
       exhausted_ = static_cast<int>(batch_.size()) < fetch_rows_;
     } catch (const std::exception& e) {
-      status_ = QueryError(fmt::format("reading table {}", table_), e);
+      status_ = QueryError(fmt::format("reading table {}", table_), e, server_error_);
       exhausted_ = true;
       batch_ = pqxx::result();
       index_ = 0;
@@ -294,6 +329,8 @@ class PostgresRowStream : public RowStream {
   }
 
   pqxx::dbtransaction* txn_;
+  const std::string* server_error_;  // the connection's (RememberError)
+  ServerWatch* watch_;               // the connection's (may be null)
   std::string cursor_;
   std::string table_;
   int fetch_rows_;
@@ -312,8 +349,13 @@ class PostgresRowStream : public RowStream {
 }  // namespace
 
 struct PostgresSource::Session {
+  // The error of conn's last result (RememberError); declared before conn,
+  // which writes it.
+  std::string server_error;
   std::unique_ptr<Connection> conn;
   std::unique_ptr<pqxx::dbtransaction> txn;
+  // The connection's socket, watched (server_watch.h); reset before conn.
+  std::unique_ptr<ServerWatch> watch;
   // "table\x1fcolumn" -> whether the column is text or varchar in a
   // deterministic collation (see BytesEqual).
   std::map<std::string, bool> plain_text;
@@ -326,6 +368,7 @@ struct PostgresSource::Session {
     const std::string id = table + '\x1f' + column;
     auto it = plain_text.find(id);
     if (it != plain_text.end()) return it->second;
+    ServerWatch::Scope wait(watch.get());
     bool plain = false;
     try {
       pqxx::result r = txn->exec_params(
@@ -344,6 +387,7 @@ struct PostgresSource::Session {
 
   // The collation of a column ("" for a type without one, or when unsure).
   std::string Collation(const std::string& table, const std::string& column) {
+    ServerWatch::Scope wait(watch.get());
     try {
       pqxx::result r = txn->exec_params(
           "SELECT COALESCE(c.collname, '') FROM pg_attribute a LEFT JOIN pg_collation c ON "
@@ -384,10 +428,12 @@ PostgresSource::PostgresSource(std::string url, SourceOptions options)
 
 PostgresSource::~PostgresSource() {
   try {
+    ServerWatch::Scope wait(session_->watch.get());
     if (session_->txn) session_->txn->abort();  // read-only: nothing to keep
   } catch (const std::exception&) {
   }
   session_->txn.reset();
+  session_->watch.reset();
   session_->conn.reset();
 }
 
@@ -398,13 +444,20 @@ std::string PostgresSource::QuoteIdent(const std::string& name) {
 Result<std::unique_ptr<PostgresSource>> PostgresSource::Open(const std::string& url,
                                                              const SourceOptions& options) {
   std::unique_ptr<PostgresSource> src(new PostgresSource(url, options));
+  // widen's own parameter; libpq would refuse it.
+  std::string libpq_url = url;
+  WIDEN_ASSIGN_OR_RETURN(const int read_timeout_s, TakeReadTimeout(&libpq_url));
   // postgres:// is libpq's other spelling; libpq takes both.
   try {
-    src->session_->conn = std::make_unique<Connection>(pg_internal::WithConnectTimeout(
-        pg_internal::WithPassword(url, std::getenv("WIDEN_SOURCE_PASSWORD"))));
+    src->session_->conn = std::make_unique<Connection>(
+        pg_internal::WithConnectionDefaults(pg_internal::WithConnectTimeout(
+            pg_internal::WithPassword(libpq_url, std::getenv("WIDEN_SOURCE_PASSWORD")))));
   } catch (const std::exception& e) {
     return ConnectError(url, e);
   }
+  PQregisterEventProc(last_connected, RememberError, "widen", &src->session_->server_error);
+  src->session_->watch = std::make_unique<ServerWatch>(src->session_->conn->sock(), read_timeout_s);
+  ServerWatch::Scope wait(src->session_->watch.get());
   try {
     src->session_->conn->set_client_encoding("UTF8");
     pqxx::nontransaction setup(*src->session_->conn);
@@ -416,13 +469,14 @@ Result<std::unique_ptr<PostgresSource>> PostgresSource::Open(const std::string& 
     setup.commit();
     src->session_->txn = std::make_unique<Txn>(*src->session_->conn, "widen");
   } catch (const std::exception& e) {
-    return QueryError(fmt::format("source {}", MaskUrl(url)), e);
+    return QueryError(fmt::format("source {}", MaskUrl(url)), e, &src->session_->server_error);
   }
   return src;
 }
 
 Result<std::vector<std::unique_ptr<Source>>> PostgresSource::OpenSiblings(int n,
                                                                           const SourceReads&) {
+  ServerWatch::Scope wait(session_->watch.get());
   std::string snapshot;
   try {
     // The transaction's snapshot, importable while this transaction is open.
@@ -449,6 +503,7 @@ Result<std::vector<std::unique_ptr<Source>>> PostgresSource::OpenSiblings(int n,
 }
 
 Result<SourceSchema> PostgresSource::Introspect() {
+  ServerWatch::Scope wait(session_->watch.get());
   SourceSchema schema;
   try {
     // Columns of ordinary tables, views and partitioned tables in the current
@@ -572,12 +627,14 @@ Result<SourceSchema> PostgresSource::Introspect() {
       }
     }
   } catch (const std::exception& e) {
-    return QueryError(fmt::format("source {}: reading the schema", MaskUrl(url_)), e);
+    return QueryError(fmt::format("source {}: reading the schema", MaskUrl(url_)), e,
+                      &session_->server_error);
   }
   return schema;
 }
 
 Result<SourceTable> PostgresSource::DescribeQuery(const std::string& sql) {
+  ServerWatch::Scope wait(session_->watch.get());
   SourceTable t;
   t.name = "query";
   try {
@@ -599,7 +656,7 @@ Result<SourceTable> PostgresSource::DescribeQuery(const std::string& sql) {
       session_->txn->exec("ROLLBACK TO SAVEPOINT widen_describe");
     } catch (const std::exception&) {
     }
-    return QueryError("query", e);
+    return QueryError("query", e, &session_->server_error);
   }
   return t;
 }
@@ -653,6 +710,7 @@ Status PostgresSource::CheckLinkCollations(const ScanSpec& spec) {
 }
 
 Status PostgresSource::CheckScan(const ScanSpec& spec) {
+  ServerWatch::Scope wait(session_->watch.get());
   WIDEN_RETURN_IF_ERROR(CheckLinkCollations(spec));
   const BuiltQuery q = SelectBuilder(*dialect_).Build(spec);
   try {
@@ -666,7 +724,7 @@ Status PostgresSource::CheckScan(const ScanSpec& spec) {
       session_->txn->exec("ROLLBACK TO SAVEPOINT widen_check");
     } catch (const std::exception&) {
     }
-    return QueryError(fmt::format("query failed ({})", q.sql), e);
+    return QueryError(fmt::format("query failed ({})", q.sql), e, &session_->server_error);
   }
   return Status::OK();
 }
@@ -681,6 +739,7 @@ Result<std::unique_ptr<RowStream>> PostgresSource::Scan(const ScanSpec& spec) {
 
 Result<std::unique_ptr<RowStream>> PostgresSource::ScanWith(const ScanSpec& spec,
                                                             std::vector<Value> inner_params) {
+  ServerWatch::Scope wait(session_->watch.get());
   // Every read (plan's sample, a job's range, ...) stops on such a link
   // before its query runs, not on the server's error after rows were used.
   WIDEN_RETURN_IF_ERROR(CheckLinkCollations(spec));
@@ -697,9 +756,11 @@ Result<std::unique_ptr<RowStream>> PostgresSource::ScanWith(const ScanSpec& spec
     session_->txn->exec_params("DECLARE " + cursor + " NO SCROLL CURSOR FOR " + q.sql,
                                pqxx::prepare::make_dynamic_params(ParamTexts(q.params)));
   } catch (const std::exception& e) {
-    return QueryError(fmt::format("table {}: query failed ({})", spec.table, q.sql), e);
+    return QueryError(fmt::format("table {}: query failed ({})", spec.table, q.sql), e,
+                      &session_->server_error);
   }
-  auto stream = std::make_unique<PostgresRowStream>(session_->txn.get(), cursor, spec.table,
+  auto stream = std::make_unique<PostgresRowStream>(session_->txn.get(), &session_->server_error,
+                                                    session_->watch.get(), cursor, spec.table,
                                                     options_.fetch_rows);
   WIDEN_RETURN_IF_ERROR(stream->Start());
   return std::unique_ptr<RowStream>(std::move(stream));
@@ -707,6 +768,7 @@ Result<std::unique_ptr<RowStream>> PostgresSource::ScanWith(const ScanSpec& spec
 
 Result<std::vector<GroupCount>> PostgresSource::LargestGroups(
     const ScanSpec& spec, const std::vector<ColumnExpr>& group_by, int limit) {
+  ServerWatch::Scope wait(session_->watch.get());
   if (group_by.empty() || limit < 1) {
     return Status::InvalidArgument("LargestGroups needs group columns and a positive limit");
   }
@@ -739,6 +801,7 @@ Result<std::vector<GroupCount>> PostgresSource::LargestGroups(
 Result<std::vector<GroupCount>> PostgresSource::LargestLinkGroups(const ScanSpec& spec,
                                                                   const std::vector<size_t>& links,
                                                                   int limit) {
+  ServerWatch::Scope wait(session_->watch.get());
   if (links.empty() || limit < 1) {
     return Status::InvalidArgument("LargestLinkGroups needs links and a positive limit");
   }
@@ -755,6 +818,7 @@ Result<std::vector<GroupCount>> PostgresSource::LargestLinkGroups(const ScanSpec
 
 Result<ColumnSummary> PostgresSource::SummarizeColumn(const ScanSpec& spec,
                                                       const ColumnExpr& column) {
+  ServerWatch::Scope wait(session_->watch.get());
   BuiltQuery inner = SelectBuilder(*dialect_).Build(Unordered(spec, {column}));
   const std::string sql = fmt::format(
       "SELECT min(widen_c) AS widen_min, max(widen_c) AS widen_max, count(*) AS widen_rows, "

@@ -1,0 +1,84 @@
+// ServerWatch: ends waits on a source server that cannot end by themselves.
+//
+// A source server that stops answering (frozen, or the network gone without
+// a reset) leaves a blocking read waiting forever, and a SIGINT only sets a
+// flag the run checks between rows. Each source connection registers its
+// socket here; one background thread (started on first use, polling every
+// 50 ms) shuts a socket down — the blocked read then fails as a lost
+// connection — when
+//   - a wait on it marked by a Scope has lasted longer than its read timeout
+//     (0: never), or
+//   - the interrupt flag given to WatchInterrupts is set (every socket).
+// The sources then turn the failure into CutStatus(): Cancelled for an
+// interrupt (exit 130, as any interrupt), Unavailable naming the timeout
+// for a wait that lasted too long (exit 3).
+//
+// Thread safety: a ServerWatch and its Scopes are used by the thread that
+// owns the connection; the registry is guarded by a mutex.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "common/status.h"
+
+namespace widen {
+
+/// Seconds a source may send nothing while widen waits for an answer (one
+/// query, or one batch of rows), unless the URL's `read_timeout=` says
+/// otherwise: one hour (as the net_write_timeout widen sets on MySQL).
+inline constexpr int kDefaultReadTimeoutSeconds = 3600;
+
+/// One watched source connection. REQUIRES: destroyed before its socket is
+/// closed (so that a reused descriptor is never shut down).
+class ServerWatch {
+ public:
+  /// Watches socket `fd` (not owned); `read_timeout_s` <= 0: no timeout.
+  ServerWatch(int fd, int read_timeout_s);
+  ~ServerWatch();
+  ServerWatch(const ServerWatch&) = delete;
+  ServerWatch& operator=(const ServerWatch&) = delete;
+
+  /// Marks a wait for the server's answer, from construction to destruction
+  /// (nested Scopes count as the outermost one). `watch` may be null.
+  class Scope {
+   public:
+    explicit Scope(ServerWatch* watch);
+    ~Scope();
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    ServerWatch* watch_;
+  };
+
+  int read_timeout_s() const { return read_timeout_s_; }
+
+ private:
+  friend struct ServerWatchRegistry;
+  int fd_;
+  int read_timeout_s_;
+  int depth_ = 0;                             // nested Scopes (owner thread)
+  std::atomic<int64_t> waiting_since_ms_{0};  // steady clock; 0: not waiting
+  bool cut_ = false;                          // under the registry's mutex
+};
+
+/// Watches `flag` (set by SIGINT/SIGTERM handlers; must outlive the
+/// process's threads, e.g. a static): once it is set, every watched socket,
+/// present or later, is shut down within about 50 ms.
+void WatchInterrupts(const std::atomic<bool>* flag);
+
+/// OK while no watched connection was cut. Else Cancelled ("<context>:
+/// interrupted while waiting for the source") after an interrupt, or
+/// Unavailable ("<context>: the source sent nothing for N s ...") after a
+/// read timeout.
+Status CutStatus(const std::string& context);
+
+/// Parses widen's `read_timeout=SECONDS` from the query string of `url`
+/// (kDefaultReadTimeoutSeconds when absent; 0 = none) and removes it from
+/// *url. InvalidArgument (naming the masked URL) for a value that is not an
+/// integer in 0..604800.
+Result<int> TakeReadTimeout(std::string* url);
+
+}  // namespace widen
