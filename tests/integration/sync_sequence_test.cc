@@ -714,13 +714,22 @@ TEST_P(SyncSequenceTest, WatermarksDoNotMoveWithTheTimeZone) {
   }
 }
 
+INSTANTIATE_TEST_SUITE_P(EnginesAndModes, SyncSequenceTest,
+                         ::testing::Values(Case{Engine::kPostgres, Mode::kDigest},
+                                           Case{Engine::kPostgres, Mode::kWatermark},
+                                           Case{Engine::kMySql, Mode::kDigest},
+                                           Case{Engine::kMySql, Mode::kWatermark}),
+                         CaseName);
+
+// Watermark mode only: what the watermark values themselves can do.
+using SyncWatermarkTest = SyncSequenceTest;
+
 // Every row's watermark set back (a reload): the highest watermark went
 // back more than the lookback, and the rows written below it are not read;
 // the run says so, and a --full run brings them.
-TEST_P(SyncSequenceTest, AWatermarkSetBackBeyondTheLookbackIsNamedAndFullBringsIt) {
+TEST_P(SyncWatermarkTest, AWatermarkSetBackBeyondTheLookbackIsNamedAndFullBringsIt) {
   Sql(Schema(GetParam().engine, 10));
   const int64_t ts = FirstSync();
-  if (!watermark()) GTEST_SKIP() << "watermark mode only";
   Sql({"UPDATE orders SET status = 'newest', updated_at = {wo} WHERE id = 3"});
   Sync();
   Sql({"UPDATE orders SET updated_at = '2020-01-01 00:00:00'",
@@ -740,18 +749,23 @@ TEST_P(SyncSequenceTest, AWatermarkSetBackBeyondTheLookbackIsNamedAndFullBringsI
   ExpectSameAsAFreshMigrate(ts);
 }
 
-// PostgreSQL's infinity is no watermark: the highest finite one is
-// recorded, so later changes are still read.
-TEST_P(SyncSequenceTest, AnInfiniteWatermarkDoesNotHideLaterChanges) {
+// A value that is no point in time is no watermark — PostgreSQL's
+// infinity (the highest finite value is recorded; rows at infinity are
+// read by every run), a MySQL zero date (every row's: the table is read
+// whole) — and later changes are still read.
+TEST_P(SyncWatermarkTest, AWatermarkThatIsNoPointInTimeDoesNotHideLaterChanges) {
   Sql(Schema(GetParam().engine, 10));
   const int64_t ts = FirstSync();
-  if (!watermark() || !pg()) GTEST_SKIP() << "watermark mode on PostgreSQL only";
-  Sql({"UPDATE orders SET status = 'forever', updated_at = 'infinity' WHERE id = 4"});
+  Sql({pg() ? "UPDATE orders SET status = 'forever', updated_at = 'infinity' WHERE id = 4"
+            : "SET STATEMENT sql_mode = '' FOR UPDATE orders SET updated_at = '0000-00-00 "
+              "00:00:00'"});
   CommandResult r =
       RunCommand(sync_env_ + Widen(fmt::format("sync -m {} --target {} --format json",
                                                ShellQuote(mapping_), ShellQuote(store_))));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("is infinity are read again by every run"), std::string::npos)
+  EXPECT_NE(r.output.find(pg() ? "is infinity are read again by every run"
+                               : "is not a value of its type (a zero date?)"),
+            std::string::npos)
       << r.output;
   Sql({"UPDATE orders SET status = 'later', updated_at = {wo} WHERE id = 5"});
   nlohmann::json s = Sync();
@@ -759,10 +773,8 @@ TEST_P(SyncSequenceTest, AnInfiniteWatermarkDoesNotHideLaterChanges) {
   ExpectSameAsAFreshMigrate(ts);
 }
 
-INSTANTIATE_TEST_SUITE_P(EnginesAndModes, SyncSequenceTest,
-                         ::testing::Values(Case{Engine::kPostgres, Mode::kDigest},
-                                           Case{Engine::kPostgres, Mode::kWatermark},
-                                           Case{Engine::kMySql, Mode::kDigest},
+INSTANTIATE_TEST_SUITE_P(Engines, SyncWatermarkTest,
+                         ::testing::Values(Case{Engine::kPostgres, Mode::kWatermark},
                                            Case{Engine::kMySql, Mode::kWatermark}),
                          CaseName);
 
