@@ -197,15 +197,13 @@ Result<std::vector<Watermark>> ReadWatermarks(const TablePlan& tp, const SyncPla
     spec.table = u.table;
     spec.alias = u.table;
     const ColumnExpr column{u.table, s->watermark, false};
-    WIDEN_ASSIGN_OR_RETURN(ColumnSummary sum, source->stats().SummarizeColumn(spec, column));
-    Value max = sum.max;
+    WIDEN_ASSIGN_OR_RETURN(Value max, source->stats().HighestValue(spec, column));
     const bool temporal =
         max.type() == ValueType::kTimestamp || max.type() == ValueType::kTimestampTz;
     if (!max.is_null() && temporal && max.as_int() == std::numeric_limits<int64_t>::max()) {
       // PostgreSQL's infinity: every later change would fall below it.
       spec.bound = KeyBound{{column}, {max}, BoundOp::kLess};
-      WIDEN_ASSIGN_OR_RETURN(ColumnSummary below, source->stats().SummarizeColumn(spec, column));
-      max = below.max;
+      WIDEN_ASSIGN_OR_RETURN(max, source->stats().HighestValue(spec, column));
       notes->push_back(fmt::format(
           "source table '{}': rows whose {} is infinity are read again by every run (the "
           "watermark recorded is the highest finite value)",

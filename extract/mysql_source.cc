@@ -1252,6 +1252,20 @@ Result<ColumnSummary> MySqlSource::SummarizeColumn(const ScanSpec& spec, const C
   return source_internal::ReadSummary(out.get());
 }
 
+Result<Value> MySqlSource::HighestValue(const ScanSpec& spec, const ColumnExpr& column) {
+  ServerWatch::Scope wait(session_->watch.get());
+  WIDEN_RETURN_IF_ERROR(session_->Prepare(spec));
+  const ScanSpec rows = Unordered(spec, {column});
+  BuiltQuery q = SelectBuilder(session_->dialect).Build(rows);
+  const std::string sql =
+      fmt::format("SELECT MAX({}) AS widen_max{}{}", q.items[0].expr, q.from, q.where);
+  WIDEN_ASSIGN_OR_RETURN(auto out, ScanWith(OverQuery(sql, {"widen_max"}), std::move(q.params)));
+  Value max;
+  if (out->Valid()) max = out->row()[0];
+  WIDEN_RETURN_IF_ERROR(out->status());
+  return max;
+}
+
 Result<std::unique_ptr<RowStream>> MySqlSource::Scan(const ScanSpec& spec) {
   return ScanWith(spec, {});
 }

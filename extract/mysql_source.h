@@ -102,6 +102,8 @@ class MySqlSource : public Source, public SourceStats {
                                                 int limit) override;
   /// One aggregate query on the server; text min/max by UTF-8 bytes.
   Result<ColumnSummary> SummarizeColumn(const ScanSpec& spec, const ColumnExpr& column) override;
+  /// MAX() alone, which an index on the column answers.
+  Result<Value> HighestValue(const ScanSpec& spec, const ColumnExpr& column) override;
   /// MySQL cannot share a snapshot between connections, so a further
   /// connection holds writes back for a moment (FLUSH TABLES WITH READ LOCK,
   /// or when RELOAD is not granted, LOCK TABLES `reads.tables` READ) while

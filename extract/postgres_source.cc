@@ -831,4 +831,17 @@ Result<ColumnSummary> PostgresSource::SummarizeColumn(const ScanSpec& spec,
   return source_internal::ReadSummary(rows.get());
 }
 
+Result<Value> PostgresSource::HighestValue(const ScanSpec& spec, const ColumnExpr& column) {
+  ServerWatch::Scope wait(session_->watch.get());
+  BuiltQuery inner = SelectBuilder(*dialect_).Build(Unordered(spec, {column}));
+  const std::string sql =
+      fmt::format("SELECT max(widen_c) AS widen_max FROM ({}) AS widen_s(widen_c)", inner.sql);
+  WIDEN_ASSIGN_OR_RETURN(auto rows,
+                         ScanWith(OverQuery(sql, {"widen_max"}), std::move(inner.params)));
+  Value max;
+  if (rows->Valid()) max = rows->row()[0];
+  WIDEN_RETURN_IF_ERROR(rows->status());
+  return max;
+}
+
 }  // namespace widen

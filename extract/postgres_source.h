@@ -54,6 +54,8 @@ class PostgresSource : public Source, public SourceStats {
                                                 const std::vector<ColumnExpr>& group_by,
                                                 int limit) override;
   Result<ColumnSummary> SummarizeColumn(const ScanSpec& spec, const ColumnExpr& column) override;
+  /// max() alone, which an index on the column answers.
+  Result<Value> HighestValue(const ScanSpec& spec, const ColumnExpr& column) override;
   /// Exports this transaction's snapshot (pg_export_snapshot) and opens `n`
   /// connections whose REPEATABLE READ transactions import it (SET
   /// TRANSACTION SNAPSHOT), so all read the same data.

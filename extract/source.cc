@@ -132,6 +132,11 @@ Result<std::vector<GroupCount>> SourceStats::LargestLinkGroups(const ScanSpec&,
   return Status::InvalidArgument("counting rows per nest link is not supported by this source");
 }
 
+Result<Value> SourceStats::HighestValue(const ScanSpec& spec, const ColumnExpr& column) {
+  WIDEN_ASSIGN_OR_RETURN(ColumnSummary s, SummarizeColumn(spec, column));
+  return s.max;
+}
+
 Result<std::vector<GroupCount>> UnsupportedStats::LargestGroups(const ScanSpec&,
                                                                 const std::vector<ColumnExpr>&,
                                                                 int) {

@@ -69,6 +69,12 @@ class SourceStats {
   /// server. Text min/max compare as unsigned bytes on MySQL and in the
   /// server's collation on PostgreSQL. Errors as LargestGroups.
   virtual Result<ColumnSummary> SummarizeColumn(const ScanSpec& spec, const ColumnExpr& column) = 0;
+
+  /// The largest value of `column` over the rows `spec` selects (NULL when
+  /// there is none), by one aggregate query an index on the column answers
+  /// without reading the table (widen sync's watermarks). For columns that
+  /// are not text. The default takes SummarizeColumn's max.
+  virtual Result<Value> HighestValue(const ScanSpec& spec, const ColumnExpr& column);
 };
 
 /// A SourceStats that answers every query with InvalidArgument naming
