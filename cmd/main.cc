@@ -6,14 +6,22 @@
 #include <cstdio>
 #include <exception>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "cmd/commands.h"
 #include "cmd/exit_codes.h"
+#include "cmd/hidden_args.h"
 #include "extract/server_watch.h"
 #include "transform/cell_timestamp.h"
 
 int main(int argc, char** argv) {
   using namespace widen;
+  // First of all: a password in a URL argument leaves the process list.
+  const std::vector<std::string> args = HidePasswordsInArgs(argc, argv);
+  std::vector<const char*> arg_ptrs;
+  for (const std::string& a : args) arg_ptrs.push_back(a.c_str());
+
   CLI::App app{
       "widen: migrate a PostgreSQL or MySQL database into a wide-column store (the "
       "embedded LevelDB store, with HBase's cell model, or HBase through its Thrift2 gateway), "
@@ -81,22 +89,22 @@ int main(int argc, char** argv) {
     }
     return false;
   };
-  if (argc > 1 && argv[1][0] != '-' && !known(argv[1])) {
+  if (argc > 1 && args[1][0] != '-' && !known(args[1].c_str())) {
     std::fprintf(
         stderr,
         "widen: unknown command '%s' (expected migrate, sync, verify, plan, lint, ddl, scan, "
         "get or repair; see widen --help)\n",
-        argv[1]);
+        MaskArgsIn(args[1], args).c_str());
     return kExitInvalid;
   }
   try {
-    app.parse(argc, argv);
+    app.parse(argc, arg_ptrs.data());
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "widen: %s (see widen --help)\n", e.what());
+    std::fprintf(stderr, "widen: %s (see widen --help)\n", MaskArgsIn(e.what(), args).c_str());
     return kExitInvalid;
   }
 

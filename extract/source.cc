@@ -1,5 +1,6 @@
 #include "extract/source.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <vector>
@@ -154,23 +155,45 @@ Result<std::vector<std::unique_ptr<Source>>> Source::OpenSiblings(int, const Sou
       fmt::format("the {} source cannot share its snapshot with parallel jobs", dialect()));
 }
 
-std::string MaskUrl(const std::string& url) {
-  std::string out = url;
+std::vector<std::pair<size_t, size_t>> PasswordSpans(std::string_view text) {
+  std::vector<std::pair<size_t, size_t>> spans;
   // password=VALUE in a query string or a keyword/value connection string.
-  for (size_t p = out.find("password="); p != std::string::npos; p = out.find("password=", p + 1)) {
+  for (size_t p = text.find("password="); p != std::string_view::npos;
+       p = text.find("password=", p + 1)) {
     const size_t v = p + 9;
-    const size_t end = out.find_first_of("& ", v);
-    out.replace(v, (end == std::string::npos ? out.size() : end) - v, "***");
+    const size_t end = text.find_first_of("& ", v);
+    spans.emplace_back(v, (end == std::string_view::npos ? text.size() : end) - v);
   }
   // user:password@ in a URL; the password may itself hold '@' or ':'.
-  const size_t scheme = out.find("://");
-  if (scheme == std::string::npos) return out;
-  const size_t query = out.find('?', scheme + 3);
-  const size_t at = out.rfind('@', query == std::string::npos ? std::string::npos : query);
-  if (at == std::string::npos || at < scheme + 3) return out;
-  const size_t colon = out.find(':', scheme + 3);
-  if (colon == std::string::npos || colon > at) return out;
-  return out.substr(0, colon + 1) + "***" + out.substr(at);
+  const size_t scheme = text.find("://");
+  if (scheme != std::string_view::npos) {
+    const size_t query = text.find('?', scheme + 3);
+    const size_t at = text.rfind('@', query == std::string_view::npos ? text.npos : query);
+    const size_t colon = text.find(':', scheme + 3);
+    if (at != std::string_view::npos && at > scheme + 3 && colon != std::string_view::npos &&
+        colon < at) {
+      spans.emplace_back(colon + 1, at - colon - 1);
+    }
+  }
+  std::sort(spans.begin(), spans.end());
+  std::vector<std::pair<size_t, size_t>> merged;
+  for (const auto& s : spans) {
+    if (!merged.empty() && s.first <= merged.back().first + merged.back().second) {
+      auto& m = merged.back();
+      m.second = std::max(m.first + m.second, s.first + s.second) - m.first;
+    } else {
+      merged.push_back(s);
+    }
+  }
+  return merged;
+}
+
+std::string MaskUrl(const std::string& url) {
+  std::string out = url;
+  const auto spans = PasswordSpans(url);
+  for (auto it = spans.rbegin(); it != spans.rend(); ++it)
+    out.replace(it->first, it->second, "***");
+  return out;
 }
 
 std::string ScrubSecrets(std::string message, const std::string& url) {
@@ -180,23 +203,9 @@ std::string ScrubSecrets(std::string message, const std::string& url) {
     message.replace(p, url.size(), masked);
   }
   // The password itself, wherever a library echoed it.
-  std::vector<std::string> secrets;
-  const size_t scheme = url.find("://");
-  if (scheme != std::string::npos) {
-    const size_t query = url.find('?', scheme + 3);
-    const size_t at = url.rfind('@', query == std::string::npos ? std::string::npos : query);
-    const size_t colon = url.find(':', scheme + 3);
-    if (at != std::string::npos && at > scheme + 3 && colon != std::string::npos && colon < at) {
-      secrets.push_back(url.substr(colon + 1, at - colon - 1));
-    }
-  }
-  for (size_t p = url.find("password="); p != std::string::npos; p = url.find("password=", p + 1)) {
-    const size_t end = url.find_first_of("& ", p + 9);
-    secrets.push_back(
-        url.substr(p + 9, end == std::string::npos ? std::string::npos : end - p - 9));
-  }
-  for (const auto& secret : secrets) {
-    if (secret.size() < 3) continue;  // too short to scrub without mangling the text
+  for (const auto& [offset, length] : PasswordSpans(url)) {
+    if (length < 3) continue;  // too short to scrub without mangling the text
+    const std::string secret = url.substr(offset, length);
     for (size_t p = message.find(secret); p != std::string::npos; p = message.find(secret, p + 3)) {
       message.replace(p, secret.size(), "***");
     }

@@ -23,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -348,6 +349,13 @@ class Source {
  private:
   std::unique_ptr<SourceStats> unsupported_stats_;  // what stats() gives by default
 };
+
+/// Where passwords sit in `text` (a URL, a keyword/value connection string,
+/// or a command-line argument holding one, such as "--source=URL"), as
+/// {offset, length} pairs in bytes, ascending and not overlapping: the
+/// user:password@ part of a URL (up to the last '@' before any '?'), and the
+/// value of every password= parameter (up to '&' or ' ').
+std::vector<std::pair<size_t, size_t>> PasswordSpans(std::string_view text);
 
 /// The URL with any password replaced by "***", for messages: the
 /// user:password@ part (up to the last '@'), and password= parameters of a

@@ -15,6 +15,7 @@
 #include "common/suggest.h"
 #include "mapping/sync_section_internal.h"
 #include "mapping/yaml_internal.h"
+#include "mapping/yaml_limits_internal.h"
 
 namespace widen {
 
@@ -728,6 +729,7 @@ class Loader {
 }  // namespace
 
 Result<Mapping> ParseMapping(const std::string& yaml_text, const std::string& file_name) {
+  WIDEN_RETURN_IF_ERROR(mapping_internal::CheckYamlLimits(yaml_text, file_name));
   YAML::Node root;
   try {
     std::vector<YAML::Node> docs = YAML::LoadAll(yaml_text);
@@ -759,16 +761,22 @@ Result<Mapping> load_mapping(const std::string& path) {
   if (!std::filesystem::is_regular_file(status)) {
     return Status::InvalidArgument(fmt::format("{}: the mapping is not a regular file", path));
   }
-  constexpr uintmax_t kMaxMappingBytes = 16 << 20;
-  if (std::filesystem::file_size(path, ec) > kMaxMappingBytes) {
-    return Status::InvalidArgument(
-        fmt::format("{}: the mapping is larger than 16 MiB; is it the right file?", path));
-  }
+  // Read at most one byte past the limit, so a file that grows while it is
+  // read costs no more than one at the limit.
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::NotFound(fmt::format("{}: cannot open the mapping file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return ParseMapping(text.str(), path);
+  std::string text(mapping_internal::kMaxMappingBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) return Status::NotFound(fmt::format("{}: cannot read the mapping file", path));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > mapping_internal::kMaxMappingBytes) {
+    const uintmax_t size = std::filesystem::file_size(path, ec);
+    return Status::InvalidArgument(fmt::format(
+        "{}: the mapping is {} bytes, more than the limit of 1 MiB ({} bytes); is it the right "
+        "file?",
+        path, ec ? text.size() : size, mapping_internal::kMaxMappingBytes));
+  }
+  return ParseMapping(text, path);
 }
 
 }  // namespace widen

@@ -297,9 +297,12 @@ struct Mapping {
 /// `${VAR}` and `${VAR:-default}` in `source` and `target` are expanded from
 /// the environment; an unset variable without default is recorded in
 /// source_problem/target_problem rather than failing the load.
+/// Reading is bounded: a file over 1 MiB, lists and maps over 64 deep, over
+/// 100,000 YAML nodes (aliases expanded) or 1,000 aliases is InvalidArgument
+/// naming the limit (docs/mapping.md, "Limits").
 Result<Mapping> load_mapping(const std::string& path);
 
-/// Same, from YAML text; `file_name` is used in messages.
+/// Same, from YAML text (with the same limits); `file_name` is used in messages.
 Result<Mapping> ParseMapping(const std::string& yaml_text, const std::string& file_name);
 
 }  // namespace widen

@@ -1,0 +1,135 @@
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/exceptions.h>
+#include <yaml-cpp/mark.h>
+#include <yaml-cpp/parser.h>
+
+#include <sstream>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "mapping/yaml_limits_internal.h"
+
+namespace widen::mapping_internal {
+namespace {
+
+// Thrown by the handler to stop the parser at the first limit passed.
+struct LimitPassed {
+  Status status;
+};
+
+// Counts depth, expanded nodes and aliases as the events arrive.
+class LimitCounter : public YAML::EventHandler {
+ public:
+  explicit LimitCounter(const std::string& file) : file_(file) {}
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (++documents_ > 1) {
+      Fail(mark, "a second YAML document ('---'): a mapping file holds one document");
+    }
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { Leaf(mark, anchor); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                const std::string&) override {
+    Leaf(mark, anchor);
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    if (++aliases_ > kMaxYamlAliases) {
+      Fail(mark, fmt::format("more than {} aliases ('*name'): a limit of widen's mapping reader",
+                             kMaxYamlAliases));
+    }
+    const auto it = anchor_nodes_.find(anchor);
+    if (it == anchor_nodes_.end()) {
+      // yaml-cpp reports an undefined anchor itself; a known one that is not
+      // finished yet is a node being defined: the alias would be a cycle.
+      for (const Frame& f : open_) {
+        if (f.anchor == anchor) Fail(mark, "an alias refers to a node that contains it (a cycle)");
+      }
+      return;
+    }
+    Add(mark, it->second);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    Start(mark, anchor);
+  }
+  void OnSequenceEnd() override { Close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    Start(mark, anchor);
+  }
+  void OnMapEnd() override { Close(); }
+
+ private:
+  struct Frame {
+    YAML::anchor_t anchor;  // 0 = none
+    uint64_t nodes_before;  // nodes_ when the collection started
+  };
+
+  [[noreturn]] void Fail(const YAML::Mark& mark, const std::string& what) const {
+    throw LimitPassed{Status::InvalidArgument(
+        fmt::format("{}:{}:{}: {}", file_, mark.line + 1, mark.column + 1, what))};
+  }
+  void Add(const YAML::Mark& mark, uint64_t n) {
+    nodes_ += n;
+    if (nodes_ > kMaxYamlNodes) {
+      Fail(mark, fmt::format("the mapping holds more than {} YAML nodes (each alias counts the "
+                             "nodes it repeats): a limit of widen's mapping reader",
+                             kMaxYamlNodes));
+    }
+  }
+  void Leaf(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    Add(mark, 1);
+    if (anchor != YAML::NullAnchor) anchor_nodes_[anchor] = 1;
+  }
+  void Start(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    if (static_cast<int>(open_.size()) >= kMaxYamlDepth) {
+      Fail(mark, fmt::format("lists and maps nest more than {} deep: a limit of widen's mapping "
+                             "reader",
+                             kMaxYamlDepth));
+    }
+    Add(mark, 1);
+    open_.push_back(Frame{anchor, nodes_ - 1});
+  }
+  void Close() {
+    if (open_.empty()) return;
+    const Frame o = open_.back();
+    open_.pop_back();
+    if (o.anchor != YAML::NullAnchor) anchor_nodes_[o.anchor] = nodes_ - o.nodes_before;
+  }
+
+  const std::string& file_;
+  std::vector<Frame> open_;
+  std::unordered_map<YAML::anchor_t, uint64_t> anchor_nodes_;  // finished anchors
+  uint64_t nodes_ = 0;
+  uint64_t aliases_ = 0;
+  int documents_ = 0;
+};
+
+}  // namespace
+
+Status CheckYamlLimits(const std::string& yaml_text, const std::string& file_name) {
+  if (yaml_text.size() > kMaxMappingBytes) {
+    return Status::InvalidArgument(
+        fmt::format("{}: the mapping is {} bytes, more than the limit of 1 MiB ({} bytes); is it "
+                    "the right file?",
+                    file_name, yaml_text.size(), kMaxMappingBytes));
+  }
+  std::istringstream in(yaml_text);
+  LimitCounter counter(file_name);
+  try {
+    YAML::Parser parser(in);
+    while (parser.HandleNextDocument(counter)) {
+    }
+  } catch (const LimitPassed& passed) {
+    return passed.status;
+  } catch (const YAML::Exception&) {
+    return Status::OK();  // a syntax error: the tree loader names it
+  }
+  return Status::OK();
+}
+
+}  // namespace widen::mapping_internal
