@@ -14,10 +14,10 @@
 #   first sync  widen sync into that store (no digests yet: every row
 #               rewritten once)
 #   idle sync   widen sync with nothing changed
-#   sync        after N changed source rows (default 1,000): a third orders
-#               (status), a third order lines (quantity), a third customers
-#               (city: fan-out to every order of the customer), each also
-#               raising its updated_at
+#   sync        after N changed source rows (default 1,000; bench/lib.sh
+#               apply_changes): a third orders (status), a third order lines
+#               (quantity), a third customers (city: fan-out to every order
+#               of the customer), each also raising its updated_at
 #   verify      widen verify after the migrate (equal), after the changes
 #               (differs: exit 9, expected), with --sample 10 there, and
 #               after the sync (equal)
@@ -26,7 +26,8 @@
 # (timestamp(6) / MariaDB DATETIME(6), NOT NULL, default 2000-01-01, an
 # index), and one row of each table a later value (2001-01-01: the table's
 # last change before the bench, so the rows at the default lie outside the
-# lookback window of the watermark the first pass records). Then:
+# lookback window of the watermark the first pass records; bench/lib.sh
+# add_watermarks). Then:
 #   shop:orders (keys in read order): a first sync into an empty store (full
 #     pass), an idle sync, the sync after the same N changes as above;
 #   shop:orders_by_customer (key customer_id|order_id, not in read order):
@@ -35,11 +36,12 @@
 #   after the changes, D hard deletes (default 10: half of them whole orders
 #     with their lines, half single order lines): widen sync --reconcile of
 #     both watermark stores, and a digest-mode sync of the digest store.
-# Every sync's store is checked: widen verify must find it equal to the
-# source after each sync, and at the end each store must scan (every
-# version) as a fresh migrate of the final source state. The script checks
-# each sync's mode (--format json: "full" on the first pass, then
-# "watermark").
+# The results are checked: widen verify (not timed) must find each
+# watermark-mode store equal to the source after each of its syncs, the
+# digest store is verified after its change sync (timed, above), and at the
+# end every store must scan (every version) as a fresh migrate of the final
+# source state; each sync must have run the mode expected (--format json:
+# "full" on a first pass, then "watermark").
 # It prints a Markdown table of the figures, then one of each sync's wall and
 # CPU time as a share of its migrate's, against the goals of issue 12.
 set -euo pipefail
@@ -57,31 +59,13 @@ if [[ ${1:-} == --inner ]]; then
     log "loading S=$S into PostgreSQL: $(load_pg "$S") s"
     url=$(pg_url)
     sql() { pg_psql -c "$1"; }
-    wm_type="timestamp(6)" now="localtimestamp(6)"
   else
     log "loading S=$S into MariaDB: $(load_mysql "$S") s"
     url=$(mysql_url)
     sql() { my_client -e "$1"; }
-    wm_type="DATETIME(6)" now="NOW(6)"
   fi
-  # The watermark columns, as a user adds them to a loaded database (not
-  # timed): a constant default (PostgreSQL and MariaDB add it without
-  # rewriting the table), an index each for the change queries.
-  if ((watermark)); then
-    t0=$(date +%s.%N)
-    for t in customer orders order_line; do
-      sql "ALTER TABLE $t ADD COLUMN updated_at $wm_type NOT NULL DEFAULT '2000-01-01 00:00:00'"
-      sql "CREATE INDEX ${t}_updated_idx ON $t (updated_at)"
-    done
-    sql "UPDATE customer SET updated_at = '2001-01-01 00:00:00' WHERE customer_id = 1"
-    sql "UPDATE orders SET updated_at = '2001-01-01 00:00:00' WHERE order_id = 1"
-    sql "UPDATE order_line SET updated_at = '2001-01-01 00:00:00' WHERE order_id = 1 AND line_no = 1"
-    if [[ $engine == pg ]]; then
-      pg_psql -c "ANALYZE customer" -c "ANALYZE orders" -c "ANALYZE order_line"
-    else
-      my_client -e "ANALYZE TABLE customer, orders, order_line" >/dev/null
-    fi
-    log "watermark columns and indexes added: $(elapsed_since "$t0") s"
+  if ((watermark)); then  # not timed
+    log "watermark columns and indexes added: $(add_watermarks "$engine") s"
   fi
 
   declare -A WALL CPU
@@ -144,16 +128,12 @@ if [[ ${1:-} == --inner ]]; then
     timed k_migrate "key not in read order: migrate" migrate -q -m "$ms" --table shop:orders_by_customer --source "$url" --target "leveldb:$K"
     timed k_first "key not in read order: first sync after the migrate (full pass)" sync --format json -m "$ms" --table shop:orders_by_customer --source "$url" --target "leveldb:$K"
     expect_mode full
+    check_equal "$ms" shop:orders_by_customer "$K" "the first sync"
     timed k_idle "key not in read order: idle sync" sync --format json -m "$ms" --table shop:orders_by_customer --source "$url" --target "leveldb:$K"
     expect_mode watermark
     check_equal "$ms" shop:orders_by_customer "$K" "the idle sync"
   fi
-  third=$((changes / 3))
-  set_wm=""
-  ((watermark)) && set_wm=", updated_at = $now"
-  sql "UPDATE orders SET status = 'changed'$set_wm WHERE order_id IN (SELECT order_id FROM (SELECT order_id FROM orders ORDER BY order_id LIMIT $third) AS o)"
-  sql "UPDATE order_line SET quantity = quantity + 1$set_wm WHERE order_id IN (SELECT order_id FROM (SELECT order_id FROM orders ORDER BY order_id DESC LIMIT $third) AS o) AND line_no = 1"
-  sql "UPDATE customer SET city = 'Moved'$set_wm WHERE customer_id IN (SELECT customer_id FROM (SELECT customer_id FROM customer ORDER BY customer_id LIMIT $((changes - 2 * third))) AS c)"
+  apply_changes "$engine" "$changes" "$watermark"
   EXPECT_RC=9 timed verify_diff "verify after the changes (differs: exit 9)" verify -q -m "$m" --source "$url" --target "leveldb:$D"
   EXPECT_RC=9 timed verify_sample "verify --sample 10 after the changes" verify -q -m "$m" --source "$url" --target "leveldb:$D" --sample 10
   if ((watermark)); then
