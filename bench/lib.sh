@@ -50,3 +50,54 @@ load_mysql() {
   my_client <"$BENCH_DIR/keys.mysql.sql" >/dev/null
   elapsed_since "$t0"
 }
+
+# add_watermarks pg|mysql: the watermark columns of bench/shop_sync.yaml, as
+# a user adds them to a loaded database: updated_at (timestamp(6) / MariaDB
+# DATETIME(6)), NOT NULL, a constant default of 2000-01-01 (both engines add
+# it without rewriting the table) and an index, on customer, orders and
+# order_line. Then one row of each table is set to 2001-01-01, the table's
+# last change before the bench, so that the watermark a first sync records
+# leaves the rows at the default outside the lookback window (were every row
+# at one value, the first run after a change would re-read them all).
+# Prints seconds.
+add_watermarks() {
+  local engine=$1 t0 t type
+  t0=$(date +%s.%N)
+  local -a q=()
+  [[ $engine == pg ]] && type="timestamp(6)" || type="DATETIME(6)"
+  for t in customer orders order_line; do
+    q+=("ALTER TABLE $t ADD COLUMN updated_at $type NOT NULL DEFAULT '2000-01-01 00:00:00'"
+      "CREATE INDEX ${t}_updated_idx ON $t (updated_at)")
+  done
+  q+=("UPDATE customer SET updated_at = '2001-01-01 00:00:00' WHERE customer_id = 1"
+    "UPDATE orders SET updated_at = '2001-01-01 00:00:00' WHERE order_id = 1"
+    "UPDATE order_line SET updated_at = '2001-01-01 00:00:00' WHERE order_id = 1 AND line_no = 1")
+  if [[ $engine == pg ]]; then
+    for t in "${q[@]}"; do pg_psql -c "$t"; done
+    pg_psql -c "ANALYZE customer" -c "ANALYZE orders" -c "ANALYZE order_line"
+  else
+    for t in "${q[@]}"; do my_client -e "$t"; done
+    my_client -e "ANALYZE TABLE customer, orders, order_line" >/dev/null
+  fi
+  elapsed_since "$t0"
+}
+
+# apply_changes pg|mysql N [WM]: N changed source rows, mixed: a third of the
+# orders (status; the first ones), a third of the order lines (quantity;
+# line 1 of the last orders), the rest customers (city: the city is copied
+# into every order of the customer, a fan-out). With WM=1 each change also
+# raises the row's updated_at to the transaction's time (add_watermarks).
+apply_changes() {
+  local engine=$1 n=$2 wm=${3:-0} set_wm="" third run
+  third=$((n / 3))
+  if [[ $engine == pg ]]; then
+    run="pg_psql -c"
+    ((wm)) && set_wm=", updated_at = localtimestamp(6)"
+  else
+    run="my_client -e"
+    ((wm)) && set_wm=", updated_at = NOW(6)"
+  fi
+  $run "UPDATE orders SET status = 'changed'$set_wm WHERE order_id IN (SELECT order_id FROM (SELECT order_id FROM orders ORDER BY order_id LIMIT $third) AS o)"
+  $run "UPDATE order_line SET quantity = quantity + 1$set_wm WHERE order_id IN (SELECT order_id FROM (SELECT order_id FROM orders ORDER BY order_id DESC LIMIT $third) AS o) AND line_no = 1"
+  $run "UPDATE customer SET city = 'Moved'$set_wm WHERE customer_id IN (SELECT customer_id FROM (SELECT customer_id FROM customer ORDER BY customer_id LIMIT $((n - 2 * third))) AS c)"
+}
