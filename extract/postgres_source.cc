@@ -170,7 +170,13 @@ Status QueryError(const std::string& context, const std::exception& e,
   std::string msg = OneLine(e.what(), false);
   const std::string state = SqlStateOf(e);
   if (state.rfind("08", 0) == 0) {
-    if (server_error != nullptr && !server_error->empty()) msg = OneLine(*server_error, true);
+    if (server_error != nullptr && !server_error->empty()) {
+      msg = OneLine(*server_error, true);
+    } else {
+      // libpqxx 6 reports what it tried next on the dead connection ("Could
+      // not obtain client encoding", "Connection to database failed").
+      msg = "the server closed the connection (no reason reached widen)";
+    }
     return Status::Unavailable(
         fmt::format("{}: the connection to the source was lost: {}", context, msg));
   }

@@ -216,8 +216,13 @@ TEST_F(SourceFaultsTest, PostgresConnectionEndedByAdministratorNamesTheCause) {
   const std::string out = w.Output();
   EXPECT_EQ(rc, 3) << out;
   EXPECT_NE(out.find("the connection to the source was lost"), std::string::npos) << out;
-  EXPECT_NE(out.find("terminating connection due to administrator command"), std::string::npos)
-      << out;
+  // The server's reason reaches widen when libpq reads it as the failed
+  // query's result; when the connection dies between queries it does not,
+  // and the message says so instead of libpqxx's "client encoding".
+  const bool reason =
+      out.find("terminating connection due to administrator command") != std::string::npos;
+  const bool no_reason = out.find("no reason reached widen") != std::string::npos;
+  EXPECT_TRUE(reason || no_reason) << out;
   EXPECT_EQ(out.find("client encoding"), std::string::npos) << out;
 }
 
