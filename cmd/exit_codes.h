@@ -16,6 +16,7 @@ enum ExitCode : int {
   kExitBusy = 7,             // the store is held by another widen process: retry later (Aborted)
   kExitReplaced = 8,         // the run ended, but cells replaced others of the same run
   kExitDifferent = 9,        // widen verify: the target differs from the source
+  kExitOutput = 10,          // the output could not be written (a full disk, a closed file)
   kExitCancelled = 130,      // interrupted (Ctrl-C)
 };
 

@@ -1,9 +1,13 @@
 // widen: migrate relational databases into wide-column stores.
+#include <sys/stat.h>
+#include <unistd.h>
 #include <CLI/CLI.hpp>
 
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <limits>
 #include <string>
@@ -15,8 +19,37 @@
 #include "extract/server_watch.h"
 #include "transform/cell_timestamp.h"
 
+namespace {
+
+// What a command printed must have been written: an error writing stdout (a
+// full disk, a file that went away) fails the run with kExitOutput and a
+// message; a pipe or socket whose reader went away (`widen scan | head`) is
+// normal and leaves the command's exit code as it was.
+int FinishOutput(int rc) {
+  errno = 0;
+  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout);
+  if (!failed) return rc;
+  const int err = errno;
+  struct stat st;
+  if (err == EPIPE ||
+      (fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))) {
+    return rc;
+  }
+  // The failed write may have been an earlier one, whose errno is gone.
+  std::fprintf(stderr, "widen: writing the output failed: %s\n",
+               err != 0 ? std::strerror(err) : "a full disk, or a file that went away?");
+  return rc == widen::kExitOk || rc == widen::kExitReplaced || rc == widen::kExitDifferent
+             ? widen::kExitOutput
+             : rc;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace widen;
+  // Writing to a pipe whose reader went away fails with EPIPE (FinishOutput)
+  // instead of killing the process.
+  std::signal(SIGPIPE, SIG_IGN);
   // First of all: a password in a URL argument leaves the process list.
   const std::vector<std::string> args = HidePasswordsInArgs(argc, argv);
   std::vector<const char*> arg_ptrs;
@@ -116,13 +149,13 @@ int main(int argc, char** argv) {
       // answers: the watcher closes the source connections instead.
       WatchInterrupts(&interrupted);
     }
-    if (*migrate) return RunMigrate(mo, &interrupted);
-    if (const int rc = sync(); rc >= 0) return rc;
-    if (const int rc = verify(); rc >= 0) return rc;
-    if (*scan) return RunScan(so);
-    if (*get) return RunGet(go);
+    if (*migrate) return FinishOutput(RunMigrate(mo, &interrupted));
+    if (const int rc = sync(); rc >= 0) return FinishOutput(rc);
+    if (const int rc = verify(); rc >= 0) return FinishOutput(rc);
+    if (*scan) return FinishOutput(RunScan(so));
+    if (*get) return FinishOutput(RunGet(go));
     for (const auto& run : design) {
-      if (const int rc = run(); rc >= 0) return rc;
+      if (const int rc = run(); rc >= 0) return FinishOutput(rc);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "widen: internal error: %s\n", e.what());

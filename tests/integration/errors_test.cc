@@ -136,6 +136,35 @@ TEST_F(ErrorsTest, SeparatorInKeyFailsNamingTheRowOrGoesToRejects) {
   EXPECT_EQ(cells.begin()->second.at("d:note"), "n");
 }
 
+// Output that cannot be written fails the command (exit 10, named on
+// stderr), for a scan and a plan; a reader that stops reading a pipe is
+// normal: exit 0, no message.
+TEST_F(ErrorsTest, OutputThatCannotBeWrittenFailsButAClosedPipeDoesNot) {
+  WIDEN_REQUIRE_PG(url);
+  std::string db = FreshPgDatabase(url, "widen_it_output");
+  PgQuery(db, "CREATE TABLE item (id int PRIMARY KEY, label text, note text)");
+  PgQuery(db,
+          "INSERT INTO item SELECT i, 'label ' || i, repeat('n', 40) FROM generate_series(1, "
+          "5000) AS g(i)");
+  std::string m = Write("m.yaml", MakeMapping(db, dir_, "item", "id", "label"));
+  CommandResult r = RunCommand(WidenBinary() + " migrate -q -m " + m);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string store = ShellQuote("leveldb:" + dir_ + "/store");
+  for (const std::string& cmd : {WidenBinary() + " scan t --target " + store,
+                                 WidenBinary() + " plan --limit 0 -m " + ShellQuote(m)}) {
+    SCOPED_TRACE(cmd);
+    r = RunCommand("bash -c " + ShellQuote(cmd + " > /dev/full"));  // stderr kept
+    EXPECT_EQ(r.exit_code, 10) << r.output;
+    EXPECT_NE(r.output.find("widen: writing the output failed: "), std::string::npos) << r.output;
+  }
+  // 5,000 rows are far more than a pipe holds: widen writes on after head
+  // has gone. Its own exit code, through PIPESTATUS.
+  r = RunCommand("bash -c " + ShellQuote(WidenBinary() + " scan t --target " + store +
+                                         " | head -c 100 > /dev/null; exit ${PIPESTATUS[0]}"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("writing the output failed"), std::string::npos) << r.output;
+}
+
 TEST_F(ErrorsTest, DesignMistakesAreCaughtBeforeAnyWrite) {
   WIDEN_REQUIRE_PG(url);
   std::string db = FreshPgDatabase(url, "widen_it_design");
