@@ -1,11 +1,13 @@
 #include "tests/store/crash_env.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <leveldb/env.h>
 
 namespace widen::testing {
@@ -127,7 +129,12 @@ struct CrashEnv::Impl {
       std::vector<char> bytes((std::istreambuf_iterator<char>(in)),
                               std::istreambuf_iterator<char>());
       auto it = ledger_.synced.find(from);
-      if (it != ledger_.synced.end() && it->second < bytes.size()) bytes.resize(it->second);
+      if (it != ledger_.synced.end()) {
+        // LevelDB only appends: a file never holds fewer bytes than were
+        // synced, or the ledger's model of the disk is wrong.
+        EXPECT_LE(it->second, bytes.size()) << from << " shrank below its synced length";
+        bytes.resize(std::min<size_t>(it->second, bytes.size()));
+      }
       std::ofstream out(fs::path(to) / e.path().filename(), std::ios::binary | std::ios::trunc);
       out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
       if (!out) {

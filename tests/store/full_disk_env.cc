@@ -3,6 +3,7 @@
 #include <atomic>
 #include <string>
 
+#include <gtest/gtest.h>
 #include <leveldb/env.h>
 
 namespace widen::testing {
@@ -23,17 +24,29 @@ leveldb::Status Full(const std::string& what) {
   return leveldb::Status::IOError(what, "No space left on device");
 }
 
+// A write the simulated disk allowed must succeed on the real one: a real
+// failure would pass for the simulated full disk and prove nothing.
+leveldb::Status Allowed(const std::string& what, leveldb::Status s) {
+  EXPECT_TRUE(s.ok()) << "the real disk refused " << what
+                      << ", a write the simulated disk allowed: " << s.ToString();
+  return s;
+}
+
 class File final : public leveldb::WritableFile {
  public:
   File(std::string name, leveldb::WritableFile* inner, Budget* budget)
       : name_(std::move(name)), inner_(inner), budget_(budget) {}
   ~File() override { delete inner_; }
   leveldb::Status Append(const leveldb::Slice& data) override {
-    return budget_->Take() ? inner_->Append(data) : Full(name_);
+    return budget_->Take() ? Allowed(name_, inner_->Append(data)) : Full(name_);
   }
   leveldb::Status Close() override { return inner_->Close(); }
-  leveldb::Status Flush() override { return budget_->Take() ? inner_->Flush() : Full(name_); }
-  leveldb::Status Sync() override { return budget_->Take() ? inner_->Sync() : Full(name_); }
+  leveldb::Status Flush() override {
+    return budget_->Take() ? Allowed(name_, inner_->Flush()) : Full(name_);
+  }
+  leveldb::Status Sync() override {
+    return budget_->Take() ? Allowed(name_, inner_->Sync()) : Full(name_);
+  }
 
  private:
   const std::string name_;
