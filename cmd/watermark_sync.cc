@@ -391,22 +391,25 @@ class ChangeRun {
 
   // Step 3: the parents the changed nested rows were under.
   Status FindOldParents() {
-    for (auto& [prefix, olds] : changed_children_) {
-      WIDEN_RETURN_IF_ERROR(
-          r_.store->ScanIndex(r_.full_name, prefix, [&](std::string_view key, std::string_view) {
-            std::string_view rest = key.substr(prefix.size());
-            std::vector<Value> v;
-            if (!ReadValueTuple(&rest, &v).ok() || v.size() != 1 || !rest.empty()) {
-              bad_entry_ = std::string(key);
-              return false;
-            }
-            olds.push_back(Tuple1(v.front()));
-            if (values_.emplace(olds.back(), v.front()).second) ++stats_->moved_parents;
-            return true;
-          }));
-      WIDEN_RETURN_IF_ERROR(BadEntry());
+    std::vector<std::string> prefixes;
+    std::vector<std::vector<std::string>*> olds;
+    for (auto& [prefix, o] : changed_children_) {
+      prefixes.push_back(prefix);
+      olds.push_back(&o);
     }
-    return Status::OK();
+    WIDEN_RETURN_IF_ERROR(r_.store->ScanIndex(
+        r_.full_name, prefixes, [&](size_t i, std::string_view key, std::string_view) {
+          std::string_view rest = key.substr(prefixes[i].size());
+          std::vector<Value> v;
+          if (!ReadValueTuple(&rest, &v).ok() || v.size() != 1 || !rest.empty()) {
+            bad_entry_ = std::string(key);
+            return false;
+          }
+          olds[i]->push_back(Tuple1(v.front()));
+          if (values_.emplace(olds[i]->back(), v.front()).second) ++stats_->moved_parents;
+          return true;
+        }));
+    return BadEntry();
   }
 
   Status BadEntry() const {
@@ -603,18 +606,16 @@ class ChangeRun {
 
     // What the values gave before: the batch's and the rows' own values
     // (a text value may come from a child's link in another case).
-    std::set<std::string> looked;
+    std::set<std::string> looked(encs.begin(), encs.end());
+    for (const auto& [e, keys] : fresh) looked.insert(e);
+    std::vector<std::string> prefixes;
+    for (const std::string& e : looked) prefixes.push_back(std::string(1, kRowEntry) + e);
     std::map<std::string, std::set<std::string>> old;
-    auto look = [&](const std::string& enc) -> Status {
-      if (!looked.insert(enc).second) return Status::OK();
-      const std::string prefix = std::string(1, kRowEntry) + enc;
-      return r_.store->ScanIndex(r_.full_name, prefix, [&](std::string_view key, std::string_view) {
-        old[enc].insert(std::string(key.substr(prefix.size())));
-        return true;
-      });
-    };
-    for (const std::string& e : encs) WIDEN_RETURN_IF_ERROR(look(e));
-    for (const auto& [e, keys] : fresh) WIDEN_RETURN_IF_ERROR(look(e));
+    WIDEN_RETURN_IF_ERROR(r_.store->ScanIndex(
+        r_.full_name, prefixes, [&](size_t i, std::string_view key, std::string_view) {
+          old[prefixes[i].substr(1)].insert(std::string(key.substr(prefixes[i].size())));
+          return true;
+        }));
 
     // New entries before their rows.
     std::set<std::string> batch_rows;

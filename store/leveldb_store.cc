@@ -477,7 +477,7 @@ class LevelDbListedDigestReader final : public RowDigestReader {
  public:
   LevelDbListedDigestReader(std::shared_ptr<Database> db, const std::string& full_name,
                             std::vector<std::string> rows)
-      : db_(std::move(db)), rows_(std::move(rows)) {
+      : db_(std::move(db)), rows_(std::move(rows)), it_(db_->db->NewIterator(lf::VerifiedReads())) {
     lf::AppendRowDigestPrefix(&prefix_, full_name);
     Load();
   }
@@ -491,15 +491,20 @@ class LevelDbListedDigestReader final : public RowDigestReader {
   Status status() const override { return status_; }
 
  private:
-  // Moves to the first row from at_ on that has a digest.
+  // Moves to the first row from at_ on that has a digest. The rows are
+  // sorted, so each Seek moves forward (mostly within blocks already read).
   void Load() {
+    std::string key;
     for (; at_ < rows_.size(); ++at_) {
-      std::string key = prefix_;
+      key.assign(prefix_);
       key.append(rows_[at_]);
-      leveldb::Status s = db_->db->Get(lf::VerifiedReads(), key, &digest_);
-      if (s.ok()) return;
-      if (!s.IsNotFound()) {
-        status_ = FromLevelDb(s, "reading row digests");
+      it_->Seek(key);
+      if (!it_->status().ok()) {
+        status_ = FromLevelDb(it_->status(), "reading row digests");
+        return;
+      }
+      if (it_->Valid() && it_->key() == leveldb::Slice(key)) {
+        digest_.assign(it_->value().data(), it_->value().size());
         return;
       }
     }
@@ -507,6 +512,7 @@ class LevelDbListedDigestReader final : public RowDigestReader {
 
   std::shared_ptr<Database> db_;
   std::vector<std::string> rows_;
+  std::unique_ptr<leveldb::Iterator> it_;  // before db_ goes (declared after it)
   std::string prefix_, digest_;
   size_t at_ = 0;
   Status status_;
@@ -538,28 +544,38 @@ class LevelDbRowWriter final : public RowWriter {
       }
       WIDEN_RETURN_IF_ERROR(checker_.Check(c));
     }
-    // The row's stored cells, every version and family (the uncommitted
-    // batch never holds this row: rows come once each).
     std::string row_key = cell_prefix_;
     lf::AppendEscapedTerminated(&row_key, row);
-    std::unique_ptr<leveldb::Iterator> it(db_->db->NewIterator(lf::VerifiedReads()));
+    new_keys_.resize(cells.size());
+    for (size_t i = 0; i < cells.size(); ++i) {
+      new_keys_[i].assign(row_key);
+      lf::AppendCellKeyAfterRow(&new_keys_[i], cells.Get(i));
+    }
+    sorted_keys_.clear();
+    for (const std::string& k : new_keys_) sorted_keys_.emplace_back(k);
+    std::sort(sorted_keys_.begin(), sorted_keys_.end());
+    // The row's stored cells, every version and family, through an iterator
+    // made after the last write (the uncommitted batch never holds this row:
+    // rows come once each). A stored cell the new ones do not put again is
+    // deleted; the others are overwritten by the Put.
+    if (it_ == nullptr) it_.reset(db_->db->NewIterator(lf::VerifiedReads()));
     uint64_t removed = 0;
-    for (it->Seek(row_key); it->Valid(); it->Next()) {
-      const leveldb::Slice k = it->key();
+    for (it_->Seek(row_key); it_->Valid(); it_->Next()) {
+      const leveldb::Slice k = it_->key();
       if (!k.starts_with(leveldb::Slice(row_key))) break;
-      batch_.Delete(k);
       ++removed;
+      if (!std::binary_search(sorted_keys_.begin(), sorted_keys_.end(),
+                              std::string_view(k.data(), k.size()))) {
+        batch_.Delete(k);
+      }
     }
-    if (!it->status().ok()) {
-      return FromLevelDb(it->status(), "reading row " + Quoted(row) + " of " + Quoted(full_name_));
+    if (!it_->status().ok()) {
+      return FromLevelDb(it_->status(), "reading row " + Quoted(row) + " of " + Quoted(full_name_));
     }
-    std::string key;
     for (size_t i = 0; i < cells.size(); ++i) {
       const CellView c = cells.Get(i);
-      key.assign(row_key);
-      lf::AppendCellKeyAfterRow(&key, c);
-      batch_.Put(leveldb::Slice(key), leveldb::Slice(c.value.data(), c.value.size()));
-      stats_.bytes_put += key.size() + c.value.size();
+      batch_.Put(leveldb::Slice(new_keys_[i]), leveldb::Slice(c.value.data(), c.value.size()));
+      stats_.bytes_put += new_keys_[i].size() + c.value.size();
     }
     std::string dkey = digest_prefix_;
     dkey.append(row);
@@ -633,6 +649,7 @@ class LevelDbRowWriter final : public RowWriter {
     if (batch_.ApproximateSize() <= kEmptyBatchBytes) return Status::OK();
     leveldb::WriteOptions o;
     o.sync = sync;
+    it_.reset();  // it would not see this write
     leveldb::Status s = db_->db->Write(o, &batch_);
     if (!s.ok()) return FromLevelDb(s, "writing rows of table " + Quoted(full_name_));
     batch_.Clear();
@@ -651,6 +668,11 @@ class LevelDbRowWriter final : public RowWriter {
   leveldb::WriteBatch batch_;
   bool written_ = false;
   RowWriterStats stats_;
+  // Reading stored rows: an iterator made after the last Write (null: none
+  // yet), and the keys of the row being replaced (kept for their buffers).
+  std::unique_ptr<leveldb::Iterator> it_;
+  std::vector<std::string> new_keys_;
+  std::vector<std::string_view> sorted_keys_;
 };
 
 // ---------------------------------------------------------------------------
@@ -1320,20 +1342,24 @@ Result<std::unique_ptr<RowDigestReader>> LevelDbStore::NewDigestReaderOf(
 }
 
 Status LevelDbStore::ScanIndex(
-    const std::string& full_name, std::string_view prefix,
-    const std::function<bool(std::string_view key, std::string_view value)>& fn) {
+    const std::string& full_name, const std::vector<std::string>& prefixes,
+    const std::function<bool(size_t prefix, std::string_view key, std::string_view value)>& fn) {
   WIDEN_ASSIGN_OR_RETURN(TableDescriptor d, DescribeTable(full_name));
   std::string start;
   lf::AppendSyncIndexPrefix(&start, d.FullName());
   const size_t table_bytes = start.size();
-  start.append(prefix);
   leveldb::ReadOptions o = lf::VerifiedReads();
   o.fill_cache = false;
   std::unique_ptr<leveldb::Iterator> it(db_->db->NewIterator(o));
-  for (it->Seek(start); it->Valid(); it->Next()) {
-    if (!it->key().starts_with(leveldb::Slice(start))) break;
-    const std::string_view key(it->key().data() + table_bytes, it->key().size() - table_bytes);
-    if (!fn(key, std::string_view(it->value().data(), it->value().size()))) break;
+  bool more = true;
+  for (size_t i = 0; more && i < prefixes.size() && it->status().ok(); ++i) {
+    start.resize(table_bytes);
+    start.append(prefixes[i]);
+    for (it->Seek(start); more && it->Valid(); it->Next()) {
+      if (!it->key().starts_with(leveldb::Slice(start))) break;
+      const std::string_view key(it->key().data() + table_bytes, it->key().size() - table_bytes);
+      more = fn(i, key, std::string_view(it->value().data(), it->value().size()));
+    }
   }
   if (!it->status().ok()) {
     return FromLevelDb(it->status(), "reading the sync index of " + Quoted(d.FullName()));

@@ -180,13 +180,16 @@ class LevelDbStore final : public Store {
   /// digest key in one leveldb::WriteBatch (written when it holds about
   /// StoreOptions::batch_bytes): atomic per row.
   Result<std::unique_ptr<RowWriter>> NewRowWriter(const std::string& full_name) override;
-  /// Point reads of the rows' digest keys.
+  /// The rows' digest keys, sought in order through one iterator (a
+  /// snapshot taken here: writes after it are not seen).
   Result<std::unique_ptr<RowDigestReader>> NewDigestReaderOf(
       const std::string& full_name, std::vector<std::string> rows) override;
-  /// The entries under tag 0x05 (docs/format.md, "Sync index").
-  Status ScanIndex(
-      const std::string& full_name, std::string_view prefix,
-      const std::function<bool(std::string_view key, std::string_view value)>& fn) override;
+  /// The entries under tag 0x05 (docs/format.md, "Sync index"), through one
+  /// iterator.
+  using Store::ScanIndex;
+  Status ScanIndex(const std::string& full_name, const std::vector<std::string>& prefixes,
+                   const std::function<bool(size_t prefix, std::string_view key,
+                                            std::string_view value)>& fn) override;
 
   /// The store's directory.
   const std::string& path() const { return path_; }

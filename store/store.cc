@@ -73,9 +73,16 @@ Result<std::unique_ptr<RowDigestReader>> Store::NewDigestReaderOf(const std::str
                                     "': widen sync does not write to this kind of store yet");
 }
 
-Status Store::ScanIndex(const std::string&, std::string_view,
-                        const std::function<bool(std::string_view, std::string_view)>&) {
+Status Store::ScanIndex(const std::string&, const std::vector<std::string>&,
+                        const std::function<bool(size_t, std::string_view, std::string_view)>&) {
   return NoSyncIndex();
+}
+
+Status Store::ScanIndex(const std::string& full_name, std::string_view prefix,
+                        const std::function<bool(std::string_view, std::string_view)>& fn) {
+  return ScanIndex(
+      full_name, std::vector<std::string>{std::string(prefix)},
+      [&fn](size_t, std::string_view key, std::string_view value) { return fn(key, value); });
 }
 
 }  // namespace widen

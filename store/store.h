@@ -166,13 +166,19 @@ class Store {
                                                                      std::vector<std::string> rows);
 
   /// Calls `fn` with each entry of the sync index of `full_name` whose key
-  /// starts with `prefix`, in key order (unsigned bytes), until it returns
-  /// false; the views are valid during the call only. Sees what a RowWriter
-  /// flushed. FailedPrecondition from a store that cannot sync (the
-  /// default); the store's read errors.
+  /// starts with one of `prefixes`, prefix by prefix in the order given and
+  /// in key order (unsigned bytes) under each, with the prefix's index,
+  /// until it returns false; an entry under two prefixes comes once for
+  /// each. One read of the store for them all: give the prefixes sorted
+  /// for the fewest blocks read. The views are valid during the call only.
+  /// Sees what a RowWriter flushed. FailedPrecondition from a store that
+  /// cannot sync (the default); the store's read errors.
   virtual Status ScanIndex(
-      const std::string& full_name, std::string_view prefix,
-      const std::function<bool(std::string_view key, std::string_view value)>& fn);
+      const std::string& full_name, const std::vector<std::string>& prefixes,
+      const std::function<bool(size_t prefix, std::string_view key, std::string_view value)>& fn);
+  /// ScanIndex of one prefix.
+  Status ScanIndex(const std::string& full_name, std::string_view prefix,
+                   const std::function<bool(std::string_view key, std::string_view value)>& fn);
 };
 
 }  // namespace widen

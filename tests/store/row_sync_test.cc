@@ -190,5 +190,125 @@ TEST_F(RowSyncTest, TheStreamingSinkComparesRowsInOrderAndStopsAtTheFirstOutOfOr
   EXPECT_EQ(DigestRows(false), (std::vector<std::string>{"a", "b"}));
 }
 
+// ReplaceRow leaves exactly the new cells, whatever the old ones were and
+// however the writer's batches fall: with every row written at once
+// (batch_bytes 1) and with all rows in one batch; a row replaced again after
+// its batch was written loses the cells the first replace put.
+TEST_F(RowSyncTest, ReplaceRowLeavesExactlyTheNewCellsAcrossBatches) {
+  for (size_t batch_bytes : {size_t{1}, size_t{4} << 20}) {
+    SCOPED_TRACE(batch_bytes);
+    store_.reset();
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+    StoreOptions o;
+    o.batch_bytes = batch_bytes;
+    auto opened = LevelDbStore::Open(path_, o);
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    store_ = std::move(opened).value();
+    TableDescriptor d;
+    d.table = "t";
+    FamilyDescriptor f;
+    f.name = "d";
+    f.versions = 3;
+    d.families.push_back(f);
+    ASSERT_TRUE(store_->CreateTable(d).ok());
+
+    auto replace = [&](RowWriter* w, const std::string& row,
+                       const std::vector<std::pair<std::string, std::string>>& cells) {
+      CellBatch b;
+      for (const auto& [q, v] : cells) b.Add(row, "d", q, 5, v);
+      b.Sort();
+      Status s = w->ReplaceRow(row, b, cells.empty() ? "" : "digest");
+      EXPECT_TRUE(s.ok()) << s.ToString();
+    };
+    {
+      auto w = store_->NewRowWriter("t");
+      ASSERT_TRUE(w.ok());
+      replace(w->get(), "a", {{"p", "1"}, {"q", "1"}, {"r", "1"}});
+      replace(w->get(), "b", {{"q", "1"}});
+      ASSERT_TRUE((*w)->Sync().ok());
+    }
+    auto w = store_->NewRowWriter("t");
+    ASSERT_TRUE(w.ok());
+    // a: p goes, q changes, r stays, s comes; b: q goes, p comes.
+    replace(w->get(), "a", {{"q", "2"}, {"r", "1"}, {"s", "2"}});
+    replace(w->get(), "b", {{"p", "2"}});
+    ASSERT_TRUE((*w)->Flush().ok());
+    // Again after the write: the cells just put are the old ones now.
+    replace(w->get(), "a", {{"p", "3"}});
+    replace(w->get(), "b", {});
+    ASSERT_TRUE((*w)->Sync().ok());
+    EXPECT_EQ((*w)->stats().cells_put, 3u + 1u + 1u);
+    EXPECT_EQ((*w)->stats().cells_deleted, 3u + 1u + 3u + 1u);
+    EXPECT_EQ(Cells(), (std::vector<std::string>{"a d:p@5=3"}));
+  }
+}
+
+// The sync index: entries under several prefixes come prefix by prefix in
+// the order given, in key order under each, once per prefix that holds them;
+// false from the callback stops the scan.
+TEST_F(RowSyncTest, ScanIndexOfSeveralPrefixes) {
+  auto w = store_->NewRowWriter("t");
+  ASSERT_TRUE(w.ok());
+  for (const char* k : {"a2", "a1", "b1", "c1", "c2"}) ASSERT_TRUE((*w)->PutIndex(k, k).ok());
+  ASSERT_TRUE((*w)->Flush().ok());
+  auto scan = [&](const std::vector<std::string>& prefixes, size_t stop_after) {
+    std::vector<std::string> seen;
+    Status s = store_->ScanIndex(
+        "t", prefixes, [&](size_t i, std::string_view key, std::string_view value) {
+          seen.push_back(std::to_string(i) + ":" + std::string(key) + "=" + std::string(value));
+          return seen.size() < stop_after;
+        });
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return seen;
+  };
+  EXPECT_EQ(scan({"a", "c", "zz"}, 100),
+            (std::vector<std::string>{"0:a1=a1", "0:a2=a2", "1:c1=c1", "1:c2=c2"}));
+  EXPECT_EQ(scan({"c2", "a", "a1"}, 100),
+            (std::vector<std::string>{"0:c2=c2", "1:a1=a1", "1:a2=a2", "2:a1=a1"}));
+  EXPECT_EQ(scan({"a", "c"}, 3), (std::vector<std::string>{"0:a1=a1", "0:a2=a2", "1:c1=c1"}));
+  EXPECT_TRUE(scan({}, 100).empty());
+  std::vector<std::string> one;
+  ASSERT_TRUE(store_
+                  ->ScanIndex("t", "b",
+                              [&](std::string_view key, std::string_view) {
+                                one.emplace_back(key);
+                                return true;
+                              })
+                  .ok());
+  EXPECT_EQ(one, (std::vector<std::string>{"b1"}));
+  EXPECT_EQ(store_
+                ->ScanIndex("nope", {"a"},
+                            [](size_t, std::string_view, std::string_view) { return true; })
+                .code(),
+            StatusCode::kNotFound);
+}
+
+// The digests of listed rows: only the listed rows that have one, in order,
+// as they were when the reader was made.
+TEST_F(RowSyncTest, DigestsOfListedRows) {
+  Sync({{"a", "1"}, {"b", "2"}, {"d", "4"}}, true);
+  auto w = store_->NewRowWriter("t");
+  ASSERT_TRUE(w.ok());
+  auto r = store_->NewDigestReaderOf("t", {"a", "c", "d", "e"});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_TRUE((*w)->ReplaceRow("d", CellBatch(), "").ok());  // after the reader: not seen
+  ASSERT_TRUE((*w)->Sync().ok());
+  std::vector<std::string> rows;
+  std::string first_digest;
+  for (; (*r)->Valid(); (*r)->Next()) {
+    rows.emplace_back((*r)->row());
+    EXPECT_FALSE((*r)->digest().empty());
+    if (first_digest.empty()) first_digest = (*r)->digest();
+  }
+  EXPECT_TRUE((*r)->status().ok());
+  EXPECT_EQ(rows, (std::vector<std::string>{"a", "d"}));
+  auto all = store_->NewDigestReader("t", false);
+  ASSERT_TRUE(all.ok());
+  ASSERT_TRUE((*all)->Valid());
+  EXPECT_EQ((*all)->row(), "a");
+  EXPECT_EQ((*all)->digest(), first_digest);
+}
+
 }  // namespace
 }  // namespace widen
