@@ -314,15 +314,17 @@ class PostgresRowStream : public RowStream {
   void Position() {
     valid_ = status_.ok() && index_ < batch_.size();
     if (!valid_) return;
+    // One field iterator per row: each pqxx::field made holds a counted
+    // reference to the result, and moving an iterator makes none.
     const pqxx::row r = batch_[static_cast<pqxx::result::size_type>(index_)];
-    for (size_t i = 0; i < oids_.size(); ++i) {
-      const pqxx::field f = r[static_cast<pqxx::row::size_type>(i)];
+    pqxx::row::const_iterator f = r.begin();
+    for (size_t i = 0; i < oids_.size(); ++i, ++f) {
       Value& v = row_.values[i];
-      if (f.is_null()) {
+      if (f->is_null()) {
         v.SetNull(schema_[i].type);
         continue;
       }
-      std::string_view text(f.c_str(), f.size());
+      std::string_view text(f->c_str(), f->size());
       if (!pg_internal::ParseText(oids_[i], text, &v)) {
         status_ = Status::InvalidArgument(
             fmt::format("table {}, column {}: cannot read value '{}' of type oid {}", table_,

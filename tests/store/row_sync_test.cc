@@ -11,6 +11,7 @@
 
 #include <leveldb/db.h>
 #include <leveldb/write_batch.h>
+#include <xxhash.h>
 
 #include "common/cell_runs.h"
 #include "store/leveldb_format_internal.h"
@@ -188,6 +189,49 @@ TEST_F(RowSyncTest, TheStreamingSinkComparesRowsInOrderAndStopsAtTheFirstOutOfOr
   ASSERT_TRUE((*writer)->Sync().ok());
   EXPECT_EQ(stats.rows_deleted + stats.rows_written, 0u);
   EXPECT_EQ(DigestRows(false), (std::vector<std::string>{"a", "b"}));
+}
+
+// The row digest is the one docs/format.md ("Row digests") gives: XXH3-128
+// over each cell's family, qualifier, timestamp, type and value, framed as
+// the spec says, high half first, each half big-endian.
+TEST(RowDigestTest, IsXxh3Of128BitsOverTheFramedCellsAsTheFormatSays) {
+  auto u32 = [](std::string* out, uint32_t v) {
+    for (int s = 24; s >= 0; s -= 8) out->push_back(static_cast<char>((v >> s) & 0xFF));
+  };
+  auto u64 = [](std::string* out, uint64_t v) {
+    for (int s = 56; s >= 0; s -= 8) out->push_back(static_cast<char>((v >> s) & 0xFF));
+  };
+  struct C {
+    std::string family, qualifier;
+    int64_t ts;
+    std::string value;
+  };
+  const std::vector<C> cells = {{"d", "name", 1700000000000, "Ann"},
+                                {"d", std::string("q\0\xff", 3), 5, std::string(300, 'x')},
+                                {"l", "", -1, ""}};
+  CellBatch batch;
+  std::string framed;
+  for (const C& c : cells) {
+    batch.Add("row", c.family, c.qualifier, c.ts, c.value);
+    u32(&framed, static_cast<uint32_t>(c.family.size()));
+    framed += c.family;
+    u32(&framed, static_cast<uint32_t>(c.qualifier.size()));
+    framed += c.qualifier;
+    u64(&framed, static_cast<uint64_t>(c.ts));
+    framed.push_back(static_cast<char>(CellType::kPut));
+    u32(&framed, static_cast<uint32_t>(c.value.size()));
+    framed += c.value;
+  }
+  const XXH128_hash_t h = XXH3_128bits(framed.data(), framed.size());
+  std::string expected;
+  u64(&expected, h.high64);
+  u64(&expected, h.low64);
+  EXPECT_EQ(RowDigest(batch), expected);
+  EXPECT_EQ(RowDigest(CellBatch()).size(), kRowDigestBytes);
+  // One byte more in a value changes it.
+  CellBatch other;
+  for (const C& c : cells) other.Add("row", c.family, c.qualifier, c.ts, c.value + "!");
+  EXPECT_NE(RowDigest(other), expected);
 }
 
 // ReplaceRow leaves exactly the new cells, whatever the old ones were and
