@@ -43,11 +43,39 @@ thread_local PGconn* last_connected = nullptr;
 // obtain client encoding".
 int RememberError(PGEventId id, void* info, void* pass) {
   if (id == PGEVT_RESULTCREATE) {
+    std::string* kept = static_cast<std::string*>(pass);
+    // A FATAL notice (RememberFatal) is the reason the connection ends:
+    // libpq's own words about the closed socket that follow do not replace it.
+    if (kept->rfind("FATAL:", 0) == 0) return 1;
     const char* m = PQresultErrorMessage(static_cast<PGEventResultCreate*>(info)->result);
-    *static_cast<std::string*>(pass) = m == nullptr ? "" : m;
+    *kept = m == nullptr ? "" : m;
   }
   return 1;
 }
+
+// Keeps a FATAL message that arrives outside a query in the std::string
+// RememberError writes: libpq hands an error the server sends while the
+// connection is idle ("terminating connection due to administrator
+// command", "... due to idle-session timeout", a shutdown) to the notice
+// processor, not to the next query's result, which says only that the
+// connection was closed.
+class RememberFatal final : public pqxx::errorhandler {
+ public:
+  RememberFatal(pqxx::connection_base& conn, std::string* kept)
+      : pqxx::errorhandler(conn), kept_(kept) {}
+  bool operator()(const char msg[]) noexcept override {
+    if (msg != nullptr && std::string_view(msg).rfind("FATAL:", 0) == 0) {
+      try {
+        *kept_ = msg;
+      } catch (...) {
+      }
+    }
+    return true;
+  }
+
+ private:
+  std::string* kept_;
+};
 
 // A connection failure: libpq's message, and the SQLSTATE the server sent
 // ("" when no server answered).
@@ -361,6 +389,8 @@ struct PostgresSource::Session {
   // which writes it.
   std::string server_error;
   std::unique_ptr<Connection> conn;
+  // Writes server_error; reset before conn.
+  std::unique_ptr<RememberFatal> fatal;
   std::unique_ptr<pqxx::dbtransaction> txn;
   // The connection's socket, watched (server_watch.h); reset before conn.
   std::unique_ptr<ServerWatch> watch;
@@ -442,6 +472,7 @@ PostgresSource::~PostgresSource() {
   }
   session_->txn.reset();
   session_->watch.reset();
+  session_->fatal.reset();
   session_->conn.reset();
 }
 
@@ -464,6 +495,8 @@ Result<std::unique_ptr<PostgresSource>> PostgresSource::Open(const std::string& 
     return ConnectError(url, e);
   }
   PQregisterEventProc(last_connected, RememberError, "widen", &src->session_->server_error);
+  src->session_->fatal =
+      std::make_unique<RememberFatal>(*src->session_->conn, &src->session_->server_error);
   src->session_->watch = std::make_unique<ServerWatch>(src->session_->conn->sock(), read_timeout_s);
   ServerWatch::Scope wait(src->session_->watch.get());
   try {
