@@ -122,13 +122,13 @@ class FirstWriteHook : public RowWriter {
  public:
   FirstWriteHook(std::unique_ptr<RowWriter> inner, std::function<Status()> first)
       : inner_(std::move(inner)), first_(std::move(first)) {}
-  Status ReplaceRow(std::string_view row, const CellBatch& cells,
-                    std::string_view digest) override {
+  Status ReplaceRow(std::string_view row, const CellBatch& cells, std::string_view digest,
+                    bool same_keys) override {
     if (first_) {
       WIDEN_RETURN_IF_ERROR(first_());
       first_ = nullptr;
     }
-    return inner_->ReplaceRow(row, cells, digest);
+    return inner_->ReplaceRow(row, cells, digest, same_keys);
   }
   Status PutIndex(std::string_view key, std::string_view value) override {
     WIDEN_RETURN_IF_ERROR(First());

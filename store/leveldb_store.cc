@@ -140,6 +140,20 @@ std::string PathIn(const std::string& dir, const std::string& name) {
   return (std::filesystem::path(dir) / name).string();
 }
 
+// Whether table file `number` is live in `db` now. A background compaction
+// (which Open or a write may start) deletes the files it replaced after
+// they left the live set, so a file found missing or unreadable after the
+// list was read is damage only when it is still live afterwards (table
+// files are written before they become live, and never change).
+bool StillLive(leveldb::DB* db, uint64_t number) {
+  std::string property;
+  if (!db->GetProperty("leveldb.sstables", &property)) return true;
+  for (const lfiles::LiveTable& t : lfiles::ParseLiveTables(property)) {
+    if (t.number == number) return true;
+  }
+  return false;
+}
+
 // The damaged live table files of an open database (see Database::Error).
 // With `only_file` set, just that one when it is a live table file.
 std::vector<std::string> FindDamagedTables(leveldb::DB* db, leveldb::Env* env,
@@ -162,7 +176,9 @@ std::vector<std::string> FindDamagedTables(leveldb::DB* db, leveldb::Env* env,
       if (overlaps(t) != (pass == 0)) continue;
       const std::string file = PathIn(path, lfiles::TableFileName(path, t.number));
       std::optional<std::string> problem = lfiles::CheckTableFile(env, file, t.size_bytes, nullptr);
-      if (problem) damaged.push_back("table file '" + file + "': " + *problem);
+      if (problem && StillLive(db, t.number)) {
+        damaged.push_back("table file '" + file + "': " + *problem);
+      }
     }
   }
   return damaged;
@@ -534,8 +550,8 @@ class LevelDbRowWriter final : public RowWriter {
   }
   ~LevelDbRowWriter() override = default;
 
-  Status ReplaceRow(std::string_view row, const CellBatch& cells,
-                    std::string_view digest) override {
+  Status ReplaceRow(std::string_view row, const CellBatch& cells, std::string_view digest,
+                    bool same_keys) override {
     for (size_t i = 0; i < cells.size(); ++i) {
       const CellView c = cells.Get(i);
       if (c.row != row) {
@@ -551,26 +567,32 @@ class LevelDbRowWriter final : public RowWriter {
       new_keys_[i].assign(row_key);
       lf::AppendCellKeyAfterRow(&new_keys_[i], cells.Get(i));
     }
-    sorted_keys_.clear();
-    for (const std::string& k : new_keys_) sorted_keys_.emplace_back(k);
-    std::sort(sorted_keys_.begin(), sorted_keys_.end());
     // The row's stored cells, every version and family, through an iterator
     // made after the last write (the uncommitted batch never holds this row:
     // rows come once each). A stored cell the new ones do not put again is
-    // deleted; the others are overwritten by the Put.
-    if (it_ == nullptr) it_.reset(db_->db->NewIterator(lf::VerifiedReads()));
+    // deleted; the others are overwritten by the Put. With same_keys there
+    // is none of the first kind: nothing is read.
     uint64_t removed = 0;
-    for (it_->Seek(row_key); it_->Valid(); it_->Next()) {
-      const leveldb::Slice k = it_->key();
-      if (!k.starts_with(leveldb::Slice(row_key))) break;
-      ++removed;
-      if (!std::binary_search(sorted_keys_.begin(), sorted_keys_.end(),
-                              std::string_view(k.data(), k.size()))) {
-        batch_.Delete(k);
+    if (same_keys) {
+      removed = cells.size();
+    } else {
+      sorted_keys_.clear();
+      for (const std::string& k : new_keys_) sorted_keys_.emplace_back(k);
+      std::sort(sorted_keys_.begin(), sorted_keys_.end());
+      if (it_ == nullptr) it_.reset(db_->db->NewIterator(lf::VerifiedReads()));
+      for (it_->Seek(row_key); it_->Valid(); it_->Next()) {
+        const leveldb::Slice k = it_->key();
+        if (!k.starts_with(leveldb::Slice(row_key))) break;
+        ++removed;
+        if (!std::binary_search(sorted_keys_.begin(), sorted_keys_.end(),
+                                std::string_view(k.data(), k.size()))) {
+          batch_.Delete(k);
+        }
       }
-    }
-    if (!it_->status().ok()) {
-      return FromLevelDb(it_->status(), "reading row " + Quoted(row) + " of " + Quoted(full_name_));
+      if (!it_->status().ok()) {
+        return FromLevelDb(it_->status(),
+                           "reading row " + Quoted(row) + " of " + Quoted(full_name_));
+      }
     }
     for (size_t i = 0; i < cells.size(); ++i) {
       const CellView c = cells.Get(i);
@@ -1061,6 +1083,7 @@ Status CheckTableSizes(const Database& db) {
     const std::string file = PathIn(db.path, lfiles::TableFileName(db.path, t.number));
     std::error_code ec;
     const uint64_t size = std::filesystem::file_size(file, ec);
+    if ((ec || size != t.size_bytes) && !StillLive(db.db.get(), t.number)) continue;
     if (ec) {
       return Damaged(db.path, "table file '" + file + "' cannot be read (" + ec.message() + ")");
     }

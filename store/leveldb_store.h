@@ -176,8 +176,10 @@ class LevelDbStore final : public Store {
   /// Digests under tag 0x04 (above); from_cells lists the cell keys' rows.
   Result<std::unique_ptr<RowDigestReader>> NewDigestReader(const std::string& full_name,
                                                            bool from_cells) override;
-  /// Each ReplaceRow deletes the row's cell keys and puts its new cells and
-  /// digest key in one leveldb::WriteBatch (written when it holds about
+  /// Each ReplaceRow deletes the row's cell keys the new cells do not put
+  /// again (read through one iterator, made anew after each write; not read
+  /// with same_keys) and puts its new cells and digest key in one
+  /// leveldb::WriteBatch (written when it holds about
   /// StoreOptions::batch_bytes): atomic per row.
   Result<std::unique_ptr<RowWriter>> NewRowWriter(const std::string& full_name) override;
   /// The rows' digest keys, sought in order through one iterator (a

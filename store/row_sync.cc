@@ -62,6 +62,26 @@ std::string RowDigest(const CellBatch& cells) {
   return out;
 }
 
+std::string RowKeysDigest(const CellBatch& cells) {
+  thread_local std::string buf;
+  buf.clear();
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const CellView c = cells.Get(i);
+    AppendU32(&buf, static_cast<uint32_t>(c.family.size()));
+    buf.append(c.family);
+    AppendU32(&buf, static_cast<uint32_t>(c.qualifier.size()));
+    buf.append(c.qualifier);
+    AppendU64(&buf, static_cast<uint64_t>(c.timestamp_ms));
+    buf.push_back(static_cast<char>(c.type));
+  }
+  const XXH128_hash_t h = XXH3_128bits(buf.data(), buf.size());
+  if (buf.capacity() > (1u << 20)) std::string().swap(buf);
+  std::string out;
+  AppendU64(&out, h.high64);
+  AppendU64(&out, h.low64);
+  return out;
+}
+
 // The row-by-row comparison shared by SyncRows and RowSyncSink.
 struct RowSyncSink::State {
   RowDigestReader* stored;
@@ -96,9 +116,13 @@ struct RowSyncSink::State {
     if (row.empty()) return Status::OK();
     ++stats->rows;
     WIDEN_RETURN_IF_ERROR(RemoveBefore(&row_key));
-    const std::string digest = RowDigest(row);
+    std::string digest = RowDigest(row);
+    const std::string keys = RowKeysDigest(row);
+    bool same_keys = false;
     if (stored->Valid() && stored->row() == row_key) {
-      const bool same = stored->digest() == digest;
+      const std::string_view old = stored->digest();
+      const bool same = old.substr(0, kRowDigestBytes) == digest;
+      same_keys = old.size() == 2 * kRowDigestBytes && old.substr(kRowDigestBytes) == keys;
       stored->Next();
       WIDEN_RETURN_IF_ERROR(stored->status());
       if (same) {
@@ -107,7 +131,8 @@ struct RowSyncSink::State {
         return Status::OK();
       }
     }
-    WIDEN_RETURN_IF_ERROR(writer->ReplaceRow(row_key, row, digest));
+    digest += keys;
+    WIDEN_RETURN_IF_ERROR(writer->ReplaceRow(row_key, row, digest, same_keys));
     ++stats->rows_written;
     row.Clear();
     return Status::OK();

@@ -41,6 +41,14 @@ inline constexpr size_t kRowDigestBytes = 16;
 /// change it.
 std::string RowDigest(const CellBatch& row_cells);
 
+/// The digest of one row's cell coordinates: as RowDigest without the
+/// values (for each cell the family and qualifier as u32 BE length + bytes,
+/// the timestamp, the type byte). 16 bytes. A store records it after the
+/// RowDigest (32 bytes in all; a 16-byte record, of an older widen, has
+/// none), so that a row rewritten with cells of the same coordinates is put
+/// over the old cells without reading them. Persisted: never change it.
+std::string RowKeysDigest(const CellBatch& row_cells);
+
 /// What SyncRows did.
 struct RowSyncStats {
   uint64_t rows = 0;            // rows the source gives (distinct row keys)

@@ -42,7 +42,9 @@ class RowDigestReader {
   /// REQUIRES: Valid().
   virtual void Next() = 0;
   virtual std::string_view row() const = 0;
-  /// The recorded digest (16 bytes), or empty when none is known.
+  /// The recorded digests (store/row_sync.h): RowDigest then RowKeysDigest,
+  /// 32 bytes; 16 (RowDigest alone) as an older widen recorded them; empty
+  /// when none is known.
   virtual std::string_view digest() const = 0;
   virtual Status status() const = 0;
 };
@@ -68,9 +70,12 @@ class RowWriter {
   /// and records `digest` for it (empty: removes the row's digest). `cells`
   /// are all of row `row`, sorted in HBase cell order, with no two of equal
   /// coordinates; empty removes the row. Each cell is checked like a sink's
-  /// (common/cell_check.h). Not durable until Sync.
-  virtual Status ReplaceRow(std::string_view row, const CellBatch& cells,
-                            std::string_view digest) = 0;
+  /// (common/cell_check.h). Not durable until Sync. `same_keys`: the caller
+  /// knows the row holds cells of exactly the coordinates of `cells` (its
+  /// recorded key digest says so), so the writer may put them over the old
+  /// ones without reading the row.
+  virtual Status ReplaceRow(std::string_view row, const CellBatch& cells, std::string_view digest,
+                            bool same_keys = false) = 0;
   /// Makes every change so far durable (as CellSink::Sync).
   virtual Status Sync() = 0;
   virtual const RowWriterStats& stats() const = 0;

@@ -193,7 +193,8 @@ TEST_F(RowSyncTest, TheStreamingSinkComparesRowsInOrderAndStopsAtTheFirstOutOfOr
 
 // The row digest is the one docs/format.md ("Row digests") gives: XXH3-128
 // over each cell's family, qualifier, timestamp, type and value, framed as
-// the spec says, high half first, each half big-endian.
+// the spec says, high half first, each half big-endian; the key digest the
+// same without the values.
 TEST(RowDigestTest, IsXxh3Of128BitsOverTheFramedCellsAsTheFormatSays) {
   auto u32 = [](std::string* out, uint32_t v) {
     for (int s = 24; s >= 0; s -= 8) out->push_back(static_cast<char>((v >> s) & 0xFF));
@@ -210,28 +211,107 @@ TEST(RowDigestTest, IsXxh3Of128BitsOverTheFramedCellsAsTheFormatSays) {
                                 {"d", std::string("q\0\xff", 3), 5, std::string(300, 'x')},
                                 {"l", "", -1, ""}};
   CellBatch batch;
-  std::string framed;
+  std::string framed, keys_framed;
   for (const C& c : cells) {
     batch.Add("row", c.family, c.qualifier, c.ts, c.value);
-    u32(&framed, static_cast<uint32_t>(c.family.size()));
-    framed += c.family;
-    u32(&framed, static_cast<uint32_t>(c.qualifier.size()));
-    framed += c.qualifier;
-    u64(&framed, static_cast<uint64_t>(c.ts));
-    framed.push_back(static_cast<char>(CellType::kPut));
+    std::string coordinates;
+    u32(&coordinates, static_cast<uint32_t>(c.family.size()));
+    coordinates += c.family;
+    u32(&coordinates, static_cast<uint32_t>(c.qualifier.size()));
+    coordinates += c.qualifier;
+    u64(&coordinates, static_cast<uint64_t>(c.ts));
+    coordinates.push_back(static_cast<char>(CellType::kPut));
+    framed += coordinates;
+    keys_framed += coordinates;
     u32(&framed, static_cast<uint32_t>(c.value.size()));
     framed += c.value;
   }
-  const XXH128_hash_t h = XXH3_128bits(framed.data(), framed.size());
-  std::string expected;
-  u64(&expected, h.high64);
-  u64(&expected, h.low64);
+  auto digest_of = [&](const std::string& bytes) {
+    const XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
+    std::string out;
+    u64(&out, h.high64);
+    u64(&out, h.low64);
+    return out;
+  };
+  const std::string expected = digest_of(framed);
   EXPECT_EQ(RowDigest(batch), expected);
+  // The key digest: the same framing without the values.
+  EXPECT_EQ(RowKeysDigest(batch), digest_of(keys_framed));
   EXPECT_EQ(RowDigest(CellBatch()).size(), kRowDigestBytes);
   // One byte more in a value changes it.
   CellBatch other;
   for (const C& c : cells) other.Add("row", c.family, c.qualifier, c.ts, c.value + "!");
   EXPECT_NE(RowDigest(other), expected);
+}
+
+// A row's record holds its digest and its key digest (docs/format.md, "Row
+// digests"). A rewrite whose cells keep their coordinates puts them over the
+// old ones; one whose coordinates change deletes the cells that went; a
+// record of an older widen (16 bytes, no key digest) is read first, so its
+// stale cells go too.
+TEST_F(RowSyncTest, TheKeyDigestSaysWhenARowsCellsKeepTheirCoordinates) {
+  auto record = [&](const std::string& row) {
+    std::string key;
+    lf::AppendRowDigestPrefix(&key, "t");
+    key += row;
+    return key;
+  };
+  Sync({{"a", "1"}, {"b", "2"}}, true);
+  {
+    // The record: RowDigest + RowKeysDigest of the cells Sync wrote.
+    CellBatch a;
+    a.Add("a", "d", "v", 5, "1");
+    a.Add("a", "d", "w", 5, "new");
+    a.Add("a", "d", "w", 4, "old");
+    a.Sort();
+    store_.reset();
+    leveldb::DB* raw = nullptr;
+    ASSERT_TRUE(leveldb::DB::Open(leveldb::Options(), path_, &raw).ok());
+    std::unique_ptr<leveldb::DB> db(raw);
+    std::string value;
+    ASSERT_TRUE(db->Get(leveldb::ReadOptions(), record("a"), &value).ok());
+    EXPECT_EQ(value, RowDigest(a) + RowKeysDigest(a));
+    // b: a record as an older widen wrote it, and a cell no sync wrote
+    // (d:x), which only a read of the row finds.
+    ASSERT_TRUE(db->Get(leveldb::ReadOptions(), record("b"), &value).ok());
+    leveldb::WriteBatch older;
+    older.Put(record("b"), value.substr(0, kRowDigestBytes));
+    std::string stray;
+    lf::AppendCellKeyPrefix(&stray, "t");
+    lf::AppendEscapedTerminated(&stray, "b");
+    lf::AppendCellKeyAfterRow(&stray, CellView{"b", "d", "x", 5, CellType::kPut, "stray"});
+    older.Put(stray, "stray");
+    ASSERT_TRUE(db->Write(leveldb::WriteOptions(), &older).ok());
+  }
+  Open();
+  // New values, same coordinates: a is put over, b is read (its stray cell
+  // counted and removed).
+  RowSyncStats s = Sync({{"a", "10"}, {"b", "20"}}, false);
+  EXPECT_EQ(s.rows_written, 2u);
+  EXPECT_EQ(s.cells_put, 6u);
+  EXPECT_EQ(s.cells_deleted, 3u + 4u);
+  EXPECT_EQ(Cells(), (std::vector<std::string>{"a d:v@5=10", "a d:w@5=new", "a d:w@4=old",
+                                               "b d:v@5=20", "b d:w@5=new", "b d:w@4=old"}));
+  // Other coordinates: a loses d:w@4 and gains d:z; the key digest differs,
+  // so the row is read and d:w@4 goes.
+  {
+    CellBatch batch;
+    batch.Add("a", "d", "v", 5, "10");
+    batch.Add("a", "d", "w", 5, "new");
+    batch.Add("a", "d", "z", 5, "z");
+    batch.Sort();
+    CellRuns runs;
+    ASSERT_TRUE(runs.Add(batch).ok());
+    auto reader = store_->NewDigestReaderOf("t", {"a"});
+    auto writer = store_->NewRowWriter("t");
+    ASSERT_TRUE(reader.ok() && writer.ok());
+    RowSyncStats stats;
+    ASSERT_TRUE(SyncRows(&runs, reader->get(), writer->get(), nullptr, &stats).ok());
+    ASSERT_TRUE((*writer)->Sync().ok());
+    EXPECT_EQ(stats.rows_written, 1u);
+  }
+  EXPECT_EQ(Cells(), (std::vector<std::string>{"a d:v@5=10", "a d:w@5=new", "a d:z@5=z",
+                                               "b d:v@5=20", "b d:w@5=new", "b d:w@4=old"}));
 }
 
 // ReplaceRow leaves exactly the new cells, whatever the old ones were and
