@@ -62,13 +62,7 @@ int RunSync(const SyncOptions& o, const std::atomic<bool>* cancel) {
   uint64_t read = 0;
   for (const auto& t : s.tables) {
     read += t.read.source_rows;
-    total.rows += t.rows.rows;
-    total.rows_unchanged += t.rows.rows_unchanged;
-    total.rows_written += t.rows.rows_written;
-    total.rows_deleted += t.rows.rows_deleted;
-    total.cells_put += t.rows.cells_put;
-    total.cells_deleted += t.rows.cells_deleted;
-    total.overwritten += t.rows.overwritten;
+    total.Add(t.rows);
   }
   // Hard deletes: seen by every table in digest mode or a full pass, by
   // watermark-mode tables only with --reconcile.

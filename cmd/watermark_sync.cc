@@ -594,13 +594,7 @@ class ChangeRun {
     TableStats batch_stats;
     Status s = Assemble(tp_, r_.source, &sink, ao, &batch_stats);
     Status closed = sink.Close();
-    read_->source_rows += batch_stats.source_rows;
-    read_->rows += batch_stats.rows;
-    read_->cells += batch_stats.cells;
-    read_->bytes += batch_stats.bytes;
-    read_->rejected += batch_stats.rejected;
-    read_->overwritten += batch_stats.overwritten;
-    if (read_->first_overwritten.empty()) read_->first_overwritten = batch_stats.first_overwritten;
+    read_->Add(batch_stats);
     WIDEN_RETURN_IF_ERROR(s);
     WIDEN_RETURN_IF_ERROR(closed);
 
@@ -633,7 +627,7 @@ class ChangeRun {
             r_.full_name, std::vector<std::string>(batch_rows.begin(), batch_rows.end())));
     RowSyncStats rs;
     WIDEN_RETURN_IF_ERROR(SyncRows(runs.get(), stored.get(), r_.writer, r_.assemble.cancel, &rs));
-    Add(rs);
+    rows_->Add(rs);
     for (const auto& [e, keys] : old) {
       for (const std::string& k : keys) {
         auto f = fresh.find(e);
@@ -641,18 +635,6 @@ class ChangeRun {
       }
     }
     return r_.writer->Flush();
-  }
-
-  void Add(const RowSyncStats& s) {
-    rows_->rows += s.rows;
-    rows_->rows_unchanged += s.rows_unchanged;
-    rows_->rows_written += s.rows_written;
-    rows_->rows_deleted += s.rows_deleted;
-    rows_->cells_put += s.cells_put;
-    rows_->cells_deleted += s.cells_deleted;
-    rows_->bytes_put += s.bytes_put;
-    rows_->overwritten += s.overwritten;
-    if (rows_->first_overwritten.empty()) rows_->first_overwritten = s.first_overwritten;
   }
 
   // Step 6: the rows no value gives any more, then their entries; then the

@@ -229,4 +229,16 @@ Status SyncRows(CellRuns* cells, RowDigestReader* stored, RowWriter* writer,
   return state.Finish();
 }
 
+void RowSyncStats::Add(const RowSyncStats& s) {
+  rows += s.rows;
+  rows_unchanged += s.rows_unchanged;
+  rows_written += s.rows_written;
+  rows_deleted += s.rows_deleted;
+  cells_put += s.cells_put;
+  cells_deleted += s.cells_deleted;
+  bytes_put += s.bytes_put;
+  overwritten += s.overwritten;
+  if (first_overwritten.empty()) first_overwritten = s.first_overwritten;
+}
+
 }  // namespace widen

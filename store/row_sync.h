@@ -63,6 +63,10 @@ struct RowSyncStats {
   /// in a migrate (which exits 8 for them).
   uint64_t overwritten = 0;
   std::string first_overwritten;  // the first such cell, printable
+
+  /// Adds every counter of `other`; first_overwritten is taken from it
+  /// when this one has none.
+  void Add(const RowSyncStats& other);
 };
 
 /// SyncRows as a CellSink, for cells that arrive already in HBase cell

@@ -490,4 +490,23 @@ Status Assemble(const TablePlan& plan, Source* source, CellSink* sink,
   return s;
 }
 
+void TableStats::Add(const TableStats& s) {
+  source_rows += s.source_rows;
+  rows += s.rows;
+  cells += s.cells;
+  bytes += s.bytes;
+  rejected += s.rejected;
+  orphans += s.orphans;
+  empty_rows += s.empty_rows;
+  if (first_empty_row.empty()) first_empty_row = s.first_empty_row;
+  empty_children += s.empty_children;
+  if (first_empty_child.empty()) first_empty_child = s.first_empty_child;
+  overwritten += s.overwritten;
+  if (first_overwritten.empty()) first_overwritten = s.first_overwritten;
+  row_keys += s.row_keys;
+  beyond_versions += s.beyond_versions;
+  sort_runs += s.sort_runs;
+  sort_bytes += s.sort_bytes;
+}
+
 }  // namespace widen

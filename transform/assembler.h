@@ -63,6 +63,11 @@ struct TableStats {
   uint64_t sort_runs = 0;
   uint64_t sort_bytes = 0;
   double seconds = 0;  // wall time
+
+  /// Adds every counter of `other` (of another job or batch of the same
+  /// table); a "first ..." text is taken from `other` when this one has
+  /// none. `table` and `seconds` are left as they are.
+  void Add(const TableStats& other);
 };
 
 /// Adds the counters of a closed sink to `stats` (overwritten cells, row

@@ -32,25 +32,6 @@ class LockedRejects : public RejectHandler {
   std::mutex* mu_;
 };
 
-void Add(const TableStats& s, TableStats* sum) {
-  sum->source_rows += s.source_rows;
-  sum->rows += s.rows;
-  sum->cells += s.cells;
-  sum->bytes += s.bytes;
-  sum->rejected += s.rejected;
-  sum->orphans += s.orphans;
-  sum->empty_rows += s.empty_rows;
-  if (sum->first_empty_row.empty()) sum->first_empty_row = s.first_empty_row;
-  sum->empty_children += s.empty_children;
-  if (sum->first_empty_child.empty()) sum->first_empty_child = s.first_empty_child;
-  sum->overwritten += s.overwritten;
-  if (sum->first_overwritten.empty()) sum->first_overwritten = s.first_overwritten;
-  sum->row_keys += s.row_keys;
-  sum->beyond_versions += s.beyond_versions;
-  sum->sort_runs += s.sort_runs;
-  sum->sort_bytes += s.sort_bytes;
-}
-
 }  // namespace
 
 Result<RowSplit> SplitRows(const TablePlan& plan, Source* source, int jobs) {
@@ -223,7 +204,7 @@ Status RunJobs(const TablePlan& plan, const RowSplit& split, const std::vector<S
           latest[i] = s;
           TableStats sum;
           sum.table = s.table;
-          for (const auto& l : latest) Add(l, &sum);
+          for (const auto& l : latest) sum.Add(l);
           options.progress(sum);
         };
       }
@@ -289,7 +270,7 @@ Status RunJobs(const TablePlan& plan, const RowSplit& split, const std::vector<S
     }
   }
 
-  for (const auto& j : jobs) Add(j.stats, stats);
+  for (const auto& j : jobs) stats->Add(j.stats);
   stats->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!first_error.ok()) return first_error;
   for (const auto& j : jobs) {
