@@ -38,9 +38,13 @@ struct Coordinates {
 
 }  // namespace
 
-std::string RowDigest(const CellBatch& cells) {
-  // The framed cells in one buffer, hashed at once (the same digest as
-  // hashing them piece by piece); the buffer is kept for the next row.
+namespace {
+
+// XXH3-128 of the cells framed as docs/format.md "Row digests" says, with
+// or without their values, high half first, each half big-endian. The
+// framed cells go into one buffer, hashed at once (the same digest as
+// hashing them piece by piece); the buffer is kept for the next row.
+std::string FramedDigest(const CellBatch& cells, bool with_values) {
   thread_local std::string buf;
   buf.clear();
   for (size_t i = 0; i < cells.size(); ++i) {
@@ -51,8 +55,10 @@ std::string RowDigest(const CellBatch& cells) {
     buf.append(c.qualifier);
     AppendU64(&buf, static_cast<uint64_t>(c.timestamp_ms));
     buf.push_back(static_cast<char>(c.type));
-    AppendU32(&buf, static_cast<uint32_t>(c.value.size()));
-    buf.append(c.value);
+    if (with_values) {
+      AppendU32(&buf, static_cast<uint32_t>(c.value.size()));
+      buf.append(c.value);
+    }
   }
   const XXH128_hash_t h = XXH3_128bits(buf.data(), buf.size());
   if (buf.capacity() > (1u << 20)) std::string().swap(buf);  // a wide row's buffer goes
@@ -62,25 +68,11 @@ std::string RowDigest(const CellBatch& cells) {
   return out;
 }
 
-std::string RowKeysDigest(const CellBatch& cells) {
-  thread_local std::string buf;
-  buf.clear();
-  for (size_t i = 0; i < cells.size(); ++i) {
-    const CellView c = cells.Get(i);
-    AppendU32(&buf, static_cast<uint32_t>(c.family.size()));
-    buf.append(c.family);
-    AppendU32(&buf, static_cast<uint32_t>(c.qualifier.size()));
-    buf.append(c.qualifier);
-    AppendU64(&buf, static_cast<uint64_t>(c.timestamp_ms));
-    buf.push_back(static_cast<char>(c.type));
-  }
-  const XXH128_hash_t h = XXH3_128bits(buf.data(), buf.size());
-  if (buf.capacity() > (1u << 20)) std::string().swap(buf);
-  std::string out;
-  AppendU64(&out, h.high64);
-  AppendU64(&out, h.low64);
-  return out;
-}
+}  // namespace
+
+std::string RowDigest(const CellBatch& cells) { return FramedDigest(cells, true); }
+
+std::string RowKeysDigest(const CellBatch& cells) { return FramedDigest(cells, false); }
 
 // The row-by-row comparison shared by SyncRows and RowSyncSink.
 struct RowSyncSink::State {

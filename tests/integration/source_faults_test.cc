@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -152,6 +153,37 @@ class SourceFaultsTest : public ::testing::Test {
     return pid;
   }
 
+  // pg_terminate_backend on widen's backend during a migrate: exit 3, and
+  // the cause the server gives is in the message. `between_queries`: widen is
+  // stopped while its backend ends and let go after, so the server's reason
+  // comes as a notice, not as a query's result.
+  void ExpectEndedByAdministratorNamed(const std::string& url, bool between_queries) {
+    std::string name;
+    const std::string db = PgSource(url, &name);
+    const std::string m = WriteMapping(db);
+    Widen w = Widen::Start(dir_, "migrate -q --fetch-rows 50 -m " + m);
+    const pid_t backend = WidenBackend(url, name);
+    ASSERT_NE(backend, 0) << "widen never read";
+    {
+      std::optional<Frozen> stopped;
+      if (between_queries) stopped.emplace(w.pid);
+      PgQuery(url, fmt::format("SELECT pg_terminate_backend({})", backend));
+      const bool gone = PollFor([&] {
+        return PgQuery(url, fmt::format("SELECT 1 FROM pg_stat_activity WHERE pid = {}", backend))
+            .empty();
+      });
+      ASSERT_TRUE(gone) << "the backend was not terminated";
+    }
+    std::chrono::milliseconds took{0};
+    const int rc = w.Wait(std::chrono::seconds(15), &took);
+    const std::string out = w.Output();
+    EXPECT_EQ(rc, 3) << out;
+    EXPECT_NE(out.find("the connection to the source was lost"), std::string::npos) << out;
+    EXPECT_NE(out.find("terminating connection due to administrator command"), std::string::npos)
+        << out;
+    EXPECT_EQ(out.find("client encoding"), std::string::npos) << out;
+  }
+
   std::string dir_;
 };
 
@@ -201,56 +233,14 @@ TEST_F(SourceFaultsTest, PostgresInterruptWhileBackendFrozenEndsWithin1s) {
   EXPECT_NE(scan.output.find("warning: table 't' is incomplete"), std::string::npos) << scan.output;
 }
 
-// The cause the server gives for ending the connection is in the message.
 TEST_F(SourceFaultsTest, PostgresConnectionEndedByAdministratorNamesTheCause) {
   WIDEN_REQUIRE_PG(url);
-  std::string name;
-  const std::string db = PgSource(url, &name);
-  const std::string m = WriteMapping(db);
-  Widen w = Widen::Start(dir_, "migrate -q --fetch-rows 50 -m " + m);
-  const pid_t backend = WidenBackend(url, name);
-  ASSERT_NE(backend, 0) << "widen never read";
-  PgQuery(url, fmt::format("SELECT pg_terminate_backend({})", backend));
-  std::chrono::milliseconds took{0};
-  const int rc = w.Wait(std::chrono::seconds(15), &took);
-  const std::string out = w.Output();
-  EXPECT_EQ(rc, 3) << out;
-  EXPECT_NE(out.find("the connection to the source was lost"), std::string::npos) << out;
-  // The server's reason reaches widen as the failed query's result, or as
-  // a notice when the connection died between queries.
-  EXPECT_NE(out.find("terminating connection due to administrator command"), std::string::npos)
-      << out;
-  EXPECT_EQ(out.find("client encoding"), std::string::npos) << out;
+  ExpectEndedByAdministratorNamed(url, false);
 }
 
-// The connection ended while widen was between two queries (widen stopped
-// while its backend is terminated, then let go): the server's reason came
-// as a notice, not as a query's result, and is still in the message.
 TEST_F(SourceFaultsTest, PostgresConnectionEndedBetweenQueriesNamesTheCause) {
   WIDEN_REQUIRE_PG(url);
-  std::string name;
-  const std::string db = PgSource(url, &name);
-  const std::string m = WriteMapping(db);
-  Widen w = Widen::Start(dir_, "migrate -q --fetch-rows 50 -m " + m);
-  const pid_t backend = WidenBackend(url, name);
-  ASSERT_NE(backend, 0) << "widen never read";
-  {
-    Frozen stopped(w.pid);
-    PgQuery(url, fmt::format("SELECT pg_terminate_backend({})", backend));
-    const bool gone = PollFor([&] {
-      return PgQuery(url, fmt::format("SELECT 1 FROM pg_stat_activity WHERE pid = {}", backend))
-          .empty();
-    });
-    ASSERT_TRUE(gone) << "the backend was not terminated";
-  }
-  std::chrono::milliseconds took{0};
-  const int rc = w.Wait(std::chrono::seconds(15), &took);
-  const std::string out = w.Output();
-  EXPECT_EQ(rc, 3) << out;
-  EXPECT_NE(out.find("the connection to the source was lost"), std::string::npos) << out;
-  EXPECT_NE(out.find("terminating connection due to administrator command"), std::string::npos)
-      << out;
-  EXPECT_EQ(out.find("client encoding"), std::string::npos) << out;
+  ExpectEndedByAdministratorNamed(url, true);
 }
 
 TEST_F(SourceFaultsTest, MySqlFrozenServerEndsAtReadTimeoutWithExit3) {

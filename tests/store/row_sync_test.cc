@@ -31,6 +31,10 @@ class RowSyncTest : public ::testing::Test {
     dir_ = tmpl;
     path_ = dir_ + "/store";
     Open();
+    CreateTable();
+  }
+  // Table t, family d of 3 versions.
+  void CreateTable() {
     TableDescriptor d;
     d.table = "t";
     FamilyDescriptor f;
@@ -329,13 +333,7 @@ TEST_F(RowSyncTest, ReplaceRowLeavesExactlyTheNewCellsAcrossBatches) {
     auto opened = LevelDbStore::Open(path_, o);
     ASSERT_TRUE(opened.ok()) << opened.status().ToString();
     store_ = std::move(opened).value();
-    TableDescriptor d;
-    d.table = "t";
-    FamilyDescriptor f;
-    f.name = "d";
-    f.versions = 3;
-    d.families.push_back(f);
-    ASSERT_TRUE(store_->CreateTable(d).ok());
+    CreateTable();
 
     auto replace = [&](RowWriter* w, const std::string& row,
                        const std::vector<std::pair<std::string, std::string>>& cells) {
