@@ -22,6 +22,8 @@ int ExitCodeFor(const Status& status) {
       return kExitCancelled;
     case StatusCode::kAborted:
       return kExitBusy;
+    case StatusCode::kLocalIo:
+      return kExitLocalIo;
     case StatusCode::kInternal:
       return kExitInternal;
   }

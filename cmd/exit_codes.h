@@ -17,6 +17,7 @@ enum ExitCode : int {
   kExitReplaced = 8,         // the run ended, but cells replaced others of the same run
   kExitDifferent = 9,        // widen verify: the target differs from the source
   kExitOutput = 10,          // the output could not be written (a full disk, a closed file)
+  kExitLocalIo = 11,         // a local file widen writes failed: nothing recorded as done (LocalIo)
   kExitCancelled = 130,      // interrupted (Ctrl-C)
 };
 

@@ -11,7 +11,6 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -20,6 +19,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/design_util.h"
+#include "cmd/diagram_file.h"
 #include "cmd/exit_codes.h"
 #include "cmd/run.h"
 #include "cmd/watermark_sync.h"
@@ -624,42 +624,6 @@ Json ToJson(const PlanOptions& o, const Design& in, const std::vector<TableResul
   return doc;
 }
 
-// Writes the DOT text to `path`, or renders it with Graphviz's dot when the
-// extension is svg, png or pdf.
-Status WriteDiagram(const std::string& path, const std::string& dot) {
-  const size_t d = path.rfind('.');
-  const std::string ext = d == std::string::npos ? "" : path.substr(d + 1);
-  if (ext == "dot" || ext == "gv") {
-    std::ofstream f(path, std::ios::out | std::ios::trunc);
-    f << dot;
-    f.close();
-    if (!f)
-      return Status::InvalidArgument(fmt::format("--diagram {}: cannot write the file", path));
-    return Status::OK();
-  }
-  if (ext != "svg" && ext != "png" && ext != "pdf") {
-    return Status::InvalidArgument(
-        fmt::format("--diagram {}: expected a file name ending in .dot, .svg, .png or .pdf", path));
-  }
-  std::string quoted = "'";
-  for (char c : path) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  quoted += "'";
-  const std::string cmd = "dot -T" + ext + " -o " + quoted + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "w");
-  if (p == nullptr) {
-    return Status::Unavailable("--diagram: cannot run Graphviz's dot");
-  }
-  std::fwrite(dot.data(), 1, dot.size(), p);
-  const int rc = pclose(p);
-  if (rc != 0) {
-    return Status::Unavailable(fmt::format(
-        "--diagram {}: Graphviz's dot failed (exit status {}); is it installed (apt-get install "
-        "graphviz)? Or write FILE.dot and render it elsewhere",
-        path, rc));
-  }
-  return Status::OK();
-}
-
 }  // namespace
 
 int RunPlan(const PlanOptions& o) {
@@ -668,15 +632,21 @@ int RunPlan(const PlanOptions& o) {
   dr.source_url = o.source_url;
   dr.only_table = o.only_table;
   dr.fetch_rows = o.fetch_rows;
+  // The diagram's file first: a folder it cannot go to is named before the
+  // source is read.
+  std::unique_ptr<DiagramFile> diagram;
+  if (!o.diagram_path.empty()) {
+    auto file = DiagramFile::Create(o.diagram_path);
+    if (!file.ok()) return FailWith(file.status());
+    diagram = std::move(file).value();
+  }
   auto run = PreviewDesign(dr, o.full ? 0 : o.sample, o.limit, o.timestamp_ms);
   if (!run.ok()) return FailWith(run.status());
   const Design& in = *run->design;
   const std::vector<TableResult>& results = run->tables;
   const int64_t ts = run->timestamp_ms;
-  if (!o.diagram_path.empty()) {
-    if (Status s = WriteDiagram(o.diagram_path, DesignDiagramDot(in.tables)); !s.ok()) {
-      return FailWith(s);
-    }
+  if (diagram != nullptr) {
+    if (Status s = diagram->Commit(DesignDiagramDot(in.tables)); !s.ok()) return FailWith(s);
   }
   uint64_t collisions = 0;
   for (const auto& r : results) collisions += r.preview.collisions;

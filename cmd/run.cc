@@ -4,10 +4,11 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 
 #include <fmt/chrono.h>
@@ -32,30 +33,46 @@ int64_t NowMs() {
 }
 
 // Writes rejected rows as JSON lines: {"table":..., "row":..., "reason":...}.
+// A file that cannot be written (a missing folder, a full disk) is LocalIo
+// naming it; Flush makes the lines written so far reach the file, so that a
+// table is recorded complete only with its rejects written.
 class JsonLinesRejects : public RejectHandler {
  public:
   static Result<std::unique_ptr<JsonLinesRejects>> Open(const std::string& path) {
     auto r = std::make_unique<JsonLinesRejects>();
     r->path_ = path;
-    r->out_.open(path, std::ios::out | std::ios::trunc);
-    if (!r->out_) {
-      return Status::InvalidArgument(fmt::format("{}: cannot write the rejects file", path));
-    }
+    r->out_ = std::fopen(path.c_str(), "w");
+    if (r->out_ == nullptr) return r->Error("cannot create");
     return r;
+  }
+  ~JsonLinesRejects() override {
+    if (out_ != nullptr) std::fclose(out_);
   }
   Status Reject(const std::string& table, const std::string& row_id,
                 const std::string& reason) override {
     nlohmann::json j = {{"table", table}, {"row", row_id}, {"reason", reason}};
-    out_ << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-    if (!out_) return Status::Unavailable(fmt::format("{}: write failed", path_));
+    std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    line += '\n';
+    if (std::fwrite(line.data(), 1, line.size(), out_) != line.size()) return Error("cannot write");
     ++count_;
+    return Status::OK();
+  }
+  /// Writes out what is buffered. LocalIo naming the file when it cannot.
+  Status Flush() {
+    if (std::fflush(out_) != 0) return Error("cannot write");
     return Status::OK();
   }
   uint64_t count() const { return count_; }
 
  private:
+  Status Error(const char* what) const {
+    const int err = errno;
+    const std::string m = fmt::format("--rejects {}: {} the rejects file", path_, what);
+    return err != 0 ? LocalIoError(m, err) : Status::LocalIo(m);
+  }
+
   std::string path_;
-  std::ofstream out_;
+  std::FILE* out_ = nullptr;
   uint64_t count_ = 0;
 };
 
@@ -503,6 +520,7 @@ Result<MigrateResult> Migrate(const MigrateRequest& r) {
     } else if (!split.why_not.empty()) {
       result.job_notes.push_back(fmt::format("{}: one job: {}", target.name, split.why_not));
     }
+    if (s.ok() && rejects) s = rejects->Flush();
     if (r.table_done) r.table_done();
     if (s.code() == StatusCode::kCancelled) {
       // Left loading: the next run (and `widen scan`) knows it is incomplete.
@@ -728,6 +746,7 @@ Result<SyncResult> Sync(const SyncRequest& r) {
     }
     const bool writing = writer != nullptr && writer->wrote();
     if (s.ok()) s = writer->Sync();
+    if (s.ok() && rejects) s = rejects->Flush();
     if (r.table_done) r.table_done();
     if (s.code() == StatusCode::kCancelled) {
       if (!writing) {

@@ -29,8 +29,9 @@ std::string TempDir(const std::string& dir) {
 }
 
 Status IoError(const char* what, const std::string& path, int err) {
-  return Status::Unavailable(
-      fmt::format("{} the temporary sort file {}: {}", what, path, std::strerror(err)));
+  return Status::LocalIo(
+      fmt::format("{} the temporary sort file {}: {} (temporary files go to $TMPDIR, else /tmp)",
+                  what, path, std::strerror(err)));
 }
 
 }  // namespace
@@ -91,7 +92,7 @@ struct CellRuns::Run {
       }
       if (n == 0) {
         buffer.resize(old);
-        return Status::Unavailable(
+        return Status::LocalIo(
             fmt::format("the temporary sort file {} is shorter than written", path));
       }
       buffer.resize(old + static_cast<size_t>(n));
@@ -105,7 +106,7 @@ struct CellRuns::Run {
     WIDEN_ASSIGN_OR_RETURN(bool have, Fill(kHeadBytes));
     if (!have) {
       if (buffer.size() != pos) {
-        return Status::Unavailable(fmt::format("the temporary sort file {} ends mid-record", path));
+        return Status::LocalIo(fmt::format("the temporary sort file {} ends mid-record", path));
       }
       valid = false;
       return Status::OK();
@@ -113,7 +114,7 @@ struct CellRuns::Run {
     const size_t body = cell_record::BodyBytes(buffer.data() + pos);
     WIDEN_ASSIGN_OR_RETURN(have, Fill(kHeadBytes + body));
     if (!have) {
-      return Status::Unavailable(fmt::format("the temporary sort file {} ends mid-record", path));
+      return Status::LocalIo(fmt::format("the temporary sort file {} ends mid-record", path));
     }
     cell = cell_record::Parse(buffer.data() + pos);
     pos += kHeadBytes + body;

@@ -53,7 +53,7 @@ class CellRuns {
   /// HBase cell order (CellBatch::Sort). An empty batch adds nothing.
   /// `written`: the cells are in the target already (a sink's read-back of
   /// what it wrote before it had to sort); Merge passes the flag on.
-  /// Unavailable naming the file and the system's reason on an I/O error
+  /// LocalIo naming the file and the system's reason on an I/O error
   /// (a full disk, a missing directory).
   Status Add(const CellBatch& batch, bool written = false);
 
@@ -63,7 +63,7 @@ class CellRuns {
 
   /// Calls `fn` with every cell of every run in HBase cell order (equal
   /// cells in the order they were added). Stops at the first non-OK Status
-  /// of `fn` and returns it; Cancelled when *cancel turns true; Unavailable
+  /// of `fn` and returns it; Cancelled when *cancel turns true; LocalIo
   /// on an I/O error. The runs are consumed either way: afterwards runs()
   /// is 0.
   Status Merge(const MergeFn& fn, const std::atomic<bool>* cancel = nullptr);

@@ -71,6 +71,7 @@ Status CellSpool::ReadAll(CellSink* to, const std::atomic<bool>* cancel) {
     if ((n & 0x3fff) == 0 && cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
       return Status::Cancelled("interrupted");
     }
+    errno = 0;
     if (std::fread(head, sizeof head, 1, file_) != 1) return Error("reading");
     const size_t body = cell_record::BodyBytes(head);
     record.assign(head, sizeof head);
@@ -92,8 +93,11 @@ Status CellSpool::WriteBuffer() {
 }
 
 Status CellSpool::Error(const char* what) const {
-  return Status::Unavailable(fmt::format("{} the temporary spool file {} of a parallel job: {}",
-                                         what, path_, std::strerror(errno)));
+  const int err = errno;
+  return Status::LocalIo(fmt::format(
+      "{} the temporary spool file {} of a parallel job: {} (temporary files go to $TMPDIR, else "
+      "/tmp)",
+      what, path_, err != 0 ? std::strerror(err) : "it is shorter than written"));
 }
 
 }  // namespace widen

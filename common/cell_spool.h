@@ -32,14 +32,14 @@ namespace widen {
 class CellSpool final : public CellSink {
  public:
   /// Creates the spool's file under `dir` (else $TMPDIR, else /tmp).
-  /// Unavailable naming the file and the system's reason when it cannot.
+  /// LocalIo naming the file and the system's reason when it cannot.
   static Result<std::unique_ptr<CellSpool>> Open(const std::string& dir = "");
 
   ~CellSpool() override;
   CellSpool(const CellSpool&) = delete;
   CellSpool& operator=(const CellSpool&) = delete;
 
-  /// Appends a copy of the cell. Unavailable on a write error.
+  /// Appends a copy of the cell. LocalIo on a write error.
   Status Put(const CellView& cell) override;
   /// Writes the buffered records to the file (not durable: temporary).
   Status Flush() override;
@@ -51,7 +51,7 @@ class CellSpool final : public CellSink {
 
   /// Puts every spooled cell, in the order put, into `to` (the views are
   /// valid during each Put only); stops at `to`'s first error, or with
-  /// Cancelled when *cancel (may be null) turns true. Unavailable on a read
+  /// Cancelled when *cancel (may be null) turns true. LocalIo on a read
   /// error. The spool may be replayed again afterwards.
   Status Replay(CellSink* to, const std::atomic<bool>* cancel);
 

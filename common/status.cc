@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace widen {
 
@@ -29,6 +30,8 @@ std::string_view StatusCodeName(StatusCode code) {
       return "Cancelled";
     case StatusCode::kAborted:
       return "Aborted";
+    case StatusCode::kLocalIo:
+      return "LocalIo";
   }
   return "Unknown";
 }
@@ -47,6 +50,13 @@ Status Status::WithContext(std::string_view context) const {
   m += ": ";
   m += message_;
   return Status(code_, std::move(m));
+}
+
+Status LocalIoError(std::string_view what, int err) {
+  std::string m(what);
+  m += ": ";
+  m += std::strerror(err);
+  return Status::LocalIo(std::move(m));
 }
 
 void Status::Check() const {

@@ -12,6 +12,10 @@
 //                       state): retry the whole operation once it is released
 //                       (after reading the state again)
 //   kDataLoss           corruption in persisted bytes
+//   kLocalIo            a file or directory on this machine could not be
+//                       written or read (a full disk or quota, an I/O error,
+//                       a read-only file system, a missing folder); the
+//                       message names the path and the reason (strerror)
 //   kUnauthenticated    the server refused the credentials
 //   kPermissionDenied   the user lacks a privilege the operation needs
 //   kInternal           a bug in widen
@@ -41,6 +45,7 @@ enum class StatusCode {
   kInternal,
   kCancelled,
   kAborted,
+  kLocalIo,
 };
 
 /// Name of a code as printed in messages ("InvalidArgument").
@@ -70,6 +75,7 @@ class [[nodiscard]] Status {
   static Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
   static Status Cancelled(std::string m) { return {StatusCode::kCancelled, std::move(m)}; }
   static Status Aborted(std::string m) { return {StatusCode::kAborted, std::move(m)}; }
+  static Status LocalIo(std::string m) { return {StatusCode::kLocalIo, std::move(m)}; }
 
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }
@@ -88,6 +94,11 @@ class [[nodiscard]] Status {
   StatusCode code_ = StatusCode::kOk;
   std::string message_;
 };
+
+/// LocalIo with the message `what + ": " + strerror(err)`, e.g.
+/// LocalIoError("cannot write '/data/x.log'", ENOSPC) gives "cannot write
+/// '/data/x.log': No space left on device". `err` is an errno value.
+Status LocalIoError(std::string_view what, int err);
 
 /// A value of type T or an error Status. REQUIRES: the Status given is not OK.
 template <typename T>

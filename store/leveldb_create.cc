@@ -6,7 +6,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <random>
@@ -29,10 +28,14 @@ namespace fs = std::filesystem;
 namespace lf = leveldb_format;
 namespace lmarker = leveldb_marker;
 
-Status IoError(const std::string& what, int err) {
-  std::string m = what + ": " + std::strerror(err);
-  if (err == EACCES || err == EPERM || err == EROFS) return Status::FailedPrecondition(m);
-  return Status::Unavailable(m);
+Status IoError(const std::string& what, int err) { return LocalIoError(what, err); }
+
+// A failed LevelDB call while building a store: an I/O error (a full disk, a
+// read-only file system) is LocalIo; anything else is not expected in a new
+// directory.
+Status BuildError(const std::string& what, const leveldb::Status& s) {
+  if (s.IsIOError()) return Status::LocalIo(what + ": " + s.ToString());
+  return Status::Internal(what + ": " + s.ToString());
 }
 
 std::string RandomHex8() {
@@ -78,7 +81,7 @@ Status Build(const fs::path& temp, leveldb::Env* env, const CreationOptions& opt
   leveldb::DB* raw = nullptr;
   leveldb::Status s = leveldb::DB::Open(lo, temp.string(), &raw);
   if (!s.ok()) {
-    return Status::Unavailable("creating a store in '" + temp.string() + "': " + s.ToString());
+    return BuildError("creating a store in '" + temp.string() + "'", s);
   }
   std::unique_ptr<leveldb::DB> db(raw);
   if (options.hook) options.hook(CreationStep::kDatabaseCreated);
@@ -88,8 +91,7 @@ Status Build(const fs::path& temp, leveldb::Env* env, const CreationOptions& opt
   s = db->Put(sync, leveldb::Slice(lf::kHeaderKey.data(), lf::kHeaderKey.size()),
               leveldb::Slice(&version, 1));
   if (!s.ok()) {
-    return Status::Unavailable("writing the header of a store in '" + temp.string() +
-                               "': " + s.ToString());
+    return BuildError("writing the header of a store in '" + temp.string() + "'", s);
   }
   if (options.hook) options.hook(CreationStep::kHeaderWritten);
   db.reset();
@@ -110,10 +112,7 @@ Result<std::unique_ptr<SiblingDirectory>> SiblingDirectory::Make(const std::stri
   if (fs::exists(target, ec)) target = fs::canonical(target, ec);  // a symlink's directory
   const fs::path parent = target.parent_path();
   fs::create_directories(parent, ec);
-  if (ec) {
-    return Status::FailedPrecondition("cannot create directory '" + parent.string() +
-                                      "': " + ec.message());
-  }
+  if (ec) return IoError("cannot create directory '" + parent.string() + "'", ec.value());
   const std::string prefix = "." + target.filename().string() + ".widen-new-";
   RemoveStaleCreations(parent, prefix, stale_after);
   const fs::path temp = parent / (prefix + RandomHex8());

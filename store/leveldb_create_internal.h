@@ -59,8 +59,8 @@ class SiblingDirectory {
  public:
   /// Makes the directory (and PARENT when missing), after removing the
   /// leftovers of dead creations of the same target older than
-  /// `stale_after`. FailedPrecondition when PARENT cannot be written;
-  /// Unavailable on other I/O errors.
+  /// `stale_after`. LocalIo when PARENT cannot be made or written (naming
+  /// it and the reason).
   static Result<std::unique_ptr<SiblingDirectory>> Make(const std::string& target,
                                                         std::chrono::seconds stale_after);
   SiblingDirectory(const SiblingDirectory&) = delete;
@@ -97,9 +97,10 @@ class SiblingDirectory {
 /// process created a store there first (the caller then opens it), and when
 /// the path was filled meanwhile by anything else (the caller's open then
 /// refuses it). `env` (borrowed; null: LevelDB's default) is LevelDB's Env.
-/// FailedPrecondition when the parent directory cannot be written (widen
-/// needs to create the hidden sibling there) or the path is a mount point;
-/// Unavailable on other I/O errors.
+/// LocalIo when a file or directory cannot be written (a full disk, a
+/// read-only file system, no write access to the parent directory, where
+/// widen creates the hidden sibling), naming the path and the reason;
+/// FailedPrecondition when the path is a mount point.
 Status CreateStore(const std::string& path, leveldb::Env* env, const CreationOptions& options);
 
 }  // namespace leveldb_store_internal

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -18,6 +19,14 @@ namespace widen {
 namespace leveldb_files {
 
 namespace {
+
+// A read of `path` through a stream failed: LocalIo with errno's reason
+// when the stream left one (callers clear errno before opening).
+Status CannotRead(const std::string& path) {
+  const int err = errno;
+  if (err != 0) return LocalIoError("cannot read '" + path + "'", err);
+  return Status::LocalIo("cannot read '" + path + "'");
+}
 
 // The reflected Castagnoli polynomial.
 constexpr uint32_t kCastagnoli = 0x82F63B78u;
@@ -118,23 +127,25 @@ uint32_t Crc32c(std::string_view data, uint32_t crc) {
 }
 
 Result<uint32_t> FileCrc32c(const std::string& path) {
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Unavailable("cannot read '" + path + "'");
+  if (!in) return CannotRead(path);
   uint32_t crc = 0;
   std::string buf(1 << 16, '\0');
   while (in) {
     in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
     crc = Crc32c(std::string_view(buf.data(), static_cast<size_t>(in.gcount())), crc);
   }
-  if (in.bad()) return Status::Unavailable("cannot read '" + path + "'");
+  if (in.bad()) return CannotRead(path);
   return crc;
 }
 
 Result<std::optional<std::string>> CheckLogFile(const std::string& path) {
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Unavailable("cannot read '" + path + "'");
+  if (!in) return CannotRead(path);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return Status::Unavailable("cannot read '" + path + "'");
+  if (in.bad()) return CannotRead(path);
   const auto at = [](size_t offset) { return " at byte " + std::to_string(offset); };
   bool in_fragments = false;  // between a FIRST and its LAST
   size_t offset = 0;
@@ -213,10 +224,11 @@ void AppendLogRecord(std::string* out, std::string_view record) {
 }  // namespace
 
 Result<LogSalvage> SalvageLogFile(const std::string& in_path, const std::string& out_path) {
+  errno = 0;
   std::ifstream in(in_path, std::ios::binary);
-  if (!in) return Status::Unavailable("cannot read '" + in_path + "'");
+  if (!in) return CannotRead(in_path);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return Status::Unavailable("cannot read '" + in_path + "'");
+  if (in.bad()) return CannotRead(in_path);
   LogSalvage salvage;
   std::string out;
   std::string pending;  // fragments of the record being read
@@ -272,10 +284,15 @@ Result<LogSalvage> SalvageLogFile(const std::string& in_path, const std::string&
     }
   }
   if (in_fragments) drop(bytes.size(), 0, "the last record is cut short by the end of the file");
+  errno = 0;
   std::ofstream o(out_path, std::ios::binary | std::ios::trunc);
   o.write(out.data(), static_cast<std::streamsize>(out.size()));
   o.close();
-  if (!o) return Status::Unavailable("cannot write '" + out_path + "'");
+  if (!o) {
+    const int err = errno;
+    if (err != 0) return LocalIoError("cannot write '" + out_path + "'", err);
+    return Status::LocalIo("cannot write '" + out_path + "'");
+  }
   return salvage;
 }
 

@@ -55,16 +55,15 @@ uint64_t NumberOf(std::string_view name);
 /// CRC32C (Castagnoli) of `data`, continuing from `crc` (0 to start).
 uint32_t Crc32c(std::string_view data, uint32_t crc = 0);
 
-/// The CRC32C of the file at `path`, read whole. Unavailable when it cannot
-/// be read.
+/// The CRC32C of the file at `path`, read whole. LocalIo when it cannot be
+/// read.
 Result<uint32_t> FileCrc32c(const std::string& path);
 
 /// Checks every record of the LevelDB log (or MANIFEST) at `path`, from
 /// byte 0 to the end. Returns nullopt when every record is whole with a
 /// matching checksum; otherwise what is wrong and at which byte offset
 /// ("a record checksum does not match at byte 18690"), including a record
-/// cut short by the end of the file. Unavailable when the file cannot be
-/// read.
+/// cut short by the end of the file. LocalIo when the file cannot be read.
 Result<std::optional<std::string>> CheckLogFile(const std::string& path);
 
 /// What SalvageLogFile kept and dropped.
@@ -80,7 +79,7 @@ struct LogSalvage {
 /// damaged physical record the rest of its 32 KiB block is skipped (its
 /// length cannot be trusted), and a record whose fragments are not all
 /// there is dropped whole. LevelDB's RepairDB reads logs without checking
-/// checksums: repair gives it logs salvaged this way. Unavailable on I/O
+/// checksums: repair gives it logs salvaged this way. LocalIo on I/O
 /// errors.
 Result<LogSalvage> SalvageLogFile(const std::string& in, const std::string& out);
 

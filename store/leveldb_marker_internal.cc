@@ -62,10 +62,14 @@ bool ParseDecimal(std::string_view s, uint64_t* v) {
   return true;
 }
 
-Status IoError(const std::string& what, int err) {
-  std::string m = what + ": " + std::strerror(err);
-  if (err == EACCES || err == EPERM || err == EROFS) return Status::FailedPrecondition(m);
-  return Status::Unavailable(m);
+Status IoError(const std::string& what, int err) { return LocalIoError(what, err); }
+
+// A read of `path` through a stream failed: LocalIo with errno's reason
+// when the stream left one.
+Status CannotRead(const std::string& path) {
+  const int err = errno;
+  if (err != 0) return LocalIoError("cannot read '" + path + "'", err);
+  return Status::LocalIo("cannot read '" + path + "'");
 }
 
 Status SyncPath(const std::string& path, int flags) {
@@ -164,11 +168,12 @@ Result<Marker> Decode(std::string_view text, const std::string& path) {
 
 Result<std::string> ReadText(const std::string& dir) {
   const std::string path = (fs::path(dir) / kMarkerFile).string();
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     std::error_code ec;
     if (!fs::exists(path, ec)) return Status::NotFound("no marker file '" + path + "'");
-    return Status::Unavailable("cannot read '" + path + "'");
+    return CannotRead(path);
   }
   std::error_code ec;
   if (fs::file_size(path, ec) > kMaxMarkerBytes) {
@@ -176,7 +181,7 @@ Result<std::string> ReadText(const std::string& dir) {
                             std::to_string(kMaxMarkerBytes) + " bytes)");
   }
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return Status::Unavailable("cannot read '" + path + "'");
+  if (in.bad()) return CannotRead(path);
   return text;
 }
 

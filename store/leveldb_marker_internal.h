@@ -63,14 +63,14 @@ std::string Encode(const Marker& marker);
 Result<Marker> Decode(std::string_view text, const std::string& path);
 
 /// Reads the marker of store directory `dir` as text. NotFound when there is
-/// none; DataLoss when it is larger than 64 MiB; Unavailable when it cannot
-/// be read.
+/// none; DataLoss when it is larger than 64 MiB; LocalIo when it cannot be
+/// read.
 Result<std::string> ReadText(const std::string& dir);
 
 /// Replaces the marker of `dir` with `text` atomically and durably: written
 /// to WIDEN_STORE.tmp, synced, renamed over WIDEN_STORE, the directory
-/// synced. FailedPrecondition (permissions, read-only file system) or
-/// Unavailable (other I/O errors) on failure, leaving the old marker.
+/// synced. LocalIo naming the file and the reason (a full disk, no
+/// permission, a read-only file system) on failure, leaving the old marker.
 Status WriteText(const std::string& dir, std::string_view text);
 
 /// The seal of `dir` as it is now (closed = true): every LevelDB file with
@@ -96,7 +96,7 @@ struct Difference {
 
 /// Every file of `dir` that differs from the seal of `marker` (REQUIRES:
 /// marker.closed), CURRENT first. Sets *stale as Verify does (the list is
-/// then empty). Unavailable when a file cannot be read.
+/// then empty). LocalIo when a file cannot be read.
 Result<std::vector<Difference>> Compare(const std::string& dir, const Marker& marker, bool* stale);
 
 }  // namespace leveldb_marker

@@ -53,7 +53,7 @@ class OldStoreLock {
                              "time may open it); run again when that one has ended";
     dir_fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir_fd_ < 0) {
-      return Status::FailedPrecondition("cannot open '" + dir + "': " + std::strerror(errno));
+      return LocalIoError("cannot open '" + dir + "'", errno);
     }
     if (::flock(dir_fd_, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
       return Status::Aborted(busy);
@@ -76,6 +76,13 @@ class OldStoreLock {
   int lock_file_fd_ = -1;
 };
 
+// A failed LevelDB call on the copy being repaired: an I/O error (a full
+// disk where the new store is built) is LocalIo, anything else DataLoss.
+Status CopyError(const std::string& what, const leveldb::Status& s) {
+  if (s.IsIOError()) return Status::LocalIo(what + ": " + s.ToString());
+  return Status::DataLoss(what + ": " + s.ToString());
+}
+
 bool IsStoreFile(const std::string& name) {
   return lfiles::KindOf(name) != lfiles::FileKind::kOther;
 }
@@ -88,10 +95,10 @@ Status CopyStoreFiles(const std::string& from, const std::string& to) {
     if (!IsStoreFile(name) || !e.is_regular_file(ec)) continue;
     fs::copy_file(e.path(), fs::path(to) / name, ec);
     if (ec) {
-      return Status::Unavailable("copying '" + e.path().string() + "': " + ec.message());
+      return LocalIoError("copying '" + e.path().string() + "' to '" + to + "'", ec.value());
     }
   }
-  if (ec) return Status::Unavailable("listing '" + from + "': " + ec.message());
+  if (ec) return LocalIoError("listing '" + from + "'", ec.value());
   return Status::OK();
 }
 
@@ -148,7 +155,7 @@ Status FindDamage(const std::string& from, const std::string& copy, RepairReport
         const std::string salvaged = path + ".salvaged";
         WIDEN_ASSIGN_OR_RETURN(lfiles::LogSalvage salvage, lfiles::SalvageLogFile(path, salvaged));
         fs::rename(salvaged, path, ec);
-        if (ec) return Status::Unavailable("replacing '" + path + "': " + ec.message());
+        if (ec) return LocalIoError("replacing '" + path + "'", ec.value());
         if (salvage.records_dropped > 0) {
           if (!already()) {
             report->damage.push_back("file '" + shown + "': " + salvage.first_problem + " (" +
@@ -203,7 +210,7 @@ Status FixHeaderAndFindOrphans(const std::string& dir, RepairReport* report) {
   leveldb::DB* raw = nullptr;
   leveldb::Status s = leveldb::DB::Open(lo, dir, &raw);
   if (!s.ok()) {
-    return Status::DataLoss("the repaired copy in '" + dir + "' does not open: " + s.ToString());
+    return CopyError("the repaired copy in '" + dir + "' does not open", s);
   }
   std::unique_ptr<leveldb::DB> db(raw);
   const leveldb::Slice header(lf::kHeaderKey.data(), lf::kHeaderKey.size());
@@ -217,7 +224,7 @@ Status FixHeaderAndFindOrphans(const std::string& dir, RepairReport* report) {
     report->header_rewritten = true;
   }
   if (!s.ok()) {
-    return Status::DataLoss("the repaired copy in '" + dir + "': its header: " + s.ToString());
+    return CopyError("the repaired copy in '" + dir + "': its header", s);
   }
   // Cell keys: 0x02 + table + 0x00 + ...; one seek per table.
   std::unique_ptr<leveldb::Iterator> it(db->NewIterator(lf::VerifiedReads()));
@@ -237,8 +244,7 @@ Status FixHeaderAndFindOrphans(const std::string& dir, RepairReport* report) {
     it->Seek(next);
   }
   if (!it->status().ok()) {
-    return Status::DataLoss("the repaired copy in '" + dir +
-                            "' does not read back: " + it->status().ToString());
+    return CopyError("the repaired copy in '" + dir + "' does not read back", it->status());
   }
   return Status::OK();
 }
@@ -328,7 +334,7 @@ Result<RepairReport> RepairLevelDbStore(const std::string& from, const std::stri
   leveldb::Options lo = lf::StoreOptions(nullptr);  // paranoid: damaged blocks are skipped
   leveldb::Status s = leveldb::RepairDB(temp->path(), lo);
   if (!s.ok()) {
-    return Status::DataLoss("LevelDB's repair of a copy of '" + from + "' failed: " + s.ToString());
+    return CopyError("LevelDB's repair of a copy of '" + from + "' failed", s);
   }
   for (const fs::directory_entry& e : fs::directory_iterator(fs::path(temp->path()) / "lost", ec)) {
     report.set_aside.push_back(e.path().filename().string());

@@ -57,8 +57,8 @@ struct RepairReport {
 /// Repairs the store in directory `from` into directory `into`, which must
 /// not exist or be empty (and is not `from` or inside it). FailedPrecondition
 /// when `from` is not a widen store or `into` is not new; Aborted when
-/// another process has `from` open; Unavailable (or FailedPrecondition) on
-/// I/O errors, leaving nothing at `into`; DataLoss when even the repaired
+/// another process has `from` open; LocalIo on I/O errors (a full disk),
+/// naming the file, leaving nothing at `into`; DataLoss when even the repaired
 /// copy does not read back.
 Result<RepairReport> RepairLevelDbStore(const std::string& from, const std::string& into);
 

@@ -62,12 +62,10 @@ Status FromLevelDb(const leveldb::Status& s, const std::string& context) {
          t.find("temporarily unavailable") != std::string::npos)) {
       return Status::Aborted(InUseMessage(context));
     }
-    if (t.find("Not a directory") != std::string::npos ||
-        t.find("Permission denied") != std::string::npos ||
-        t.find("Read-only file system") != std::string::npos) {
-      return Status::FailedPrecondition(std::move(m));
-    }
-    return Status::Unavailable(std::move(m));
+    // Every other I/O error of the embedded store is one of this machine's
+    // file system (LevelDB's text names the file and gives strerror's
+    // reason: "IO error: DIR/000012.log: No space left on device").
+    return Status::LocalIo(std::move(m));
   }
   if (s.IsInvalidArgument()) return Status::InvalidArgument(std::move(m));
   if (s.IsNotSupportedError()) return Status::FailedPrecondition(std::move(m));
@@ -1103,9 +1101,7 @@ Status LockDirectory(Database* db) {
   const int fd = ::open(db->path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
     const int err = errno;
-    std::string m = "cannot open store directory '" + db->path + "': " + std::strerror(err);
-    if (err == EACCES || err == EPERM || err == ENOTDIR) return Status::FailedPrecondition(m);
-    return Status::Unavailable(m);
+    return LocalIoError("cannot open store directory '" + db->path + "'", err);
   }
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;

@@ -115,7 +115,10 @@ class LevelDbStore final : public Store {
   /// (or another open in this process) has the store open — also when it is
   /// creating it at this moment; DataLoss, naming the file, when a file of
   /// the store is damaged (nothing is deleted or repaired: the next open
-  /// reports it again); Unavailable when LevelDB cannot open it otherwise.
+  /// reports it again); LocalIo, naming the file and the reason, when a
+  /// file or directory cannot be written or read (a full disk, no
+  /// permission, a read-only file system). Every later call (a sink's
+  /// write, a state record) also gives LocalIo for such an I/O error.
   /// The store is sealed when the last of it, its sinks and readers goes.
   /// `env` (borrowed, may be null: LevelDB's default) is the leveldb::Env
   /// the database does its file I/O through; it must outlive the store and

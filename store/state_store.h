@@ -51,7 +51,8 @@ class StateStore {
   /// The state of `table` with its version set, or nullopt when none is
   /// recorded (or it was deleted). DataLoss for a malformed record;
   /// FailedPrecondition for a record of a newer format; Unavailable when
-  /// the store cannot be read.
+  /// the store cannot be reached, LocalIo when its local files cannot be
+  /// read.
   virtual Result<std::optional<TableState>> Get(const std::string& table) = 0;
 
   /// Records `state` (its `version` field is ignored) for `table` if the

@@ -124,7 +124,8 @@ class Store {
   virtual ~Store() = default;
 
   /// Opens the store named by `url` (see above). InvalidArgument for an unknown
-  /// scheme; Unavailable when the target cannot be reached; Aborted when the
+  /// scheme; Unavailable when the target cannot be reached; LocalIo when
+  /// an embedded store's files cannot be written or read; Aborted when the
   /// store is held by another process (retry once it is released).
   static Result<std::unique_ptr<Store>> Open(const std::string& url, const StoreOptions& options);
 

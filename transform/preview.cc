@@ -1,6 +1,11 @@
 #include "transform/preview.h"
 
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <queue>
@@ -59,17 +64,28 @@ Status FingerprintSet::Add(uint64_t fingerprint) {
 Status FingerprintSet::Spill() {
   if (buffer_.empty()) return Status::OK();
   if (file_ == nullptr) {
-    file_ = std::tmpfile();
+    // Unlinked at once: gone when closed, whatever happens.
+    const char* env = std::getenv("TMPDIR");
+    temp_path_ =
+        std::string(env != nullptr && *env != '\0' ? env : "/tmp") + "/widen-fingerprints-XXXXXX";
+    const int fd = mkstemp(temp_path_.data());
+    if (fd < 0) {
+      return LocalIoError(
+          "cannot create the temporary file " + temp_path_ + " for key fingerprints", errno);
+    }
+    unlink(temp_path_.c_str());
+    file_ = fdopen(fd, "w+b");
     if (file_ == nullptr) {
-      return Status::Unavailable(fmt::format(
-          "cannot create a temporary file for key fingerprints: {}", std::strerror(errno)));
+      const int err = errno;
+      close(fd);
+      return LocalIoError("cannot open the temporary file " + temp_path_ + " for key fingerprints",
+                          err);
     }
   }
   std::sort(buffer_.begin(), buffer_.end());
   if (std::fseek(file_, 0, SEEK_END) != 0 ||
       std::fwrite(buffer_.data(), sizeof(uint64_t), buffer_.size(), file_) != buffer_.size()) {
-    return Status::Unavailable(
-        fmt::format("cannot write key fingerprints to a temporary file: {}", std::strerror(errno)));
+    return LocalIoError("cannot write key fingerprints to the temporary file " + temp_path_, errno);
   }
   runs_.emplace_back(file_entries_, buffer_.size());
   file_entries_ += buffer_.size();
@@ -124,7 +140,8 @@ Status FingerprintSet::Duplicates(size_t max_out, std::vector<uint64_t>* out, ui
     if (r->buf.empty()) return Status::OK();
     if (std::fseek(file_, static_cast<long>(r->next_entry * sizeof(uint64_t)), SEEK_SET) != 0 ||
         std::fread(r->buf.data(), sizeof(uint64_t), r->buf.size(), file_) != r->buf.size()) {
-      return Status::Unavailable("cannot read key fingerprints back from the temporary file");
+      return Status::LocalIo("cannot read key fingerprints back from the temporary file " +
+                             temp_path_);
     }
     r->next_entry += r->buf.size();
     return Status::OK();

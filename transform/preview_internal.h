@@ -3,7 +3,8 @@
 //
 // FingerprintSet keeps 64-bit fingerprints in memory up to `memory_bytes`;
 // then it sorts them and appends them as one sorted run to an anonymous
-// temporary file (std::tmpfile: unlinked at once, removed when closed).
+// temporary file under $TMPDIR, else /tmp (unlinked at once, removed when
+// closed).
 // Duplicates() merges the runs (k-way, each read through a small buffer)
 // and reports the fingerprints that occur more than once.
 //
@@ -12,6 +13,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -28,7 +30,8 @@ class FingerprintSet {
   FingerprintSet(const FingerprintSet&) = delete;
   FingerprintSet& operator=(const FingerprintSet&) = delete;
 
-  /// Unavailable when the temporary file cannot be written.
+  /// Past the buffer, sorted runs go to an unlinked temporary file under
+  /// $TMPDIR (else /tmp). LocalIo, naming it, when it cannot be written.
   Status Add(uint64_t fingerprint);
 
   /// The distinct fingerprints added more than once, ascending, at most
@@ -47,6 +50,7 @@ class FingerprintSet {
   size_t capacity_;  // entries held in memory before a spill
   std::vector<uint64_t> buffer_;
   std::FILE* file_ = nullptr;
+  std::string temp_path_;  // the temporary file's name (unlinked), for messages
   std::vector<std::pair<uint64_t, uint64_t>> runs_;  // (first entry, entries) in the file
   uint64_t file_entries_ = 0;
   uint64_t size_ = 0;

@@ -86,12 +86,13 @@ TEST(CellRunsTest, ReadsRecordsLargerThanTheReadBuffer) {
   EXPECT_EQ(sizes, (std::vector<size_t>{big.size(), 5}));
 }
 
-TEST(CellRunsTest, AMissingDirectoryIsUnavailableNamingTheFile) {
+TEST(CellRunsTest, AMissingDirectoryIsLocalIoNamingTheFile) {
   CellRuns runs("/nonexistent-widen-dir");
   CellBatch batch;
   batch.Add("a", "d", "q", 1, "v");
   Status s = runs.Add(batch);
-  EXPECT_EQ(s.code(), StatusCode::kUnavailable);
+  EXPECT_EQ(s.code(), StatusCode::kLocalIo);
+  EXPECT_NE(s.message().find("No such file or directory"), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("/nonexistent-widen-dir/widen-sort-"), std::string::npos)
       << s.message();
 }

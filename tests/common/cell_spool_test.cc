@@ -96,10 +96,14 @@ TEST(CellSpoolTest, ReplayStopsAtTheSinksErrorAndOnCancel) {
   EXPECT_TRUE(cancelled.cells.empty());
 }
 
-TEST(CellSpoolTest, AMissingDirectoryIsUnavailableNamingTheFile) {
+// A local file that cannot be written is LocalIo (exit 11), never a server's
+// Unavailable (exit 3).
+TEST(CellSpoolTest, AMissingDirectoryIsLocalIoNamingTheFile) {
   auto spool = CellSpool::Open("/nonexistent-widen-dir");
   ASSERT_FALSE(spool.ok());
-  EXPECT_EQ(spool.status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(spool.status().code(), StatusCode::kLocalIo);
+  EXPECT_NE(spool.status().message().find("No such file or directory"), std::string::npos)
+      << spool.status().message();
   EXPECT_NE(spool.status().message().find("/nonexistent-widen-dir/widen-spool-"), std::string::npos)
       << spool.status().message();
 }

@@ -388,7 +388,8 @@ TEST_F(CorruptionTest, UnsealedStoreNamesADamagedTableBlock) {
   EXPECT_EQ(ReadBytes(dir + "/" + table), bytes);
 }
 
-// A full disk is not damage: writes fail with Unavailable, never DataLoss.
+// A full disk is not damage: writes fail with LocalIo (exit 11), never
+// DataLoss (6) or a server's Unavailable (3).
 TEST_F(CorruptionTest, AFullDiskIsNotDamage) {
   const std::string dir = *root_ + "/full_disk";
   CopyDir(*pristine_, dir);
@@ -412,8 +413,9 @@ TEST_F(CorruptionTest, AFullDiskIsNotDamage) {
     s = (*sink)->Put(CellView{row, "d", "a", 5, CellType::kPut, std::string(100, 'v')});
   }
   if (s.ok()) s = (*sink)->Close();
-  EXPECT_EQ(s.code(), StatusCode::kUnavailable) << s.ToString();
+  EXPECT_EQ(s.code(), StatusCode::kLocalIo) << s.ToString();
   EXPECT_NE(s.message().find("No space left on device"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find(dir + "/"), std::string::npos) << "names the file: " << s.message();
 }
 
 // --- widen repair ---------------------------------------------------------

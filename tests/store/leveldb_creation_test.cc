@@ -209,7 +209,7 @@ TEST_F(CreationTest, TwoCreationsAtOnceOneStoreTheOtherInUse) {
 }
 
 // A disk that fills up at each write of a creation: the creation fails
-// (Unavailable, naming the store) and leaves nothing, no store and no
+// (LocalIo, naming the store) and leaves nothing, no store and no
 // hidden directory; with room again, the store is created.
 TEST_F(CreationTest, FullDiskAtEachWriteLeavesNothing) {
   testing::FullDiskEnv unlimited(-1);
@@ -220,7 +220,7 @@ TEST_F(CreationTest, FullDiskAtEachWriteLeavesNothing) {
     const std::string path = dir_ + "/full" + std::to_string(allowed);
     testing::FullDiskEnv full(allowed);
     Status s = CreateStore(path, full.env(), CreationOptions());
-    EXPECT_EQ(s.code(), StatusCode::kUnavailable) << allowed << ": " << s.ToString();
+    EXPECT_EQ(s.code(), StatusCode::kLocalIo) << allowed << ": " << s.ToString();
     EXPECT_NE(s.message().find("No space left on device"), std::string::npos) << s.message();
     EXPECT_FALSE(fs::exists(path)) << allowed;
     EXPECT_TRUE(Leftovers().empty()) << allowed << ": " << Leftovers().front();
