@@ -22,6 +22,7 @@
 #include "common/bytes.h"
 #include "common/cell.h"
 #include "store/store.h"
+#include "tests/store/compaction_race_env.h"
 
 namespace widen {
 namespace {
@@ -462,6 +463,45 @@ void WithRawDb(const std::string& path, void (*mutate)(leveldb::DB*)) {
   ASSERT_TRUE(s.ok()) << s.ToString();
   std::unique_ptr<leveldb::DB> db(raw);
   mutate(db.get());
+}
+
+// A table file that LevelDB's background compaction removes while the store
+// opens is not damage: the open checks the files that are live, not those
+// it listed a moment before. Three level-0 files and writes left in the
+// log: the open writes a fourth level-0 file, which starts a compaction of
+// the four; CompactionRaceEnv lets it remove its inputs between the open's
+// listing of the table files and its first size query.
+TEST_F(LevelDbStoreTest, ATableFileCompactedAwayWhileOpeningIsNotDamage) {
+  ASSERT_NE(OpenStore(), nullptr);
+  store_.reset();
+  {
+    leveldb::Options options;
+    leveldb::DB* raw = nullptr;
+    ASSERT_TRUE(leveldb::DB::Open(options, path_, &raw).ok());
+    std::unique_ptr<leveldb::DB> db(raw);
+    auto put_keys = [&](int round) {
+      for (int i = 0; i < 500; ++i) {
+        const std::string key = "\x05race" + std::to_string(1000 + i);
+        ASSERT_TRUE(db->Put(leveldb::WriteOptions(), key, std::string(64, 'a' + round)).ok());
+      }
+    };
+    db->CompactRange(nullptr, nullptr);  // the store's own keys out of level 0
+    // Each flush of overlapping keys lands one level up until level 0.
+    std::string files = "0";
+    for (int round = 0; round < 10 && files != "3"; ++round) {
+      put_keys(round);
+      const std::string past = "\xff\xff";
+      const leveldb::Slice past_slice(past);
+      db->CompactRange(&past_slice, &past_slice);  // writes the memtable out
+      ASSERT_TRUE(db->GetProperty("leveldb.num-files-at-level0", &files));
+    }
+    ASSERT_EQ(files, "3");
+    put_keys(20);  // stays in the log
+  }
+  testing::CompactionRaceEnv race;
+  Result<std::unique_ptr<LevelDbStore>> r = LevelDbStore::Open(path_, StoreOptions(), race.env());
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(race.raced()) << "no table file was removed during the open's checks";
 }
 
 TEST_F(LevelDbStoreTest, OtherFormatVersionIsFailedPrecondition) {
