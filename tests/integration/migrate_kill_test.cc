@@ -120,13 +120,13 @@ TEST_P(MigrateKillTest, KilledAnywhereIncludingCreationTheNextRunConverges) {
       const std::set<std::string> before = Creations(dir_, name);
       WidenProcess w = WidenProcess::Start(args, fmt::format("{}/out{}_{}", dir_, chain, k));
       if (k == 0) {
-        // Wait for the creation to begin, then kill within 3 ms of it.
+        // Wait for the creation to begin, then kill within 1.5 ms of it.
         const auto limit = Clock::now() + std::chrono::seconds(20);
         while (Creations(dir_, name) == before && !fs::exists(store) && Clock::now() < limit &&
                w.Running()) {
           std::this_thread::sleep_for(std::chrono::microseconds(50));
         }
-        std::this_thread::sleep_for(std::chrono::microseconds(rng() % 3000));
+        std::this_thread::sleep_for(std::chrono::microseconds(rng() % 1500));
       } else {
         std::this_thread::sleep_for(std::chrono::milliseconds(store_ms + rng() % window_ms));
       }
