@@ -483,7 +483,10 @@ Result<MigrateResult> Migrate(const MigrateRequest& r) {
   ao.progress = r.progress;
 
   // Every table is created (or checked) before any is written, and recorded
-  // as loading until its run ends.
+  // as loading until its run ends. A new table is recorded before it is
+  // created, so that a run that dies in between leaves no table, or one
+  // that scan calls incomplete — never an empty table with no record; an
+  // existing one is checked first, so that a refused run changes nothing.
   struct Target {
     std::string name;
     std::optional<uint64_t> version;  // of its state
@@ -492,7 +495,15 @@ Result<MigrateResult> Migrate(const MigrateRequest& r) {
   std::vector<Target> targets;
   for (const TablePlan* tp : d.tables) {
     Target t;
-    WIDEN_ASSIGN_OR_RETURN(t.name, CreateTargetTable(*tp, d.source.get(), store.get()));
+    t.name = tp->descriptor.FullName();
+    Result<TableDescriptor> described = store->DescribeTable(t.name);
+    if (!described.ok() && described.status().code() != StatusCode::kNotFound) {
+      return described.status();
+    }
+    const bool existed = described.ok();
+    if (existed) {
+      WIDEN_ASSIGN_OR_RETURN(t.name, CreateTargetTable(*tp, d.source.get(), store.get()));
+    }
     WIDEN_ASSIGN_OR_RETURN(std::optional<TableState> before, states->Get(t.name));
     if (before) t.version = before->version;
     t.state.status = TableStatus::kLoading;
@@ -501,6 +512,13 @@ Result<MigrateResult> Migrate(const MigrateRequest& r) {
     t.state.mapping_fingerprint = TableFingerprint(*tp);
     t.state.extensions[kLoadTimestampExtension] = std::to_string(ao.timestamp_ms);
     WIDEN_RETURN_IF_ERROR(PutState(states.get(), t.name, &t.version, t.state));
+    if (!existed) {
+      WIDEN_ASSIGN_OR_RETURN(std::string created,
+                             CreateTargetTable(*tp, d.source.get(), store.get()));
+      if (created != t.name) {
+        return Status::Internal(fmt::format("table '{}' was created as '{}'", t.name, created));
+      }
+    }
     targets.push_back(std::move(t));
   }
   ao.cancel = r.cancel;
