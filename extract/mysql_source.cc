@@ -965,6 +965,7 @@ Result<std::unique_ptr<MySqlSource>> MySqlSource::Open(const std::string& url,
     // environment gives one (host, port, user and database are the URL's).
     o["readDefaultGroup"] = sql::SQLString("widen");
     const std::set<int> before = OpenSockets();
+    ConnectScope connecting;  // an interrupt ends the process (no socket to cut yet)
     src->session_->conn.reset(sql::mysql::get_mysql_driver_instance()->connect(o));
     const int fd = NewSocket(before, OpenSockets());
     if (fd >= 0) {

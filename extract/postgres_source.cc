@@ -488,6 +488,7 @@ Result<std::unique_ptr<PostgresSource>> PostgresSource::Open(const std::string& 
   WIDEN_ASSIGN_OR_RETURN(const int read_timeout_s, TakeReadTimeout(&libpq_url));
   // postgres:// is libpq's other spelling; libpq takes both.
   try {
+    ConnectScope connecting;  // an interrupt ends the process (no socket to cut yet)
     src->session_->conn = std::make_unique<Connection>(
         pg_internal::WithConnectionDefaults(pg_internal::WithConnectTimeout(
             pg_internal::WithPassword(libpq_url, std::getenv("WIDEN_SOURCE_PASSWORD")))));

@@ -1,6 +1,7 @@
 #include "extract/server_watch.h"
 
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <charconv>
 #include <chrono>
@@ -34,6 +35,7 @@ struct ServerWatchRegistry {
   std::atomic<const std::atomic<bool>*> interrupt{nullptr};
   std::atomic<int> cut{kNotCut};
   std::atomic<int> cut_after_s{0};
+  std::atomic<int> connecting{0};  // open ConnectScopes
   std::once_flag started;
 
   static ServerWatchRegistry& Get() {
@@ -57,6 +59,11 @@ struct ServerWatchRegistry {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       const std::atomic<bool>* flag = interrupt.load();
       const bool interrupted = flag != nullptr && flag->load();
+      if (interrupted && connecting.load() > 0) {
+        static constexpr char kMessage[] = "widen: interrupted while connecting to the source\n";
+        (void)!::write(2, kMessage, sizeof(kMessage) - 1);
+        ::_exit(130);
+      }
       const int64_t now = NowMs();
       std::lock_guard<std::mutex> lock(mu);
       for (ServerWatch* w : watches) {
@@ -93,6 +100,10 @@ ServerWatch::Scope::Scope(ServerWatch* watch) : watch_(watch) {
 ServerWatch::Scope::~Scope() {
   if (watch_ != nullptr && --watch_->depth_ == 0) watch_->waiting_since_ms_.store(0);
 }
+
+ConnectScope::ConnectScope() { ServerWatchRegistry::Get().connecting.fetch_add(1); }
+
+ConnectScope::~ConnectScope() { ServerWatchRegistry::Get().connecting.fetch_sub(1); }
 
 void WatchInterrupts(const std::atomic<bool>* flag) {
   ServerWatchRegistry::Get().interrupt.store(flag);

@@ -66,8 +66,23 @@ class ServerWatch {
 
 /// Watches `flag` (set by SIGINT/SIGTERM handlers; must outlive the
 /// process's threads, e.g. a static): once it is set, every watched socket,
-/// present or later, is shut down within about 50 ms.
+/// present or later, is shut down within about 50 ms; and while a
+/// ConnectScope is open the process ends at once with exit 130 and
+/// "widen: interrupted while connecting to the source" on stderr.
 void WatchInterrupts(const std::atomic<bool>* flag);
+
+/// Marks a connection being made to a source, from construction to
+/// destruction: the drivers give no socket to shut down until they are
+/// connected (and MySQL's reads its session variables before), so an
+/// interrupt then ends the process (as a kill would; the store survives
+/// that by design) instead of waiting up to the connect or read timeout.
+class ConnectScope {
+ public:
+  ConnectScope();
+  ~ConnectScope();
+  ConnectScope(const ConnectScope&) = delete;
+  ConnectScope& operator=(const ConnectScope&) = delete;
+};
 
 /// OK while no watched connection was cut. Else Cancelled ("<context>:
 /// interrupted while waiting for the source") after an interrupt, or

@@ -80,6 +80,35 @@ int64_t SystemNowMs() {
       .count();
 }
 
+// A LevelDB iterator that is no longer Valid() once its status() is not OK.
+// LevelDB's own iterator moves past a block that fails its checksum (or
+// cannot be read) to the next one and reports the error only in status();
+// a reader that stops early (scan --limit, a prefix, a row) or streams what
+// it reads would serve the keys after the damage as if none were missing.
+// Through this one every loop ends where the damage is met, and the
+// status() check after it reports it.
+class StrictIterator final : public leveldb::Iterator {
+ public:
+  explicit StrictIterator(leveldb::Iterator* inner) : inner_(inner) {}
+  bool Valid() const override { return inner_->Valid() && inner_->status().ok(); }
+  void SeekToFirst() override { inner_->SeekToFirst(); }
+  void SeekToLast() override { inner_->SeekToLast(); }
+  void Seek(const leveldb::Slice& target) override { inner_->Seek(target); }
+  void Next() override { inner_->Next(); }
+  void Prev() override { inner_->Prev(); }
+  leveldb::Slice key() const override { return inner_->key(); }
+  leveldb::Slice value() const override { return inner_->value(); }
+  leveldb::Status status() const override { return inner_->status(); }
+
+ private:
+  std::unique_ptr<leveldb::Iterator> inner_;
+};
+
+// A new StrictIterator over `db` (owned by the caller).
+leveldb::Iterator* NewStrictIterator(leveldb::DB* db, const leveldb::ReadOptions& options) {
+  return new StrictIterator(db->NewIterator(options));
+}
+
 }  // namespace
 
 namespace leveldb_store_internal {
@@ -321,7 +350,7 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
     lf::AppendCellKeyAfterRow(&lo, from);
     lf::AppendEscapedTerminated(&hi, to.row);
     lf::AppendCellKeyAfterRow(&hi, to);
-    std::unique_ptr<leveldb::Iterator> it(db_->db->NewIterator(lf::VerifiedReads()));
+    std::unique_ptr<leveldb::Iterator> it(NewStrictIterator(db_->db.get(), lf::VerifiedReads()));
     lf::DecodedCellKey k;
     for (it->Seek(lo); it->Valid(); it->Next()) {
       const leveldb::Slice key = it->key();
@@ -382,8 +411,8 @@ class LevelDbDigestReader final : public RowDigestReader {
   LevelDbDigestReader(std::shared_ptr<Database> db, const std::string& full_name, bool from_cells)
       : db_(std::move(db)),
         from_cells_(from_cells),
-        digests_(db_->db->NewIterator(ReadOpts())),
-        cells_(from_cells ? db_->db->NewIterator(ReadOpts()) : nullptr) {
+        digests_(NewStrictIterator(db_->db.get(), ReadOpts())),
+        cells_(from_cells ? NewStrictIterator(db_->db.get(), ReadOpts()) : nullptr) {
     lf::AppendRowDigestPrefix(&digest_prefix_, full_name);
     lf::AppendCellKeyPrefix(&cell_prefix_, full_name);
     digests_->Seek(digest_prefix_);
@@ -491,7 +520,9 @@ class LevelDbListedDigestReader final : public RowDigestReader {
  public:
   LevelDbListedDigestReader(std::shared_ptr<Database> db, const std::string& full_name,
                             std::vector<std::string> rows)
-      : db_(std::move(db)), rows_(std::move(rows)), it_(db_->db->NewIterator(lf::VerifiedReads())) {
+      : db_(std::move(db)),
+        rows_(std::move(rows)),
+        it_(NewStrictIterator(db_->db.get(), lf::VerifiedReads())) {
     lf::AppendRowDigestPrefix(&prefix_, full_name);
     Load();
   }
@@ -577,7 +608,7 @@ class LevelDbRowWriter final : public RowWriter {
       sorted_keys_.clear();
       for (const std::string& k : new_keys_) sorted_keys_.emplace_back(k);
       std::sort(sorted_keys_.begin(), sorted_keys_.end());
-      if (it_ == nullptr) it_.reset(db_->db->NewIterator(lf::VerifiedReads()));
+      if (it_ == nullptr) it_.reset(NewStrictIterator(db_->db.get(), lf::VerifiedReads()));
       for (it_->Seek(row_key); it_->Valid(); it_->Next()) {
         const leveldb::Slice k = it_->key();
         if (!k.starts_with(leveldb::Slice(row_key))) break;
@@ -650,7 +681,7 @@ class LevelDbRowWriter final : public RowWriter {
 
   Status ClearIndex() override {
     WIDEN_RETURN_IF_ERROR(Write(false));
-    std::unique_ptr<leveldb::Iterator> it(db_->db->NewIterator(lf::VerifiedReads()));
+    std::unique_ptr<leveldb::Iterator> it(NewStrictIterator(db_->db.get(), lf::VerifiedReads()));
     for (it->Seek(index_prefix_); it->Valid(); it->Next()) {
       if (!it->key().starts_with(leveldb::Slice(index_prefix_))) break;
       batch_.Delete(it->key());
@@ -750,7 +781,7 @@ class LevelDbReader final : public CellReader {
 
   // Creates the iterator and moves to the first live cell.
   void Start() {
-    iter_.reset(db_->db->NewIterator(lf::VerifiedReads()));
+    iter_.reset(NewStrictIterator(db_->db.get(), lf::VerifiedReads()));
     iter_->Seek(leveldb::Slice(lower_.data(), lower_.size()));
     Scan();
   }
@@ -959,7 +990,7 @@ class LevelDbStateStore final : public StateStore {
 
   Result<std::vector<std::pair<std::string, TableState>>> List() override {
     std::vector<std::pair<std::string, TableState>> out;
-    std::unique_ptr<leveldb::Iterator> it(db_->db->NewIterator(lf::VerifiedReads()));
+    std::unique_ptr<leveldb::Iterator> it(NewStrictIterator(db_->db.get(), lf::VerifiedReads()));
     const char tag = lf::kStateTag;
     for (it->Seek(leveldb::Slice(&tag, 1)); it->Valid(); it->Next()) {
       const leveldb::Slice k = it->key();
@@ -1291,7 +1322,7 @@ Result<TableDescriptor> LevelDbStore::DescribeTable(const std::string& full_name
 Result<std::vector<TableDescriptor>> LevelDbStore::ListTables() {
   WIDEN_RETURN_IF_ERROR(CheckOpen());
   std::vector<TableDescriptor> tables;
-  std::unique_ptr<leveldb::Iterator> it(db_->db->NewIterator(lf::VerifiedReads()));
+  std::unique_ptr<leveldb::Iterator> it(NewStrictIterator(db_->db.get(), lf::VerifiedReads()));
   const char tag = lf::kTableTag;
   for (it->Seek(leveldb::Slice(&tag, 1)); it->Valid(); it->Next()) {
     const leveldb::Slice k = it->key();
@@ -1316,7 +1347,7 @@ Result<std::unique_ptr<CellSink>> LevelDbStore::NewSink(const std::string& full_
   // come in key order as they come (BufferedCellSink).
   std::string prefix;
   lf::AppendCellKeyPrefix(&prefix, name);
-  std::unique_ptr<leveldb::Iterator> it(db_->db->NewIterator(lf::VerifiedReads()));
+  std::unique_ptr<leveldb::Iterator> it(NewStrictIterator(db_->db.get(), lf::VerifiedReads()));
   it->Seek(prefix);
   if (!it->status().ok()) {
     return db_->Error(it->status(), "reading table " + Quoted(name), prefix, prefix + '\xff');
@@ -1370,7 +1401,7 @@ Status LevelDbStore::ScanIndex(
   const size_t table_bytes = start.size();
   leveldb::ReadOptions o = lf::VerifiedReads();
   o.fill_cache = false;
-  std::unique_ptr<leveldb::Iterator> it(db_->db->NewIterator(o));
+  std::unique_ptr<leveldb::Iterator> it(NewStrictIterator(db_->db.get(), o));
   bool more = true;
   for (size_t i = 0; more && i < prefixes.size() && it->status().ok(); ++i) {
     start.resize(table_bytes);

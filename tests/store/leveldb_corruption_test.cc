@@ -388,6 +388,87 @@ TEST_F(CorruptionTest, UnsealedStoreNamesADamagedTableBlock) {
   EXPECT_EQ(ReadBytes(dir + "/" + table), bytes);
 }
 
+// A read that stops early (a start row, a prefix, a row limit) and meets a
+// damaged block serves only cells the undamaged store holds, in its order,
+// and ends with DataLoss where the damage is: never the rows after the
+// block as if the block's rows did not exist (LevelDB's iterator moves on
+// past a bad block and reports it only in its status).
+TEST_F(CorruptionTest, AReadThatStopsEarlyNeverSkipsADamagedBlock) {
+  const std::string dir = *root_ + "/partial_reads";
+  CopyDir(*pristine_, dir);
+  WriteBytes(dir + "/" + leveldb_marker::kMarkerFile, "widen embedded store, format 1\n");
+  const std::string table = LargestOf(dir, "table");
+  std::string bytes = ReadBytes(dir + "/" + table);
+  bytes[bytes.size() / 3] = static_cast<char>(bytes[bytes.size() / 3] ^ 0x01);
+  WriteBytes(dir + "/" + table, bytes);
+  const std::string reference_dir = *root_ + "/partial_reference";
+  CopyDir(*pristine_, reference_dir);
+
+  auto open = [](const std::string& path) {
+    StoreOptions so;
+    so.create_if_missing = false;
+    Result<std::unique_ptr<LevelDbStore>> store = LevelDbStore::Open(path, so);
+    EXPECT_TRUE(store.ok()) << store.status().ToString();
+    return std::move(store).value();
+  };
+  // The cells a reader gives (at most `limit` rows), and its status.
+  auto read = [](LevelDbStore* store, const ReadOptions& ro, Status* status) {
+    std::vector<std::string> cells;
+    Result<std::unique_ptr<CellReader>> reader = store->NewReader("shop:orders", ro);
+    if (!reader.ok()) {
+      *status = reader.status();
+      return cells;
+    }
+    for (; (*reader)->Valid(); (*reader)->Next()) {
+      const CellView c = (*reader)->cell();
+      cells.push_back(ToStringBinary(c.row) + " " + std::string(c.family) + ":" +
+                      ToStringBinary(c.qualifier) + " @" + std::to_string(c.timestamp_ms) + " = " +
+                      ToStringBinary(c.value));
+    }
+    *status = (*reader)->status();
+    return cells;
+  };
+  std::unique_ptr<LevelDbStore> damaged = open(dir);
+  std::unique_ptr<LevelDbStore> reference = open(reference_dir);
+  int failed = 0;
+  int checked = 0;
+  for (int r = 0; r < 400; r += 3) {
+    char row[16];
+    std::snprintf(row, sizeof(row), "r%05d", r);
+    for (int variant = 0; variant < 2; ++variant) {
+      ReadOptions ro;
+      ro.max_versions = INT_MAX;
+      ro.now_ms = 1;
+      ro.limit_rows = 12;
+      if (variant == 0) {
+        ro.start_row = row;
+      } else {
+        ro.row_prefix = std::string(row).substr(0, 4);  // "r000".."r003"
+      }
+      SCOPED_TRACE(std::string(row) + (variant == 0 ? " start" : " prefix"));
+      Status want_status, got_status;
+      const std::vector<std::string> want = read(reference.get(), ro, &want_status);
+      const std::vector<std::string> got = read(damaged.get(), ro, &got_status);
+      ASSERT_TRUE(want_status.ok()) << want_status.ToString();
+      ++checked;
+      // What the damaged store gave is the reference's first cells...
+      ASSERT_LE(got.size(), want.size());
+      for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], want[i]) << i;
+      // ...and when it gave fewer, it says why.
+      if (got.size() < want.size()) {
+        ++failed;
+        EXPECT_EQ(got_status.code(), StatusCode::kDataLoss) << got_status.ToString();
+        EXPECT_NE(got_status.message().find(table), std::string::npos) << got_status.message();
+      } else {
+        EXPECT_TRUE(got_status.ok()) << got_status.ToString();
+      }
+    }
+  }
+  // The damage lies inside the table's range: some reads met it.
+  EXPECT_GT(failed, 0);
+  EXPECT_GT(checked - failed, 0);
+}
+
 // A full disk is not damage: writes fail with LocalIo (exit 11), never
 // DataLoss (6) or a server's Unavailable (3).
 TEST_F(CorruptionTest, AFullDiskIsNotDamage) {
