@@ -431,7 +431,7 @@ class Loader {
         kp->column = ParseColumnRef(col);
       }
       int64_t w = 0;
-      WIDEN_RETURN_IF_ERROR(ctx_.OptionalInt(p, "width", 0, 4096, &w));
+      WIDEN_RETURN_IF_ERROR(ctx_.OptionalInt(p, "width", 0, kMaxKeyPartWidth, &w));
       kp->width = static_cast<int>(w);
       WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(p, "type", &type));
       WIDEN_RETURN_IF_ERROR(ctx_.OptionalBool(p, "desc", &kp->desc));
