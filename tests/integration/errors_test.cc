@@ -53,6 +53,19 @@ TEST_F(ErrorsTest, MisspeltFieldGivesFileLineAndExit2) {
   EXPECT_NE(r.output.find("did you mean 'tables'"), std::string::npos) << r.output;
 }
 
+// A mapping that is not UTF-8 text (found by the fuzz target: a leading
+// 0x00 made the YAML reader guess UTF-16 and name a place past the file's
+// end) is refused by every command that reads one, naming the byte's place.
+TEST_F(ErrorsTest, MappingThatIsNotUtf8GivesItsPlaceAndExit2) {
+  std::string m = Write("m.yaml", "source: postgresql://x@127.0.0.1:1/db\ntables: [caf\xe9]\n");
+  for (const char* cmd : {"migrate", "plan", "lint", "ddl", "sync", "verify", "scan t"}) {
+    SCOPED_TRACE(cmd);
+    CommandResult r = RunCommand(WidenBinary() + " " + cmd + " -m " + m);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(m + ":2:13: byte 0xE9 is not UTF-8"), std::string::npos) << r.output;
+  }
+}
+
 TEST_F(ErrorsTest, UnreachableSourceExits3AndMasksPassword) {
   std::string m =
       Write("m.yaml", MakeMapping("postgresql://u:secret@127.0.0.1:1/db", dir_, "a", "id", "x"));
