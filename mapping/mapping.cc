@@ -9,6 +9,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -728,28 +729,89 @@ class Loader {
 
 }  // namespace
 
-Result<Mapping> ParseMapping(const std::string& yaml_text, const std::string& file_name) {
+namespace {
+
+// "FILE:LINE:COL" of a YAML reader's error mark in `text`. The reader marks
+// an error at the end of the input one character past it: such a mark, or
+// any past the end of its line, is given as the end of that line (of the
+// text). "FILE" alone when the mark has no place.
+std::string MarkPlace(const std::string& file, std::string_view text, const YAML::Mark& mark) {
+  if (mark.line < 0 || mark.column < 0) return file;
+  int line = 0;
+  size_t start = 0;  // of line `line`
+  while (line < mark.line) {
+    const size_t nl = text.find('\n', start);
+    if (nl == std::string_view::npos) break;
+    start = nl + 1;
+    ++line;
+  }
+  const size_t end = std::min(text.find('\n', start), text.size());
+  const size_t length = end - start;
+  const size_t column =
+      line < mark.line ? length : std::min(static_cast<size_t>(mark.column), length);
+  return fmt::format("{}:{}:{}", file, line + 1, column + 1);
+}
+
+// `message` on one line of printable text: the YAML reader's end-of-input
+// marker (0x04; the text holds no control characters, CheckYamlText) as
+// "the end of the text", other control characters (which a double-quoted
+// escape can put in a name the message quotes) as \xNN.
+std::string Printable(std::string_view message) {
+  std::string out;
+  for (size_t i = 0; i < message.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(message[i]);
+    const bool c1 = c == 0xC2 && i + 1 < message.size() &&
+                    static_cast<unsigned char>(message[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(message[i + 1]) <= 0x9F;
+    if (c == 0x04) {
+      out += "the end of the text";
+    } else if (c < 0x20 || c == 0x7F) {
+      out += fmt::format("\\x{:02X}", c);
+    } else if (c1) {
+      out += fmt::format("\\u{:04X}", static_cast<unsigned char>(message[++i]));
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+Status PrintableStatus(const Status& s) {
+  return s.ok() ? s : Status(s.code(), Printable(s.message()));
+}
+
+Result<Mapping> ParseMappingText(const std::string& yaml_text, const std::string& file_name) {
   WIDEN_RETURN_IF_ERROR(mapping_internal::CheckYamlLimits(yaml_text, file_name));
   YAML::Node root;
   try {
     std::vector<YAML::Node> docs = YAML::LoadAll(yaml_text);
     if (docs.size() > 1) {
       return Status::InvalidArgument(
-          fmt::format("{}:{}:{}: a second YAML document ('---'): a mapping file holds one document",
-                      file_name, docs[1].Mark().line + 1, docs[1].Mark().column + 1));
+          fmt::format("{}: a second YAML document ('---'): a mapping file holds one document",
+                      MarkPlace(file_name, yaml_text, docs[1].Mark())));
     }
     if (!docs.empty()) root = docs[0];
   } catch (const YAML::Exception& e) {
-    return Status::InvalidArgument(fmt::format("{}:{}:{}: invalid YAML: {}", file_name,
-                                               e.mark.line + 1, e.mark.column + 1, e.msg));
+    return Status::InvalidArgument(
+        fmt::format("{}: invalid YAML: {}", MarkPlace(file_name, yaml_text, e.mark), e.msg));
   }
   if (!root || root.IsNull()) return Status::InvalidArgument(file_name + ": the mapping is empty");
   try {
     return Loader(file_name).Load(root);
   } catch (const YAML::Exception& e) {
     return Status::InvalidArgument(
-        fmt::format("{}:{}:{}: {}", file_name, e.mark.line + 1, e.mark.column + 1, e.msg));
+        fmt::format("{}: {}", MarkPlace(file_name, yaml_text, e.mark), e.msg));
   }
+}
+
+}  // namespace
+
+Result<Mapping> ParseMapping(const std::string& yaml_text, const std::string& file_name) {
+  Result<Mapping> m = ParseMappingText(yaml_text, file_name);
+  if (!m.ok()) return PrintableStatus(m.status());
+  m->source_problem = PrintableStatus(m->source_problem);
+  m->target_problem = PrintableStatus(m->target_problem);
+  return m;
 }
 
 Result<Mapping> load_mapping(const std::string& path) {

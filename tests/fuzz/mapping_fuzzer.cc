@@ -7,7 +7,8 @@
 //     libFuzzer's time and memory limits (scripts/fuzz.sh), and no
 //     exception escapes: every failure is a Status;
 //   - a refused mapping is InvalidArgument, its message starts with the file
-//     name, and every "FILE:LINE:COL" in it is a place in the text;
+//     name, is one line of printable text, and every "FILE:LINE:COL" in it
+//     is a place in the text;
 //   - an accepted mapping holds what docs/mapping.md promises (each table
 //     named once and found by its name, families, key parts and their
 //     ranges, columns in a declared family, nests at most two deep, one
@@ -58,6 +59,19 @@ void CheckLoc(const TextShape& shape, const SourceLocation& loc, const char* wha
   FUZZ_CHECK(loc.file == kFile, std::string(what) + " names file '" + loc.file + "'");
   FUZZ_CHECK(shape.Holds(loc.line, loc.column),
              std::string(what) + " at " + Where(loc) + ", outside the text");
+}
+
+// `message` is one line of printable text: no control characters (C0,
+// DEL, C1 as UTF-8), which a terminal would act on.
+void CheckPrintable(const std::string& message) {
+  for (size_t i = 0; i < message.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(message[i]);
+    const bool c1 = c == 0xC2 && i + 1 < message.size() &&
+                    static_cast<unsigned char>(message[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(message[i + 1]) <= 0x9F;
+    FUZZ_CHECK(c >= 0x20 && c != 0x7F && !c1,
+               "control character " + std::to_string(c) + " in the message: " + message);
+  }
 }
 
 // Every "fuzz.yaml:LINE:COL" in `message` is a place in the text.
@@ -191,11 +205,14 @@ void Run(std::string_view data) {
     FUZZ_CHECK(s.message().rfind(kFile, 0) == 0,
                "the message does not name the file: " + s.message());
     CheckMessagePlaces(shape, s.message());
-    // A problem with `source`/`target` is kept for later, never thrown.
+    CheckPrintable(s.message());
     return;
   }
+  // A problem with `source`/`target` is kept for the commands that need them.
   for (const Status* p : {&m->source_problem, &m->target_problem}) {
-    if (!p->ok()) CheckMessagePlaces(shape, p->message());
+    if (p->ok()) continue;
+    CheckMessagePlaces(shape, p->message());
+    CheckPrintable(p->message());
   }
   CheckMapping(shape, *m);
 }

@@ -346,6 +346,34 @@ TEST(MappingTest, InvalidYamlNamesLine) {
   EXPECT_NE(s.message().find("invalid YAML"), std::string::npos) << s.message();
 }
 
+// Found by the mapping fuzz target: the YAML reader marks an error at the
+// end of the input one character past it (line 2 holds 5 characters; it
+// said "2:7") and quotes its end-of-input marker, byte 0x04. A name a
+// message quotes can hold control characters through a double-quoted
+// escape, which a terminal would act on.
+TEST(MappingTest, ErrorsNameAPlaceInTheTextInPrintableWords) {
+  Status s = ErrorOf("# ]Cl\n : \"\\");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(),
+            "bad.yaml:2:6: invalid YAML: unknown escape character: the end of the text");
+
+  s = ErrorOf("source: a\ntables:\n  - {name: t, \"\\e[2J\\u0085\\n\": 1}\n");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message().rfind("bad.yaml:3:15: unknown field '\\x1B[2J\\u0085\\x0A' in a table", 0),
+            0u)
+      << s.message();
+
+  unsetenv("X\a");
+  auto m = ParseMapping(
+      "source: \"${X\\a}\"\ntables: [{name: t, from: x, families: [d], key: "
+      "{parts: [id]}}]\n",
+      "m.yaml");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->source_problem.message(),
+            "m.yaml:1:9: environment variable X\\x07 is not set (write ${X\\x07:-default} to "
+            "give one)");
+}
+
 TEST(MappingTest, ExpandsEnvironment) {
   setenv("WIDEN_TEST_MAPPING_VAR", "postgresql://x@h:1/d", 1);
   unsetenv("WIDEN_TEST_MAPPING_UNSET");
