@@ -29,7 +29,10 @@
 #      when missing) into a store under build-fuzz/fuzz/stores/.
 #   4. Runs each target for N seconds on its corpus (build-fuzz/fuzz/corpus/
 #      TARGET, kept between runs, so a long run goes on from the last one)
-#      and the seeds, with a 10 s limit per input and 2 GiB of memory.
+#      and the seeds: an input that runs over 10 s or allocates over 1 GiB
+#      at once is a finding, and so is the process passing 4 GiB (ASan's
+#      allocator alone grows to 1-2 GiB in an hour; widen's live memory
+#      stays a few MB).
 #
 # Crashes, invariant failures, leaks, slow and memory-hungry inputs are
 # kept in build-fuzz/fuzz/crashes/TARGET/ (the last run's) with the log beside them
@@ -187,7 +190,8 @@ for t in "${targets[@]}"; do
   crashes=$work/crashes/$t
   rm -rf "$crashes"
   mkdir -p "$corpus" "$crashes"
-  args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+  args=(-max_total_time="$seconds" -timeout=10 -malloc_limit_mb=1024 -rss_limit_mb=4096
+    -print_final_stats=1
     -artifact_prefix="$crashes/")
   [[ $t == mapping ]] && args+=(-dict="$REPO/tests/fuzz/mapping.dict" -max_len=16384)
   [[ $t == rowkey ]] && args+=(-max_len=4096)

@@ -7,8 +7,8 @@
 //     libFuzzer's time and memory limits (scripts/fuzz.sh), and no
 //     exception escapes: every failure is a Status;
 //   - a refused mapping is InvalidArgument, its message starts with the file
-//     name, is one line of printable text, and every "FILE:LINE:COL" in it
-//     is a place in the text;
+//     name, is one line of printable text, and the "FILE:LINE:COL" it
+//     starts with is a place in the text;
 //   - an accepted mapping holds what docs/mapping.md promises (each table
 //     named once and found by its name, families, key parts and their
 //     ranges, columns in a declared family, nests at most two deep, one
@@ -74,27 +74,27 @@ void CheckPrintable(const std::string& message) {
   }
 }
 
-// Every "fuzz.yaml:LINE:COL" in `message` is a place in the text.
-void CheckMessagePlaces(const TextShape& shape, const std::string& message) {
+// The "fuzz.yaml:LINE:COL" a message starts with, when it does, is a place
+// in the text. (Only the first: the rest of a message may quote the text,
+// which can hold anything that looks like a place.)
+void CheckMessagePlace(const TextShape& shape, const std::string& message) {
   const std::string head = std::string(kFile) + ":";
-  for (size_t at = message.find(head); at != std::string::npos;
-       at = message.find(head, at + head.size())) {
-    size_t i = at + head.size();
-    auto number = [&](long* out) {
-      const size_t from = i;
-      *out = 0;
-      while (i < message.size() && message[i] >= '0' && message[i] <= '9' && i - from < 9) {
-        *out = *out * 10 + (message[i++] - '0');
-      }
-      return i > from;
-    };
-    long line = 0, column = 0;
-    if (!number(&line) || i >= message.size() || message[i] != ':') continue;
-    ++i;
-    if (!number(&column)) continue;
-    FUZZ_CHECK(shape.Holds(static_cast<int>(line), static_cast<int>(column)),
-               "the message names a place outside the text: " + message);
-  }
+  if (message.rfind(head, 0) != 0) return;
+  size_t i = head.size();
+  auto number = [&](long* out) {
+    const size_t from = i;
+    *out = 0;
+    while (i < message.size() && message[i] >= '0' && message[i] <= '9' && i - from < 9) {
+      *out = *out * 10 + (message[i++] - '0');
+    }
+    return i > from;
+  };
+  long line = 0, column = 0;
+  if (!number(&line) || i >= message.size() || message[i] != ':') return;
+  ++i;
+  if (!number(&column)) return;
+  FUZZ_CHECK(shape.Holds(static_cast<int>(line), static_cast<int>(column)),
+             "the message names a place outside the text: " + message);
 }
 
 void CheckKey(const TextShape& shape, const KeySpec& key, const std::string& table) {
@@ -204,14 +204,14 @@ void Run(std::string_view data) {
     FUZZ_CHECK(s.code() == StatusCode::kInvalidArgument, s.ToString());
     FUZZ_CHECK(s.message().rfind(kFile, 0) == 0,
                "the message does not name the file: " + s.message());
-    CheckMessagePlaces(shape, s.message());
+    CheckMessagePlace(shape, s.message());
     CheckPrintable(s.message());
     return;
   }
   // A problem with `source`/`target` is kept for the commands that need them.
   for (const Status* p : {&m->source_problem, &m->target_problem}) {
     if (p->ok()) continue;
-    CheckMessagePlaces(shape, p->message());
+    CheckMessagePlace(shape, p->message());
     CheckPrintable(p->message());
   }
   CheckMapping(shape, *m);
