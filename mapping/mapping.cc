@@ -194,6 +194,17 @@ class Loader {
   }
 
  private:
+  // `text` at `at` as a column reference, "column" or "alias.column"; an
+  // empty text, or an empty side of the dot (".b", "x."), names no column.
+  Status ColumnRefAt(const YAML::Node& at, const std::string& text, ColumnRef* out) {
+    *out = ParseColumnRef(text);
+    if (out->column.empty() || (text.find('.') != std::string::npos && out->alias.empty())) {
+      return ctx_.Error(at,
+                        fmt::format("'{}' names no column (write column or alias.column)", text));
+    }
+    return Status::OK();
+  }
+
   Status LoadTable(const YAML::Node& n, TableMapping* t) {
     WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(n, "a table",
                                         {"name", "from", "query", "where", "version", "families",
@@ -242,7 +253,7 @@ class Loader {
     if (n["version"]) {
       std::string v;
       WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "version", &v));
-      t->version = ParseColumnRef(v);
+      WIDEN_RETURN_IF_ERROR(ColumnRefAt(n["version"], v, &t->version));
       if (!t->version.alias.empty() && !HasAlias(*t, t->version.alias)) {
         return ctx_.Error(n["version"], UnknownAlias(*t, t->version.alias));
       }
@@ -332,7 +343,8 @@ class Loader {
       return ctx_.Error(on ? on : n, "a join needs 'on': a map {this_column: joined_column, ...}");
     }
     for (auto it = on.begin(); it != on.end(); ++it) {
-      ColumnRef left = ParseColumnRef(it->first.Scalar());
+      ColumnRef left;
+      WIDEN_RETURN_IF_ERROR(ColumnRefAt(it->first, it->first.Scalar(), &left));
       if (!left.alias.empty() && !HasAlias(t, left.alias)) {
         return ctx_.Error(it->first, UnknownAlias(t, left.alias));
       }
@@ -416,7 +428,7 @@ class Loader {
     kp->loc = ctx_.Loc(p);
     std::string type;
     if (p.IsScalar()) {
-      kp->column = ParseColumnRef(p.Scalar());
+      WIDEN_RETURN_IF_ERROR(ColumnRefAt(p, p.Scalar(), &kp->column));
     } else {
       WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(
           p, "a key part", {"column", "literal", "width", "type", "desc", "reverse", "on_null"}));
@@ -429,7 +441,7 @@ class Loader {
       } else {
         std::string col;
         WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(p, "column", &col));
-        kp->column = ParseColumnRef(col);
+        WIDEN_RETURN_IF_ERROR(ColumnRefAt(p["column"], col, &kp->column));
       }
       int64_t w = 0;
       WIDEN_RETURN_IF_ERROR(ctx_.OptionalInt(p, "width", 0, kMaxKeyPartWidth, &w));
@@ -477,13 +489,13 @@ class Loader {
     cs->loc = ctx_.Loc(c);
     std::string to, type;
     if (c.IsScalar()) {
-      cs->column = ParseColumnRef(c.Scalar());
+      WIDEN_RETURN_IF_ERROR(ColumnRefAt(c, c.Scalar(), &cs->column));
     } else {
       WIDEN_RETURN_IF_ERROR(
           ctx_.CheckMap(c, "a column", {"column", "to", "on_null", "codec", "type", "version"}));
       std::string col;
       WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(c, "column", &col));
-      cs->column = ParseColumnRef(col);
+      WIDEN_RETURN_IF_ERROR(ColumnRefAt(c["column"], col, &cs->column));
       WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(c, "to", &to));
       WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(c, "type", &type));
       if (c["codec"]) {
@@ -498,7 +510,7 @@ class Loader {
       if (c["version"]) {
         std::string v;
         WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(c, "version", &v));
-        cs->version = ParseColumnRef(v);
+        WIDEN_RETURN_IF_ERROR(ColumnRefAt(c["version"], v, &cs->version));
         if (!cs->version.alias.empty() && !HasAlias(t, cs->version.alias)) {
           return ctx_.Error(c["version"], UnknownAlias(t, cs->version.alias));
         }
@@ -572,7 +584,7 @@ class Loader {
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "attribute_separator", &ns->attribute_separator));
     std::string version;
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "version", &version));
-    ns->version = ColumnRef::Parse(version);
+    if (n["version"]) WIDEN_RETURN_IF_ERROR(ColumnRefAt(n["version"], version, &ns->version));
     if (!ns->version.alias.empty() && !HasAlias(scope, ns->version.alias)) {
       return ctx_.Error(n["version"], UnknownAlias(scope, ns->version.alias));
     }
@@ -645,7 +657,8 @@ class Loader {
                             "a nest's 'columns' are child column names or {column: NAME, as: "
                             "ATTRIBUTE}");
         }
-        NestValue value{ctx_.Loc(c), ColumnRef::Parse(column), as};
+        NestValue value{ctx_.Loc(c), {}, as};
+        WIDEN_RETURN_IF_ERROR(ColumnRefAt(c.IsMap() ? c["column"] : c, column, &value.column));
         if (!value.column.alias.empty() && !HasAlias(scope, value.column.alias)) {
           return ctx_.Error(c, UnknownAlias(scope, value.column.alias));
         }

@@ -11,10 +11,11 @@
 //     starts with is a place in the text;
 //   - an accepted mapping holds what docs/mapping.md promises (each table
 //     named once and found by its name, families, key parts and their
-//     ranges, columns in a declared family, nests at most two deep, one
-//     sync entry per source table, lookbacks that print back as
-//     themselves), every location is a place in the text, and lint
-//     without a source succeeds with known rule ids.
+//     ranges, every column reference naming a column, columns in a
+//     declared family, nests at most two deep, one sync entry per source
+//     table, lookbacks that print back as themselves), every location is a
+//     place in the text, and lint without a source succeeds with known
+//     rule ids.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -97,6 +98,14 @@ void CheckMessagePlace(const TextShape& shape, const std::string& message) {
              "the message names a place outside the text: " + message);
 }
 
+// A column reference names a column ("column" or "alias.column"); an
+// optional one (a version) may be unset, both sides empty.
+void CheckRef(const ColumnRef& ref, bool optional, const std::string& where) {
+  if (optional && ref.alias.empty() && ref.column.empty()) return;
+  FUZZ_CHECK(!ref.column.empty(),
+             "a reference to no column ('" + ref.ToString() + "') at " + where);
+}
+
 void CheckKey(const TextShape& shape, const KeySpec& key, const std::string& table) {
   FUZZ_CHECK(!key.parts.empty(), "table '" + table + "' has a key without parts");
   FUZZ_CHECK(key.salt.size == 0 || (key.salt.size >= 2 && key.salt.size <= 256),
@@ -109,7 +118,7 @@ void CheckKey(const TextShape& shape, const KeySpec& key, const std::string& tab
     if (p.is_literal) {
       FUZZ_CHECK(!p.desc && !p.reverse && !p.type, "a literal part with desc, reverse or type");
     } else {
-      FUZZ_CHECK(!p.column.column.empty(), "a key part without a column, at " + Where(p.loc));
+      CheckRef(p.column, false, Where(p.loc));
     }
     if (key.form == KeyForm::kText) {
       FUZZ_CHECK(!p.desc, "desc in a text key, at " + Where(p.loc));
@@ -132,6 +141,11 @@ void CheckNest(const TextShape& shape, const TableMapping& t, const NestSpec& n,
   FUZZ_CHECK(!n.on.empty(), "a nest without 'on' at " + Where(n.loc));
   FUZZ_CHECK(!n.id.empty(), "a nest without id parts at " + Where(n.loc));
   FUZZ_CHECK(HasFamily(t, n.family), "a nest into undeclared family '" + n.family + "'");
+  CheckRef(n.version, true, Where(n.loc));
+  for (const NestValue& v : n.values) CheckRef(v.column, false, Where(v.loc));
+  for (const KeyPart& p : n.id) {
+    if (!p.is_literal) CheckRef(p.column, false, Where(p.loc));
+  }
   if (n.form == KeyForm::kText && n.id.size() > 1) {
     FUZZ_CHECK(!n.id_separator.empty(), "text id parts without a separator at " + Where(n.loc));
   }
@@ -156,8 +170,14 @@ void CheckMapping(const TextShape& shape, const Mapping& m) {
       FUZZ_CHECK(f.ttl_seconds >= 0, "a negative TTL");
     }
     CheckKey(shape, t.key, t.name);
+    CheckRef(t.version, true, Where(t.loc));
+    for (const JoinSpec& j : t.joins) {
+      for (const auto& on : j.on) CheckRef(on.first, false, Where(j.loc));
+    }
     for (const ColumnSpec& c : t.columns) {
       CheckLoc(shape, c.loc, "a column");
+      CheckRef(c.column, false, Where(c.loc));
+      CheckRef(c.version, true, Where(c.loc));
       FUZZ_CHECK(HasFamily(t, c.family),
                  "column at " + Where(c.loc) + " in undeclared family '" + c.family + "'");
     }
