@@ -43,6 +43,11 @@ enum class KeyType {
   kTime,       // microseconds, 8 bytes
 };
 
+/// The largest `width` of a key part (digits of a text part, bytes of a
+/// fixed-width binary string): what the mapping accepts and what a stored
+/// key layout may say.
+inline constexpr int kMaxKeyPartWidth = 4096;
+
 /// How a source value becomes the bytes of a cell.
 enum class ValueCodecKind { kString, kHBase, kJson, kRaw };
 

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -193,6 +194,17 @@ class Loader {
   }
 
  private:
+  // `text` at `at` as a column reference, "column" or "alias.column"; an
+  // empty text, or an empty side of the dot (".b", "x."), names no column.
+  Status ColumnRefAt(const YAML::Node& at, const std::string& text, ColumnRef* out) {
+    *out = ParseColumnRef(text);
+    if (out->column.empty() || (text.find('.') != std::string::npos && out->alias.empty())) {
+      return ctx_.Error(at,
+                        fmt::format("'{}' names no column (write column or alias.column)", text));
+    }
+    return Status::OK();
+  }
+
   Status LoadTable(const YAML::Node& n, TableMapping* t) {
     WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(n, "a table",
                                         {"name", "from", "query", "where", "version", "families",
@@ -241,7 +253,7 @@ class Loader {
     if (n["version"]) {
       std::string v;
       WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "version", &v));
-      t->version = ParseColumnRef(v);
+      WIDEN_RETURN_IF_ERROR(ColumnRefAt(n["version"], v, &t->version));
       if (!t->version.alias.empty() && !HasAlias(*t, t->version.alias)) {
         return ctx_.Error(n["version"], UnknownAlias(*t, t->version.alias));
       }
@@ -331,7 +343,8 @@ class Loader {
       return ctx_.Error(on ? on : n, "a join needs 'on': a map {this_column: joined_column, ...}");
     }
     for (auto it = on.begin(); it != on.end(); ++it) {
-      ColumnRef left = ParseColumnRef(it->first.Scalar());
+      ColumnRef left;
+      WIDEN_RETURN_IF_ERROR(ColumnRefAt(it->first, it->first.Scalar(), &left));
       if (!left.alias.empty() && !HasAlias(t, left.alias)) {
         return ctx_.Error(it->first, UnknownAlias(t, left.alias));
       }
@@ -415,7 +428,7 @@ class Loader {
     kp->loc = ctx_.Loc(p);
     std::string type;
     if (p.IsScalar()) {
-      kp->column = ParseColumnRef(p.Scalar());
+      WIDEN_RETURN_IF_ERROR(ColumnRefAt(p, p.Scalar(), &kp->column));
     } else {
       WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(
           p, "a key part", {"column", "literal", "width", "type", "desc", "reverse", "on_null"}));
@@ -428,10 +441,10 @@ class Loader {
       } else {
         std::string col;
         WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(p, "column", &col));
-        kp->column = ParseColumnRef(col);
+        WIDEN_RETURN_IF_ERROR(ColumnRefAt(p["column"], col, &kp->column));
       }
       int64_t w = 0;
-      WIDEN_RETURN_IF_ERROR(ctx_.OptionalInt(p, "width", 0, 4096, &w));
+      WIDEN_RETURN_IF_ERROR(ctx_.OptionalInt(p, "width", 0, kMaxKeyPartWidth, &w));
       kp->width = static_cast<int>(w);
       WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(p, "type", &type));
       WIDEN_RETURN_IF_ERROR(ctx_.OptionalBool(p, "desc", &kp->desc));
@@ -476,13 +489,13 @@ class Loader {
     cs->loc = ctx_.Loc(c);
     std::string to, type;
     if (c.IsScalar()) {
-      cs->column = ParseColumnRef(c.Scalar());
+      WIDEN_RETURN_IF_ERROR(ColumnRefAt(c, c.Scalar(), &cs->column));
     } else {
       WIDEN_RETURN_IF_ERROR(
           ctx_.CheckMap(c, "a column", {"column", "to", "on_null", "codec", "type", "version"}));
       std::string col;
       WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(c, "column", &col));
-      cs->column = ParseColumnRef(col);
+      WIDEN_RETURN_IF_ERROR(ColumnRefAt(c["column"], col, &cs->column));
       WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(c, "to", &to));
       WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(c, "type", &type));
       if (c["codec"]) {
@@ -497,7 +510,7 @@ class Loader {
       if (c["version"]) {
         std::string v;
         WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(c, "version", &v));
-        cs->version = ParseColumnRef(v);
+        WIDEN_RETURN_IF_ERROR(ColumnRefAt(c["version"], v, &cs->version));
         if (!cs->version.alias.empty() && !HasAlias(t, cs->version.alias)) {
           return ctx_.Error(c["version"], UnknownAlias(t, cs->version.alias));
         }
@@ -571,7 +584,7 @@ class Loader {
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "attribute_separator", &ns->attribute_separator));
     std::string version;
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "version", &version));
-    ns->version = ColumnRef::Parse(version);
+    if (n["version"]) WIDEN_RETURN_IF_ERROR(ColumnRefAt(n["version"], version, &ns->version));
     if (!ns->version.alias.empty() && !HasAlias(scope, ns->version.alias)) {
       return ctx_.Error(n["version"], UnknownAlias(scope, ns->version.alias));
     }
@@ -644,7 +657,8 @@ class Loader {
                             "a nest's 'columns' are child column names or {column: NAME, as: "
                             "ATTRIBUTE}");
         }
-        NestValue value{ctx_.Loc(c), ColumnRef::Parse(column), as};
+        NestValue value{ctx_.Loc(c), {}, as};
+        WIDEN_RETURN_IF_ERROR(ColumnRefAt(c.IsMap() ? c["column"] : c, column, &value.column));
         if (!value.column.alias.empty() && !HasAlias(scope, value.column.alias)) {
           return ctx_.Error(c, UnknownAlias(scope, value.column.alias));
         }
@@ -728,28 +742,89 @@ class Loader {
 
 }  // namespace
 
-Result<Mapping> ParseMapping(const std::string& yaml_text, const std::string& file_name) {
+namespace {
+
+// "FILE:LINE:COL" of a YAML reader's error mark in `text`. The reader marks
+// an error at the end of the input one character past it: such a mark, or
+// any past the end of its line, is given as the end of that line (of the
+// text). "FILE" alone when the mark has no place.
+std::string MarkPlace(const std::string& file, std::string_view text, const YAML::Mark& mark) {
+  if (mark.line < 0 || mark.column < 0) return file;
+  int line = 0;
+  size_t start = 0;  // of line `line`
+  while (line < mark.line) {
+    const size_t nl = text.find('\n', start);
+    if (nl == std::string_view::npos) break;
+    start = nl + 1;
+    ++line;
+  }
+  const size_t end = std::min(text.find('\n', start), text.size());
+  const size_t length = end - start;
+  const size_t column =
+      line < mark.line ? length : std::min(static_cast<size_t>(mark.column), length);
+  return fmt::format("{}:{}:{}", file, line + 1, column + 1);
+}
+
+// `message` on one line of printable text: the YAML reader's end-of-input
+// marker (0x04; the text holds no control characters, CheckYamlText) as
+// "the end of the text", other control characters (which a double-quoted
+// escape can put in a name the message quotes) as \xNN.
+std::string Printable(std::string_view message) {
+  std::string out;
+  for (size_t i = 0; i < message.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(message[i]);
+    const bool c1 = c == 0xC2 && i + 1 < message.size() &&
+                    static_cast<unsigned char>(message[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(message[i + 1]) <= 0x9F;
+    if (c == 0x04) {
+      out += "the end of the text";
+    } else if (c < 0x20 || c == 0x7F) {
+      out += fmt::format("\\x{:02X}", c);
+    } else if (c1) {
+      out += fmt::format("\\u{:04X}", static_cast<unsigned char>(message[++i]));
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+Status PrintableStatus(const Status& s) {
+  return s.ok() ? s : Status(s.code(), Printable(s.message()));
+}
+
+Result<Mapping> ParseMappingText(const std::string& yaml_text, const std::string& file_name) {
   WIDEN_RETURN_IF_ERROR(mapping_internal::CheckYamlLimits(yaml_text, file_name));
   YAML::Node root;
   try {
     std::vector<YAML::Node> docs = YAML::LoadAll(yaml_text);
     if (docs.size() > 1) {
       return Status::InvalidArgument(
-          fmt::format("{}:{}:{}: a second YAML document ('---'): a mapping file holds one document",
-                      file_name, docs[1].Mark().line + 1, docs[1].Mark().column + 1));
+          fmt::format("{}: a second YAML document ('---'): a mapping file holds one document",
+                      MarkPlace(file_name, yaml_text, docs[1].Mark())));
     }
     if (!docs.empty()) root = docs[0];
   } catch (const YAML::Exception& e) {
-    return Status::InvalidArgument(fmt::format("{}:{}:{}: invalid YAML: {}", file_name,
-                                               e.mark.line + 1, e.mark.column + 1, e.msg));
+    return Status::InvalidArgument(
+        fmt::format("{}: invalid YAML: {}", MarkPlace(file_name, yaml_text, e.mark), e.msg));
   }
   if (!root || root.IsNull()) return Status::InvalidArgument(file_name + ": the mapping is empty");
   try {
     return Loader(file_name).Load(root);
   } catch (const YAML::Exception& e) {
     return Status::InvalidArgument(
-        fmt::format("{}:{}:{}: {}", file_name, e.mark.line + 1, e.mark.column + 1, e.msg));
+        fmt::format("{}: {}", MarkPlace(file_name, yaml_text, e.mark), e.msg));
   }
+}
+
+}  // namespace
+
+Result<Mapping> ParseMapping(const std::string& yaml_text, const std::string& file_name) {
+  Result<Mapping> m = ParseMappingText(yaml_text, file_name);
+  if (!m.ok()) return PrintableStatus(m.status());
+  m->source_problem = PrintableStatus(m->source_problem);
+  m->target_problem = PrintableStatus(m->target_problem);
+  return m;
 }
 
 Result<Mapping> load_mapping(const std::string& path) {

@@ -4,6 +4,7 @@
 #include <yaml-cpp/parser.h>
 
 #include <sstream>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -109,7 +110,66 @@ class LimitCounter : public YAML::EventHandler {
   int documents_ = 0;
 };
 
+// The length of the UTF-8 sequence at the front of `in` and its code point,
+// or 0 when it is not well-formed UTF-8 (overlong forms, surrogates and
+// code points beyond U+10FFFF are not).
+size_t Utf8Char(std::string_view in, uint32_t* cp) {
+  const auto b = [&](size_t i) { return static_cast<unsigned char>(in[i]); };
+  const unsigned char c = b(0);
+  size_t n;
+  uint32_t min;
+  if (c < 0x80) {
+    *cp = c;
+    return 1;
+  } else if ((c & 0xE0) == 0xC0) {
+    n = 2, min = 0x80, *cp = c & 0x1F;
+  } else if ((c & 0xF0) == 0xE0) {
+    n = 3, min = 0x800, *cp = c & 0x0F;
+  } else if ((c & 0xF8) == 0xF0) {
+    n = 4, min = 0x10000, *cp = c & 0x07;
+  } else {
+    return 0;
+  }
+  if (in.size() < n) return 0;
+  for (size_t i = 1; i < n; ++i) {
+    if ((b(i) & 0xC0) != 0x80) return 0;
+    *cp = (*cp << 6) | (b(i) & 0x3F);
+  }
+  if (*cp < min || *cp > 0x10FFFF || (*cp >= 0xD800 && *cp <= 0xDFFF)) return 0;
+  return n;
+}
+
+// YAML's printable characters (YAML 1.2, c-printable): tab, line breaks,
+// the printable ASCII range and the non-control ranges of Unicode.
+bool YamlPrintable(uint32_t cp) {
+  return cp == 0x09 || cp == 0x0A || cp == 0x0D || (cp >= 0x20 && cp <= 0x7E) || cp == 0x85 ||
+         (cp >= 0xA0 && cp <= 0xD7FF) || (cp >= 0xE000 && cp <= 0xFFFD) || cp >= 0x10000;
+}
+
 }  // namespace
+
+Status CheckYamlText(std::string_view yaml_text, const std::string& file_name) {
+  int line = 1;
+  size_t line_start = 0;
+  for (size_t i = 0; i < yaml_text.size();) {
+    uint32_t cp = 0;
+    const size_t n = Utf8Char(yaml_text.substr(i), &cp);
+    if (n == 0 || !YamlPrintable(cp)) {
+      return Status::InvalidArgument(fmt::format(
+          "{}:{}:{}: {} {}: a mapping is UTF-8 text of YAML's printable characters (no control "
+          "characters but tab and line breaks); is it the right file?",
+          file_name, line, i - line_start + 1, n == 0 ? "byte" : "character",
+          n == 0 ? fmt::format("0x{:02X} is not UTF-8", static_cast<unsigned char>(yaml_text[i]))
+                 : fmt::format("U+{:04X} is not printable", cp)));
+    }
+    if (cp == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+    i += n;
+  }
+  return Status::OK();
+}
 
 Status CheckYamlLimits(const std::string& yaml_text, const std::string& file_name) {
   if (yaml_text.size() > kMaxMappingBytes) {
@@ -118,6 +178,7 @@ Status CheckYamlLimits(const std::string& yaml_text, const std::string& file_nam
                     "the right file?",
                     file_name, yaml_text.size(), kMaxMappingBytes));
   }
+  WIDEN_RETURN_IF_ERROR(CheckYamlText(yaml_text, file_name));
   std::istringstream in(yaml_text);
   LimitCounter counter(file_name);
   try {

@@ -17,8 +17,14 @@
 #   WIDEN_HBASE_IDLE_TIMEOUT_MS
 #                          the test gateway's idle timeout (default here
 #                          8000, so the reconnect test sleeps past it)
+#   WIDEN_FUZZ_SECONDS     seconds of each libFuzzer target (scripts/fuzz.sh,
+#                          built in build-fuzz/) before ctest: default 20
+#                          for a full run (no ctest arguments), 0 (none)
+#                          when ctest arguments such as -R are given;
+#                          0 skips fuzzing
 # plus those of scripts/build.sh and scripts/with-servers.sh.
-# The exit code is ctest's (or the first failing step's).
+# The exit code is ctest's, or 1 when ctest passed but a fuzz target found
+# something (or the first failing step's).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -41,11 +47,31 @@ if [[ ${WIDEN_SANITIZE:-0} == 1 ]]; then
 fi
 scripts/build.sh "$REPO/$build_dir" "${cmake_args[@]}"
 
-# 3. Test, with servers. --no-tests=error: finding no tests at all is a
-# failure, not a pass.
+# 3. A short fuzzing run (scripts/fuzz.sh): its own build, seeds from the
+# examples migrated with the widen just built. A finding fails the run, but
+# the tests still run.
+fuzz_seconds=${WIDEN_FUZZ_SECONDS:-$(($# == 0 ? 20 : 0))}
+fuzz_status=0
+if ((fuzz_seconds > 0)); then
+  log "fuzzing, ${fuzz_seconds}s per target"
+  started=$SECONDS
+  WIDEN_FUZZ_WIDEN="$REPO/$build_dir/cmd/widen" scripts/fuzz.sh --seconds "$fuzz_seconds" ||
+    fuzz_status=$?
+  log "fuzzing took $((SECONDS - started))s (exit $fuzz_status)"
+fi
+
+# 4. Test, with servers. --no-tests=error: finding no tests at all is a
+# failure, not a pass. When ctest passes, the fuzzing's status decides.
 log "running tests"
 export WIDEN_HBASE_IDLE_TIMEOUT_MS=${WIDEN_HBASE_IDLE_TIMEOUT_MS:-8000}
-exec scripts/with-servers.sh --pg --mysql --hbase -- \
-  ctest --test-dir "$build_dir" --output-on-failure \
+# shellcheck disable=SC2016  # expanded by the inner bash
+exec scripts/with-servers.sh --pg --mysql --hbase -- bash -c '
+  fuzz_status=$1
+  shift
+  ctest "$@" || exit
+  if ((fuzz_status != 0)); then
+    echo "test: the tests passed, but fuzzing found something (build-fuzz/fuzz/crashes/)" >&2
+    exit 1
+  fi' test "$fuzz_status" --test-dir "$build_dir" --output-on-failure \
   -j "${WIDEN_TEST_JOBS:-2}" --timeout "${WIDEN_TEST_TIMEOUT:-900}" \
   --no-tests=error "$@"

@@ -258,8 +258,11 @@ Status KeyCodec::EncodePartBinary(const KeyPartPlan& p, const Value& v, std::str
       }
       if (!ordered::PutDecimal(out, text)) {
         return OutOfRange(p, v,
-                          "is not a finite number; a decimal key part holds finite values only "
-                          "(NaN, Infinity and -Infinity have no place in its order)");
+                          fmt::format("is not a finite number of at most {} digits before or "
+                                      "after the point; a decimal key part holds such values "
+                                      "only (NaN, Infinity and -Infinity have no place in its "
+                                      "order)",
+                                      ordered::kMaxDecimalExponent));
       }
       break;
     }
@@ -490,7 +493,10 @@ bool KeyCodec::DecodePartBinary(const KeyPartPlan& p, std::string_view* in, Valu
     case KeyType::kTimestamp: {
       int64_t ms = 0;
       if (p.reverse) {
-        ms = kLongMax - static_cast<int64_t>(DecodeFixed64BE(v.data()));
+        // Long.MAX_VALUE - ms for ms >= 0: 0 .. Long.MAX_VALUE, top bit clear.
+        const uint64_t stored = DecodeFixed64BE(v.data());
+        ok = stored <= static_cast<uint64_t>(kLongMax);
+        if (ok) ms = kLongMax - static_cast<int64_t>(stored);
         v.remove_prefix(8);
       } else {
         ok = ordered::GetInt(&v, 8, &ms);
@@ -662,6 +668,30 @@ void NumberAs(ValueType type, Value* v) {
   }
 }
 
+// Whether two decoded values are one value: the same type, NULL or not,
+// and the same bytes or number (decoded values are canonical, so equal
+// values have equal representations).
+bool SameDecodedValue(const Value& a, const Value& b) {
+  if (a.type() != b.type() || a.is_null() != b.is_null()) return false;
+  if (a.is_null()) return true;
+  switch (a.type()) {
+    case ValueType::kUInt:
+      return a.as_uint() == b.as_uint();
+    case ValueType::kFloat: {
+      const double x = a.as_double(), y = b.as_double();
+      return std::isnan(x) ? std::isnan(y) : (x == y && std::signbit(x) == std::signbit(y));
+    }
+    case ValueType::kDecimal:
+    case ValueType::kText:
+    case ValueType::kBytes:
+    case ValueType::kJson:
+    case ValueType::kOther:
+      return a.as_bytes() == b.as_bytes();
+    default:
+      return a.as_int() == b.as_int();
+  }
+}
+
 }  // namespace
 
 bool KeyCodec::Decode(std::string_view key,
@@ -670,6 +700,8 @@ bool KeyCodec::Decode(std::string_view key,
   const bool text = form_ == KeyForm::kText;
   auto take_text = [&](std::string* piece, bool last) {
     if (last) {
+      // The rest of the key; a separator in it was never written.
+      if (!separator_.empty() && key.find(separator_) != std::string_view::npos) return false;
       piece->assign(key);
       key = std::string_view();
       return true;
@@ -790,6 +822,7 @@ Result<Row> KeyCodec::DecodeRow(std::string_view key) const {
   }
   Row row;
   row.values.resize(columns);
+  std::vector<bool> decoded(columns, false);             // columns a part gave a value
   std::vector<std::string_view> encoded(parts_.size());  // each part's bytes, for the hashes
   std::string why;
   Value v;
@@ -808,6 +841,12 @@ Result<Row> KeyCodec::DecodeRow(std::string_view key) const {
         return part_error(fmt::format("no separator '{}' after it", separator_));
       }
       encoded[i] = piece;
+      // The last part runs to the end of the key: a separator inside it
+      // would be one that Encode refuses to write.
+      if (!separator_.empty() && piece.find(separator_) != std::string_view::npos) {
+        return part_error(fmt::format("'{}' holds the separator '{}'", ToStringBinary(piece),
+                                      ToStringBinary(separator_)));
+      }
       if (p.is_literal) {
         if (piece != p.literal) {
           return part_error(fmt::format("'{}' is not the literal '{}'", ToStringBinary(piece),
@@ -870,6 +909,13 @@ Result<Row> KeyCodec::DecodeRow(std::string_view key) const {
         NumberAs(p.value_type, &v);
       }
     }
+    // A column that two parts read (a key [id, {column: id, desc: true}])
+    // must hold one value: keys whose parts disagree were not encoded.
+    if (decoded[p.index] && !SameDecodedValue(row.values[p.index], v)) {
+      return part_error(fmt::format("it holds {}, but an earlier part of the same column holds {}",
+                                    v.DebugString(), row.values[p.index].DebugString()));
+    }
+    decoded[p.index] = true;
     row.values[p.index] = v;
   }
   if (!key.empty()) {
@@ -982,6 +1028,51 @@ std::string KeyCodec::ToJson() const {
   return j.dump();
 }
 
+namespace {
+
+// The integer `name` of `j` within [lo, hi]; false when it is missing, not an
+// integer (a float, a string) or out of range. Never a conversion that could
+// overflow.
+bool IntField(const nlohmann::json& j, const char* name, int64_t lo, int64_t hi, int64_t* out) {
+  auto it = j.find(name);
+  if (it == j.end()) return false;
+  if (it->is_number_unsigned()) {
+    const uint64_t u = it->get<uint64_t>();
+    if (u > static_cast<uint64_t>(hi)) return false;
+    *out = static_cast<int64_t>(u);
+  } else if (it->is_number_integer()) {
+    *out = it->get<int64_t>();
+  } else {
+    return false;
+  }
+  return *out >= lo && *out <= hi;
+}
+
+// Reads a salt or hash prefix: its size (0 = none, else [lo, hi]) and the
+// indexes of the column parts it hashes.
+Status HashField(const nlohmann::json& j, const char* name, int64_t lo, int64_t hi,
+                 const std::vector<KeyPartPlan>& parts, KeyHashPlan* out) {
+  const nlohmann::json& h = j.at(name);
+  int64_t size = 0;
+  if (!IntField(h, "size", 0, hi, &size) || (size != 0 && size < lo)) {
+    return Status::DataLoss(fmt::format("key layout: {} size is not 0 or {} to {}", name, lo, hi));
+  }
+  out->size = static_cast<int>(size);
+  for (const auto& x : h.at("parts")) {
+    nlohmann::json wrapped{{"i", x}};
+    int64_t i = 0;
+    if (!IntField(wrapped, "i", 0, static_cast<int64_t>(parts.size()) - 1, &i) ||
+        parts[static_cast<size_t>(i)].is_literal) {
+      return Status::DataLoss(
+          fmt::format("key layout: {} hashes {}, not a column part of the key", name, x.dump()));
+    }
+    out->parts.push_back(static_cast<size_t>(i));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<KeyCodec> KeyCodec::FromJson(std::string_view json) {
   try {
     auto j = nlohmann::json::parse(json);
@@ -989,6 +1080,7 @@ Result<KeyCodec> KeyCodec::FromJson(std::string_view json) {
     if (!KeyFormNames().Parse(j.at("form").get<std::string>(), &form)) {
       return Status::DataLoss("key layout: unknown form");
     }
+    const bool binary = form == KeyForm::kBinary;
     std::vector<KeyPartPlan> parts;
     for (const auto& pj : j.at("parts")) {
       KeyPartPlan p;
@@ -1001,22 +1093,37 @@ Result<KeyCodec> KeyCodec::FromJson(std::string_view json) {
       } else if (!ParseKeyType(pj.at("type").get<std::string>(), &p.type)) {
         return Status::DataLoss("key layout: unknown part type");
       } else {
-        p.index = pj.at("index");
+        int64_t index = 0;
+        if (!IntField(pj, "index", 0, kMaxKeyLayoutIndex, &index)) {
+          return Status::DataLoss(fmt::format("key layout: part '{}' has no column index 0 to {}",
+                                              p.name, kMaxKeyLayoutIndex));
+        }
+        p.index = static_cast<size_t>(index);
       }
-      p.width = pj.at("width");
+      int64_t width = 0;
+      if (!IntField(pj, "width", 0, kMaxKeyPartWidth, &width)) {
+        return Status::DataLoss(
+            fmt::format("key layout: part '{}' has no width 0 to {}", p.name, kMaxKeyPartWidth));
+      }
+      p.width = static_cast<int>(width);
       p.desc = pj.at("desc");
       p.reverse = pj.at("reverse");
       p.null_marker = pj.at("null_marker");
+      // What the mapping loader and the planner never make.
+      if (p.is_literal ? (p.desc || p.reverse)
+                       : ((!binary && (p.desc || p.null_marker)) ||
+                          (p.reverse && p.type != KeyType::kTimestamp) ||
+                          (binary && p.width > 0 && p.type != KeyType::kString &&
+                           p.type != KeyType::kBytes))) {
+        return Status::DataLoss(fmt::format(
+            "key layout: part '{}' combines its type and modifiers as no mapping can", p.name));
+      }
       parts.push_back(std::move(p));
     }
-    auto hash = [](const nlohmann::json& h) {
-      KeyHashPlan k;
-      k.size = h.at("size");
-      k.parts = h.at("parts").get<std::vector<size_t>>();
-      return k;
-    };
-    return KeyCodec(form, std::move(parts), j.at("separator"), hash(j.at("salt")),
-                    hash(j.at("hash_prefix")));
+    KeyHashPlan salt, hash;
+    WIDEN_RETURN_IF_ERROR(HashField(j, "salt", 2, 256, parts, &salt));
+    WIDEN_RETURN_IF_ERROR(HashField(j, "hash_prefix", 1, 8, parts, &hash));
+    return KeyCodec(form, std::move(parts), j.at("separator"), std::move(salt), std::move(hash));
   } catch (const std::exception& e) {
     return Status::DataLoss(std::string("key layout: ") + e.what());
   }

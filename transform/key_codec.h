@@ -34,6 +34,10 @@
 
 namespace widen {
 
+/// The largest column index a stored key layout may give a part: a source
+/// row has far fewer columns (PostgreSQL selects at most 1,664, MySQL 4,096).
+inline constexpr int64_t kMaxKeyLayoutIndex = 65535;
+
 /// Whether some value of widen type `type` can be a binary part of key type
 /// `t` (false: a timestamp as `date`, text as `int32`); the planner refuses
 /// such a mapping instead of rejecting every row.
@@ -91,7 +95,9 @@ class KeyCodec {
   /// Splits an encoded key into (part name, display text) pairs; the salt and
   /// hash prefix come first as "salt" and "hash". Timestamp parts (also
   /// `reverse` ones, in either form) show as the time they hold. Returns
-  /// false when `key` does not have the codec's shape.
+  /// false when `key` does not have the codec's shape, or a part is not
+  /// what Encode writes for some value (see DecodeRow; Decode does not
+  /// compare parts of one column).
   bool Decode(std::string_view key, std::vector<std::pair<std::string, std::string>>* parts) const;
 
   /// Decodes an encoded key back into the values it was made of: a Row laid
@@ -107,8 +113,13 @@ class KeyCodec {
   /// text part its text. A NULL marker gives NULL. Literals, the salt and the
   /// hash prefix are checked, not returned. InvalidArgument naming the key,
   /// and the part, its type and byte offset that did not decode (too short,
-  /// malformed, not the text of its type, not zero-padded to its width), a
-  /// salt or hash prefix that does not match the parts, or bytes left over.
+  /// malformed, not the text of its type, not zero-padded to its width, a
+  /// spelling of a value Encode never writes: a NaN but the canonical one, a
+  /// decimal digit string with a leading or trailing zero, fixed-width
+  /// padding that is not all 00, a reversed timestamp with the top bit set,
+  /// the separator inside a text key's last part, a value other than an
+  /// earlier part's of the same column), a salt or hash prefix that does not
+  /// match the parts, or bytes left over.
   Result<Row> DecodeRow(std::string_view key) const;
 
   /// The layout as drawn by `widen plan`: "[salt 1B][product_code string]...".
@@ -116,6 +127,15 @@ class KeyCodec {
   /// The layout as JSON (stored in the target table's metadata so readers can
   /// decode keys without the mapping); FromJson reverses it.
   std::string ToJson() const;
+  /// Reads a layout ToJson wrote. Stored bytes may be damaged, so DataLoss
+  /// ("key layout: ...") for anything a mapping cannot give: malformed JSON,
+  /// a missing or mistyped field, an unknown form or type, a width beyond
+  /// 0..kMaxKeyPartWidth, a column index beyond kMaxKeyLayoutIndex, a salt
+  /// other than 0 or 2..256 buckets, a hash prefix other than 0 or 1..8
+  /// bytes, a salt or hash over a part that is no column part, desc or a
+  /// NULL marker in the text form, reverse on a non-timestamp part, a width
+  /// on a binary part other than string or bytes, desc or reverse on a
+  /// literal.
   static Result<KeyCodec> FromJson(std::string_view json);
 
   KeyForm form() const { return form_; }

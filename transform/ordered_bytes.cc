@@ -1,5 +1,6 @@
 #include "transform/ordered_bytes.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -72,7 +73,7 @@ bool PutDecimal(std::string* out, std::string_view s) {
     exponent = -static_cast<int64_t>(first);
   }
   while (!digits.empty() && digits.back() == '0') digits.pop_back();
-  if (exponent > INT32_MAX || exponent < INT32_MIN) return false;
+  if (exponent > kMaxDecimalExponent || exponent < -kMaxDecimalExponent) return false;
   out->push_back(negative ? 0x01 : 0x03);
   const size_t from = out->size();
   PutInt(out, exponent, 4);
@@ -128,6 +129,7 @@ bool GetDouble(std::string_view* in, double* v) {
   uint64_t u = DecodeFixed64BE(in->data());
   u = (u >> 63) ? (u ^ 0x8000000000000000ull) : ~u;
   std::memcpy(v, &u, 8);
+  if (std::isnan(*v) && u != 0x7ff8000000000000ull) return false;  // only the canonical NaN
   in->remove_prefix(8);
   return true;
 }
@@ -137,6 +139,7 @@ bool GetFloat(std::string_view* in, float* v) {
   uint32_t u = DecodeFixed32BE(in->data());
   u = (u >> 31) ? (u ^ 0x80000000u) : ~u;
   std::memcpy(v, &u, 4);
+  if (std::isnan(*v) && u != 0x7fc00000u) return false;  // only the canonical NaN
   in->remove_prefix(4);
   return true;
 }
@@ -180,7 +183,13 @@ bool GetDecimal(std::string_view* in, std::string* text) {
   int64_t e;
   if (!GetInt(&body, 4, &e)) return false;
   std::string digits(body.substr(0, body.size() - 1));
-  if (digits.empty()) return false;
+  // Only what PutDecimal writes: significant digits without a leading or
+  // trailing zero, and an exponent within the bound.
+  if (digits.empty() || digits.front() == '0' || digits.back() == '0') return false;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return false;
+  }
+  if (e > kMaxDecimalExponent || e < -kMaxDecimalExponent) return false;
   if (negative) text->push_back('-');
   if (e <= 0) {
     text->append("0.");
@@ -232,7 +241,9 @@ bool GetString(std::string_view* in, std::string* bytes) {
 bool GetFixedString(std::string_view* in, int width, std::string* bytes) {
   if (in->size() < static_cast<size_t>(width)) return false;
   std::string_view s = in->substr(0, width);
-  size_t end = s.find('\0');
+  const size_t end = std::min(s.find('\0'), s.size());
+  // The padding is 00 to the end: "ab\0c" is no value's encoding.
+  if (s.find_first_not_of('\0', end) != std::string_view::npos) return false;
   bytes->assign(s.substr(0, end));
   in->remove_prefix(width);
   return true;

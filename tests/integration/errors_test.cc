@@ -53,6 +53,19 @@ TEST_F(ErrorsTest, MisspeltFieldGivesFileLineAndExit2) {
   EXPECT_NE(r.output.find("did you mean 'tables'"), std::string::npos) << r.output;
 }
 
+// A mapping that is not UTF-8 text (found by the fuzz target: a leading
+// 0x00 made the YAML reader guess UTF-16 and name a place past the file's
+// end) is refused by every command that reads one, naming the byte's place.
+TEST_F(ErrorsTest, MappingThatIsNotUtf8GivesItsPlaceAndExit2) {
+  std::string m = Write("m.yaml", "source: postgresql://x@127.0.0.1:1/db\ntables: [caf\xe9]\n");
+  for (const char* cmd : {"migrate", "plan", "lint", "ddl", "sync", "verify", "scan t"}) {
+    SCOPED_TRACE(cmd);
+    CommandResult r = RunCommand(WidenBinary() + " " + cmd + " -m " + m);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(m + ":2:13: byte 0xE9 is not UTF-8"), std::string::npos) << r.output;
+  }
+}
+
 TEST_F(ErrorsTest, UnreachableSourceExits3AndMasksPassword) {
   std::string m =
       Write("m.yaml", MakeMapping("postgresql://u:secret@127.0.0.1:1/db", dir_, "a", "id", "x"));
@@ -255,6 +268,61 @@ TEST_F(ErrorsTest, StoreHeldByAnotherProcessIsBusyExit7) {
   r = RunCommand(WidenBinary() + " migrate -q -m " + m);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(ReadTable(target, "t").size(), 3u);
+}
+
+// The row key layout scan and get --decode read from a table's metadata is
+// stored bytes: when it is damaged into one no mapping can give (found by
+// the fuzz target: indexes out of range, floats where integers belong),
+// they say so (exit 6) instead of decoding keys with it. The cells are
+// untouched: a scan without --decode still prints them.
+TEST_F(ErrorsTest, DamagedKeyLayoutIsDataLossExit6) {
+  WIDEN_REQUIRE_PG(url);
+  std::string db = FreshPgDatabase(url, "widen_it_layout");
+  PgQuery(db, "CREATE TABLE item (id int PRIMARY KEY, label text)");
+  PgQuery(db, "INSERT INTO item VALUES (1, 'a'), (2, 'b')");
+  std::string m = Write("m.yaml", MakeMapping(db, dir_, "item", "id", "label"));
+  CommandResult r = RunCommand(WidenBinary() + " migrate -q -m " + m);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string target = "leveldb:" + dir_ + "/store";
+  std::string layout;
+  {
+    StoreOptions so;
+    so.create_if_missing = false;
+    auto store = Store::Open(target, so);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    auto d = (*store)->DescribeTable("t");
+    ASSERT_TRUE(d.ok()) << d.status().ToString();
+    layout = d->metadata.at("widen.key");
+  }
+  ASSERT_NE(layout.find("\"index\":0"), std::string::npos) << layout;
+  ASSERT_NE(layout.find("\"width\":0"), std::string::npos) << layout;
+  ASSERT_NE(layout.find("\"size\":0"), std::string::npos) << layout;
+  auto replace = [&](const std::string& from, const std::string& to) {
+    std::string s = layout;
+    s.replace(s.find(from), from.size(), to);
+    return s;
+  };
+  for (const std::string& damaged :
+       {replace("\"index\":0", "\"index\":-1"), replace("\"width\":0", "\"width\":1e30"),
+        replace("\"size\":0", "\"size\":300")}) {
+    SCOPED_TRACE(damaged);
+    {
+      StoreOptions so;
+      so.create_if_missing = false;
+      auto store = Store::Open(target, so);
+      ASSERT_TRUE(store.ok()) << store.status().ToString();
+      ASSERT_TRUE((*store)->SetTableMetadata("t", "widen.key", damaged).ok());
+    }
+    for (const std::string& cmd :
+         {" scan t --decode --target " + target, " get t 1 --decode --target " + target}) {
+      r = RunCommand(WidenBinary() + cmd);
+      EXPECT_EQ(r.exit_code, 6) << cmd << ": " << r.output;
+      EXPECT_NE(r.output.find("widen: key layout: "), std::string::npos) << r.output;
+    }
+    r = RunCommand(WidenBinary() + " scan t --target " + target);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("value=a"), std::string::npos) << r.output;
+  }
 }
 
 TEST_F(ErrorsTest, InterruptedRunLeavesTableMarkedIncomplete) {

@@ -102,6 +102,56 @@ TEST(MappingLimitsTest, AFileFarOverTheSizeIsRefusedWithoutReadingIt) {
   std::filesystem::remove_all(dir);
 }
 
+// A mapping is UTF-8 text of YAML's printable characters. The fuzz target
+// found that a text starting with 0x00 made the YAML reader guess UTF-16 or
+// UTF-32 and name a column past the end of a 72-byte file; Latin-1 bytes
+// passed through into names and SQL.
+TEST(MappingLimitsTest, TextIsUtf8OfPrintableCharacters) {
+  const std::string found = std::string(1, '\0') + std::string(63, '\xad') + std::string(8, '\0');
+  Outcome o = Parse(found);
+  EXPECT_EQ(o.status.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(o.status.message().rfind("m.yaml:1:1: character U+0000 is not printable: a mapping "
+                                     "is UTF-8 text",
+                                     0),
+            0u)
+      << o.status.ToString();
+
+  // "[c1, \"caf" is 9 bytes after the column where `columns` starts.
+  const std::string col = std::to_string(kColumnsCol + 9);
+  const std::string where = "m.yaml:" + std::to_string(kColumnsLine) + ":" + col + ": ";
+  const std::pair<std::string, std::string> bad[] = {
+      {"\xe9", "byte 0xE9 is not UTF-8"},              // Latin-1
+      {"\xc3\xa9\xc3", "byte 0xC3 is not UTF-8"},      // cut short (at the second é)
+      {"\xc0\xa9", "byte 0xC0 is not UTF-8"},          // overlong
+      {"\xed\xa0\x80", "byte 0xED is not UTF-8"},      // a surrogate
+      {"\xf4\x90\x80\x80", "byte 0xF4 is not UTF-8"},  // beyond U+10FFFF
+      {"\x07", "character U+0007 is not printable"},
+      {"\x1b[2J", "character U+001B is not printable"},
+      {"\xc2\x9b", "character U+009B is not printable"},  // C1 control
+  };
+  for (const auto& [bytes, why] : bad) {
+    const std::string y = std::string(kHead) + "[c1, \"caf" + bytes + "\"]\n";
+    Outcome r = Parse(y);
+    EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+    const std::string want = bytes == "\xc3\xa9\xc3"
+                                 ? "m.yaml:" + std::to_string(kColumnsLine) + ":" +
+                                       std::to_string(kColumnsCol + 11) + ": " + why
+                                 : where + why;
+    EXPECT_EQ(r.status.message().rfind(want, 0), 0u) << r.status.ToString();
+  }
+
+  // UTF-8 with a byte order mark, tabs, CRLF line ends and characters of
+  // every length is read.
+  const std::string good = "\xef\xbb\xbf" + std::string(kHead) +
+                           "[c1, \"caf\xc3\xa9\", \"\xe2\x82\xac\", \"\xf0\x9f\x98\x80\","
+                           "\t\"\xc2\xa0x\"]\r\n";
+  auto m = ParseMapping(good, "m.yaml");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  ASSERT_EQ(m->tables[0].columns.size(), 5u);
+  EXPECT_EQ(m->tables[0].columns[1].column.column, "caf\xc3\xa9");
+  EXPECT_EQ(m->tables[0].columns[3].column.column, "\xf0\x9f\x98\x80");
+}
+
 TEST(MappingLimitsTest, NodesUpTo100000AreRead) {
   Outcome at = Parse(kHead + Columns(100000 - kHeadNodes));
   EXPECT_TRUE(at.status.ok()) << at.status.ToString();

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cstdlib>
 
 namespace widen {
@@ -344,6 +346,84 @@ TEST(MappingTest, InvalidYamlNamesLine) {
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("bad.yaml:"), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("invalid YAML"), std::string::npos) << s.message();
+}
+
+// Found by the mapping fuzz target: the YAML reader marks an error at the
+// end of the input one character past it (line 2 holds 5 characters; it
+// said "2:7") and quotes its end-of-input marker, byte 0x04. A name a
+// message quotes can hold control characters through a double-quoted
+// escape, which a terminal would act on.
+TEST(MappingTest, ErrorsNameAPlaceInTheTextInPrintableWords) {
+  Status s = ErrorOf("# ]Cl\n : \"\\");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(),
+            "bad.yaml:2:6: invalid YAML: unknown escape character: the end of the text");
+
+  s = ErrorOf("source: a\ntables:\n  - {name: t, \"\\e[2J\\u0085\\n\": 1}\n");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message().rfind("bad.yaml:3:15: unknown field '\\x1B[2J\\u0085\\x0A' in a table", 0),
+            0u)
+      << s.message();
+
+  unsetenv("X\a");
+  auto m = ParseMapping(
+      "source: \"${X\\a}\"\ntables: [{name: t, from: x, families: [d], key: "
+      "{parts: [id]}}]\n",
+      "m.yaml");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->source_problem.message(),
+            "m.yaml:1:9: environment variable X\\x07 is not set (write ${X\\x07:-default} to "
+            "give one)");
+}
+
+// Found by the mapping fuzz target: a key part written as a bare scalar
+// that is empty ("", a lone tag `!x`) loaded with no column, while
+// {column: ""} was refused; so did "x." and ".b" everywhere a column is
+// named. Each place refuses them, naming it.
+TEST(MappingTest, EveryColumnReferenceNamesAColumn) {
+  const std::string base = R"(source: s
+tables:
+  - name: t
+    from: o
+    version: V1
+    families: [d]
+    key: {parts: [K1, {column: K2}]}
+    joins: [{table: c, on: {J1: id}}]
+    columns: [C1, {column: C2, version: V2}]
+    nest:
+      - table: l
+        on: {id: o_id}
+        family: d
+        id: [I1]
+        version: V3
+        columns: [N1, {column: N2, as: n}]
+)";
+  const char* places[] = {"V1", "K1", "K2", "J1", "C1", "C2", "V2", "I1", "V3", "N1", "N2"};
+  for (const char* place : places) {
+    for (const std::string& bad :
+         {std::string("\"\""), std::string("!x"), std::string("o."), std::string(".b")}) {
+      std::string y = base;
+      const size_t at = y.find(place);
+      y.replace(at, 2, bad);
+      // The 1-based line and column of the replaced text.
+      const int line = static_cast<int>(std::count(y.begin(), y.begin() + at, '\n')) + 1;
+      const int column = static_cast<int>(at - y.rfind('\n', at));
+      SCOPED_TRACE(std::string(place) + " = " + bad);
+      Status s = ErrorOf(y);
+      EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+      const std::string at_line = "bad.yaml:" + std::to_string(line) + ":";
+      EXPECT_EQ(s.message().rfind(at_line, 0), 0u) << s.message();
+      if (bad == "o." || bad == ".b") {
+        EXPECT_EQ(s.message(), at_line + std::to_string(column) + ": '" + bad +
+                                   "' names no column (write column or alias.column)");
+      }
+    }
+  }
+  std::string good = base;
+  for (const char* place : places) {
+    good.replace(good.find(place), 2, std::string(1, static_cast<char>(place[0] + 32)) + place[1]);
+  }
+  EXPECT_TRUE(ErrorOf(good).ok()) << ErrorOf(good).ToString();
 }
 
 TEST(MappingTest, ExpandsEnvironment) {
