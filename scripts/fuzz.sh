@@ -30,9 +30,11 @@
 #   4. Runs each target for N seconds on its corpus (build-fuzz/fuzz/corpus/
 #      TARGET, kept between runs, so a long run goes on from the last one)
 #      and the seeds: an input that runs over 10 s or allocates over 1 GiB
-#      at once is a finding, and so is the process passing 4 GiB (ASan's
-#      allocator alone grows to 1-2 GiB in an hour; widen's live memory
-#      stays a few MB).
+#      at once is a finding, and so is the process passing 2 GiB. ASan
+#      keeps every distinct allocation stack it sees, which over an hour
+#      grows past that while widen's live memory stays a few MB: so
+#      allocation stacks are cut to 2 frames (ASAN_OPTIONS, unless set);
+#      run a finding's input again for the full ones.
 #
 # Crashes, invariant failures, leaks, slow and memory-hungry inputs are
 # kept in build-fuzz/fuzz/crashes/TARGET/ (the last run's) with the log beside them
@@ -181,7 +183,7 @@ fi
 
 # 4. Run. libFuzzer exits non-zero on a finding and writes the input to
 # the artifact prefix; -max_total_time bounds the run.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=2:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export LSAN_OPTIONS="suppressions=$REPO/scripts/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 found=0
@@ -190,7 +192,7 @@ for t in "${targets[@]}"; do
   crashes=$work/crashes/$t
   rm -rf "$crashes"
   mkdir -p "$corpus" "$crashes"
-  args=(-max_total_time="$seconds" -timeout=10 -malloc_limit_mb=1024 -rss_limit_mb=4096
+  args=(-max_total_time="$seconds" -timeout=10 -malloc_limit_mb=1024 -rss_limit_mb=2048
     -print_final_stats=1
     -artifact_prefix="$crashes/")
   [[ $t == mapping ]] && args+=(-dict="$REPO/tests/fuzz/mapping.dict" -max_len=16384)
@@ -201,15 +203,17 @@ for t in "${targets[@]}"; do
     status=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$t.log" | tail -1)
   secs=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work/$t.log" | tail -1)
+  rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$work/$t.log" | tail -1)
   files=$(find "$corpus" -type f | wc -l)
   if ((status == 0)); then
-    log "$t: ${execs:-?} inputs run (${secs:-?}/s), corpus $files files, nothing found"
+    log "$t: ${execs:-?} inputs in ${seconds}s (${secs:-?}/s), peak ${rss:-?} MB," \
+      "corpus $files files: nothing found"
   else
     found=1
     log "$t: FOUND something (libFuzzer exit $status); log: $work/$t.log"
     grep -a -m 5 -E 'fuzz invariant failed|ERROR: |runtime error|SUMMARY' "$work/$t.log" >&2 || true
     for f in "$crashes"/*; do
-      [[ -f $f ]] && log "  input: $f (reproduce: $build/tests/fuzz/widen_fuzz_$t $f)"
+      [[ -f $f ]] && log "  input: $f (reproduce, full stacks: $build/tests/fuzz/widen_fuzz_$t $f)"
     done
   fi
 done
