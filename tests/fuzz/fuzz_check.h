@@ -1,4 +1,4 @@
-// FUZZ_CHECK: an invariant of a fuzz target. When it does not hold, the
+// FUZZ_ASSERT: an invariant of a fuzz target. When it does not hold, the
 // target prints which one and why, and aborts: libFuzzer then keeps the
 // input as a crash (scripts/fuzz.sh).
 //
@@ -22,7 +22,7 @@ namespace widen::fuzz {
 
 /// Aborts with `cond`'s text and `why` (a std::string expression, evaluated
 /// only on failure) unless `cond` holds.
-#define FUZZ_CHECK(cond, why)                                                         \
+#define FUZZ_ASSERT(cond, why)                                                        \
   do {                                                                                \
     if (!(cond)) {                                                                    \
       ::widen::fuzz::InvariantFailed(__FILE__, __LINE__,                              \

@@ -26,6 +26,7 @@
 #include <fmt/format.h>
 
 #include "store/store.h"
+#include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/rowkey_input.h"
 #include "transform/key_codec.h"
 #include "transform/plan.h"
@@ -144,7 +145,17 @@ bool WriteKeys(SeedWriter* out, const KeyCodec& codec, const std::vector<Row>& r
   for (const Row& row : rows) {
     std::string key;
     if (!codec.Encode(row, &key).ok()) continue;
-    if (!out->Write(FormatRowKeyInput(json, types, key))) return false;
+    // A seed is worth its place when it reads back as written and its key
+    // decodes: the target then starts from keys the encoder really writes.
+    const std::string seed = FormatRowKeyInput(json, types, key);
+    RowKeyInput back;
+    FUZZ_ASSERT(ParseRowKeyInput(seed, &back), "a seed does not read back");
+    FUZZ_ASSERT(back.layout_json == json && back.key == key && back.types == types,
+                "a seed reads back otherwise than written");
+    Result<Row> decoded = codec.DecodeRow(key);
+    FUZZ_ASSERT(decoded.ok(),
+                "an encoded seed key does not decode: " + decoded.status().ToString());
+    if (!out->Write(seed)) return false;
   }
   return true;
 }

@@ -1,10 +1,12 @@
 #include "tests/store/compaction_race_env.h"
 
+#include <gtest/gtest.h>
 #include <leveldb/env.h>
 
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <set>
 #include <string>
 
 namespace widen::testing {
@@ -28,6 +30,7 @@ struct Order {
   bool removed = false;      // a table file was removed since
   bool done = false;         // the first query has returned
   bool raced = false;
+  std::set<std::string> removed_files;  // table files removed so far
 };
 
 class Env final : public leveldb::EnvWrapper {
@@ -43,6 +46,13 @@ class Env final : public leveldb::EnvWrapper {
         order_->raced = order_->cv.wait_for(lock, kWait, [&] { return order_->removed; });
         order_->done = true;
       }
+      // The model: a file this Env removed is gone, so its size cannot be
+      // read (else the staged race would be no race).
+      if (order_->removed_files.count(f)) {
+        leveldb::Status s = target()->GetFileSize(f, size);
+        EXPECT_FALSE(s.ok()) << f << " was removed, yet its size reads as " << *size;
+        return s;
+      }
     }
     return target()->GetFileSize(f, size);
   }
@@ -52,6 +62,9 @@ class Env final : public leveldb::EnvWrapper {
       std::unique_lock<std::mutex> lock(order_->mu);
       if (!order_->done) order_->cv.wait_for(lock, kWait, [&] { return order_->query_began; });
       leveldb::Status s = target()->RemoveFile(f);
+      EXPECT_TRUE(s.ok()) << s.ToString();
+      EXPECT_FALSE(target()->FileExists(f)) << f << " is still there after its removal";
+      order_->removed_files.insert(f);
       order_->removed = true;
       order_->cv.notify_all();
       return s;
