@@ -5,9 +5,12 @@
 // Thread safety: stateless.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <string>
+#include <string_view>
 
 namespace widen::fuzz {
 
@@ -16,6 +19,20 @@ namespace widen::fuzz {
   std::fprintf(stderr, "%s:%d: fuzz invariant failed: %s\n", file, line, what.c_str());
   std::fflush(stderr);
   std::abort();
+}
+
+/// Runs `run` on the input bytes (a target's body) and returns 0, as
+/// libFuzzer wants; an exception that escapes `run` is a broken invariant.
+template <typename Run>
+int RunInput(Run run, const uint8_t* data, size_t size) {
+  try {
+    run(std::string_view(reinterpret_cast<const char*>(data), size));
+  } catch (const std::exception& e) {
+    InvariantFailed(__FILE__, __LINE__, std::string("an exception escaped: ") + e.what());
+  } catch (...) {
+    InvariantFailed(__FILE__, __LINE__, "an exception escaped");
+  }
+  return 0;
 }
 
 }  // namespace widen::fuzz

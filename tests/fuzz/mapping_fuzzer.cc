@@ -241,13 +241,5 @@ void Run(std::string_view data) {
 }  // namespace widen::fuzz
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  try {
-    widen::fuzz::Run(std::string_view(reinterpret_cast<const char*>(data), size));
-  } catch (const std::exception& e) {
-    widen::fuzz::InvariantFailed(__FILE__, __LINE__,
-                                 std::string("an exception escaped: ") + e.what());
-  } catch (...) {
-    widen::fuzz::InvariantFailed(__FILE__, __LINE__, "an exception escaped");
-  }
-  return 0;
+  return widen::fuzz::RunInput(widen::fuzz::Run, data, size);
 }

@@ -434,4 +434,9 @@ bool PrivateServer::Restart() {
   });
 }
 
+void PeopleTest::TearDown() {
+  std::error_code ec;
+  if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+}
+
 }  // namespace widen::testing

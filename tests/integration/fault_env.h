@@ -15,6 +15,7 @@
 // in a process of its own).
 #pragma once
 
+#include <gtest/gtest.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -141,6 +142,36 @@ class PrivateServer {
   std::string exe_;                         // the postmaster's binary (PostgreSQL)
   std::string data_dir_;                    // PostgreSQL's data directory
   pid_t restarted_ = -1;                    // MariaDB started again by us
+};
+
+/// A test over LoadPeople's data on each engine: SetUp makes a temporary
+/// directory (dir_) and a fresh database named after `db_prefix` (db_, its
+/// URL) with `people` people; without the engine's server the test is
+/// skipped (failed under CI). TearDown removes dir_.
+class PeopleTest : public ::testing::TestWithParam<Engine> {
+ protected:
+  PeopleTest(std::string db_prefix, int people)
+      : db_prefix_(std::move(db_prefix)), people_(people) {}
+  void SetUp() override {
+    const std::string url = EngineUrl(GetParam());
+    if (url.empty()) {
+      if (InCi()) FAIL() << "no " << EngineName(GetParam()) << " server under CI";
+      GTEST_SKIP() << "no " << EngineName(GetParam()) << " server (run through scripts/test.sh)";
+    }
+    dir_ = MakeTempDir();
+    ASSERT_FALSE(dir_.empty());
+    db_ = GetParam() == Engine::kPostgres ? FreshPgDatabase(url, db_prefix_)
+                                          : FreshMySqlDatabase(url, db_prefix_);
+    LoadPeople(GetParam(), db_, people_);
+  }
+  void TearDown() override;
+
+  std::string dir_;
+  std::string db_;
+
+ private:
+  std::string db_prefix_;
+  int people_;
 };
 
 }  // namespace widen::testing

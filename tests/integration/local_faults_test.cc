@@ -51,24 +51,9 @@ std::vector<std::string> Leftovers(const std::string& dir) {
   return out;
 }
 
-class LocalFaultsTest : public ::testing::TestWithParam<Engine> {
+class LocalFaultsTest : public PeopleTest {
  protected:
-  void SetUp() override {
-    const std::string url = EngineUrl(GetParam());
-    if (url.empty()) {
-      if (InCi()) FAIL() << "no " << EngineName(GetParam()) << " server under CI";
-      GTEST_SKIP() << "no " << EngineName(GetParam()) << " server (run through scripts/test.sh)";
-    }
-    dir_ = MakeTempDir();
-    ASSERT_FALSE(dir_.empty());
-    db_ = GetParam() == Engine::kPostgres ? FreshPgDatabase(url, "widen_it_disk")
-                                          : FreshMySqlDatabase(url, "widen_it_disk");
-    LoadPeople(GetParam(), db_, 3000);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    if (!dir_.empty()) fs::remove_all(dir_, ec);
-  }
+  LocalFaultsTest() : PeopleTest("widen_it_disk", 3000) {}
   std::string MappingFor(const std::string& store, const std::string& name) {
     const std::string path = dir_ + "/" + name + ".yaml";
     std::ofstream(path) << PeopleMapping(db_, store);
@@ -112,8 +97,6 @@ class LocalFaultsTest : public ::testing::TestWithParam<Engine> {
     EXPECT_NE(r.output.find(kNoSpace), std::string::npos) << r.output;
   }
 
-  std::string dir_;
-  std::string db_;
   std::string ref_people_, ref_by_city_;
 };
 

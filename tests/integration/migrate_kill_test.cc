@@ -45,32 +45,14 @@ std::set<std::string> Creations(const std::string& parent, const std::string& na
   return out;
 }
 
-class MigrateKillTest : public ::testing::TestWithParam<Engine> {
+class MigrateKillTest : public PeopleTest {
  protected:
-  void SetUp() override {
-    const std::string url = EngineUrl(GetParam());
-    if (url.empty()) {
-      if (InCi()) FAIL() << "no " << EngineName(GetParam()) << " server under CI";
-      GTEST_SKIP() << "no " << EngineName(GetParam()) << " server (run through scripts/test.sh)";
-    }
-    dir_ = MakeTempDir();
-    ASSERT_FALSE(dir_.empty());
-    db_ = GetParam() == Engine::kPostgres ? FreshPgDatabase(url, "widen_it_kill")
-                                          : FreshMySqlDatabase(url, "widen_it_kill");
-    LoadPeople(GetParam(), db_, kPeople);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    if (!dir_.empty()) fs::remove_all(dir_, ec);
-  }
+  MigrateKillTest() : PeopleTest("widen_it_kill", kPeople) {}
   std::string MappingFor(const std::string& store) {
     const std::string path = store + ".yaml";
     std::ofstream(path) << PeopleMapping(db_, store);
     return path;
   }
-
-  std::string dir_;
-  std::string db_;
 };
 
 TEST_P(MigrateKillTest, KilledAnywhereIncludingCreationTheNextRunConverges) {

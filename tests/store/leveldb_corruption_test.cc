@@ -223,6 +223,19 @@ class CorruptionTest : public ::testing::Test {
     });
   }
 
+  // A copy of the pristine store at `dir` without a seal (the marker's first
+  // line only) and with one bit changed a third into its largest table file;
+  // that file's name, *bytes its new content.
+  static std::string DamageABlockUnsealed(const std::string& dir, std::string* bytes) {
+    CopyDir(*pristine_, dir);
+    WriteBytes(dir + "/" + leveldb_marker::kMarkerFile, "widen embedded store, format 1\n");
+    const std::string table = LargestOf(dir, "table");
+    *bytes = ReadBytes(dir + "/" + table);
+    (*bytes)[bytes->size() / 3] = static_cast<char>((*bytes)[bytes->size() / 3] ^ 0x01);
+    WriteBytes(dir + "/" + table, *bytes);
+    return table;
+  }
+
   static std::string* root_;
   static std::string* pristine_;
   static std::string* reference_;
@@ -375,12 +388,8 @@ TEST_F(CorruptionTest, UnsealedStoreRefusesATableFileCutShort) {
 // it fails naming the file; nothing of the block is served.
 TEST_F(CorruptionTest, UnsealedStoreNamesADamagedTableBlock) {
   const std::string dir = *root_ + "/unsealed_block";
-  CopyDir(*pristine_, dir);
-  WriteBytes(dir + "/" + leveldb_marker::kMarkerFile, "widen embedded store, format 1\n");
-  const std::string table = LargestOf(dir, "table");
-  std::string bytes = ReadBytes(dir + "/" + table);
-  bytes[bytes.size() / 3] = static_cast<char>(bytes[bytes.size() / 3] ^ 0x01);
-  WriteBytes(dir + "/" + table, bytes);
+  std::string bytes;
+  const std::string table = DamageABlockUnsealed(dir, &bytes);
   Status error;
   OpenAndDump(dir, &error);
   ASSERT_EQ(error.code(), StatusCode::kDataLoss) << error.ToString();
@@ -395,12 +404,8 @@ TEST_F(CorruptionTest, UnsealedStoreNamesADamagedTableBlock) {
 // past a bad block and reports it only in its status).
 TEST_F(CorruptionTest, AReadThatStopsEarlyNeverSkipsADamagedBlock) {
   const std::string dir = *root_ + "/partial_reads";
-  CopyDir(*pristine_, dir);
-  WriteBytes(dir + "/" + leveldb_marker::kMarkerFile, "widen embedded store, format 1\n");
-  const std::string table = LargestOf(dir, "table");
-  std::string bytes = ReadBytes(dir + "/" + table);
-  bytes[bytes.size() / 3] = static_cast<char>(bytes[bytes.size() / 3] ^ 0x01);
-  WriteBytes(dir + "/" + table, bytes);
+  std::string bytes;
+  const std::string table = DamageABlockUnsealed(dir, &bytes);
   const std::string reference_dir = *root_ + "/partial_reference";
   CopyDir(*pristine_, reference_dir);
 
