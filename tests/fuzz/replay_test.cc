@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tests/fuzz/rowkey_input.h"
+#include "tests/transform/key_parts.h"
 #include "transform/key_codec.h"
 #include "transform/plan.h"
 
@@ -83,16 +84,7 @@ TEST(MappingFuzzTargetTest, HoldsItsInvariantsOnTheSeedsAndExamplesAndTheirNeigh
 
 #ifdef WIDEN_FUZZ_TARGET_ROWKEY
 
-KeyPartPlan Part(std::string name, size_t index, KeyType type, ValueType value_type,
-                 int width = 0) {
-  KeyPartPlan p;
-  p.name = std::move(name);
-  p.index = index;
-  p.type = type;
-  p.value_type = value_type;
-  p.width = width;
-  return p;
-}
+using testing::Part;
 
 Row MakeRow(std::vector<Value> v) {
   Row r;

@@ -14,6 +14,10 @@
 namespace widen::testing {
 namespace {
 
+// The mapping of kMapping below for `table` of `source` into dir/store.
+std::string MakeMapping(const std::string& source, const std::string& dir, const std::string& table,
+                        const std::string& key, const std::string& column);
+
 class ErrorsTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -24,6 +28,23 @@ class ErrorsTest : public ::testing::Test {
     std::string path = dir_ + "/" + name;
     std::ofstream(path) << text;
     return path;
+  }
+  // A migrated source: the database's URL and the mapping file's path.
+  struct Migrated {
+    std::string db;
+    std::string mapping;
+  };
+  // A PostgreSQL database `db_name` with table item (two rows), migrated
+  // into dir_/store as table t.
+  Migrated MigrateTwoItems(const std::string& url, const std::string& db_name) {
+    Migrated out;
+    out.db = FreshPgDatabase(url, db_name);
+    PgQuery(out.db, "CREATE TABLE item (id int PRIMARY KEY, label text)");
+    PgQuery(out.db, "INSERT INTO item VALUES (1, 'a'), (2, 'b')");
+    out.mapping = Write("m.yaml", MakeMapping(out.db, dir_, "item", "id", "label"));
+    CommandResult r = RunCommand(WidenBinary() + " migrate -q -m " + out.mapping);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return out;
   }
   std::string dir_;
 };
@@ -241,12 +262,9 @@ TEST_F(ErrorsTest, ForeignDirectoryAsTargetIsRefusedUntouched) {
 
 TEST_F(ErrorsTest, StoreHeldByAnotherProcessIsBusyExit7) {
   WIDEN_REQUIRE_PG(url);
-  std::string db = FreshPgDatabase(url, "widen_it_busy");
-  PgQuery(db, "CREATE TABLE item (id int PRIMARY KEY, label text)");
-  PgQuery(db, "INSERT INTO item VALUES (1, 'a'), (2, 'b')");
-  std::string m = Write("m.yaml", MakeMapping(db, dir_, "item", "id", "label"));
-  CommandResult r = RunCommand(WidenBinary() + " migrate -q -m " + m);
-  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto [db, m] = MigrateTwoItems(url, "widen_it_busy");
+  ASSERT_FALSE(HasFailure());
+  CommandResult r;
   const std::string target = "leveldb:" + dir_ + "/store";
   {
     // This test process holds the store, as a running widen would.
@@ -277,12 +295,9 @@ TEST_F(ErrorsTest, StoreHeldByAnotherProcessIsBusyExit7) {
 // untouched: a scan without --decode still prints them.
 TEST_F(ErrorsTest, DamagedKeyLayoutIsDataLossExit6) {
   WIDEN_REQUIRE_PG(url);
-  std::string db = FreshPgDatabase(url, "widen_it_layout");
-  PgQuery(db, "CREATE TABLE item (id int PRIMARY KEY, label text)");
-  PgQuery(db, "INSERT INTO item VALUES (1, 'a'), (2, 'b')");
-  std::string m = Write("m.yaml", MakeMapping(db, dir_, "item", "id", "label"));
-  CommandResult r = RunCommand(WidenBinary() + " migrate -q -m " + m);
-  ASSERT_EQ(r.exit_code, 0) << r.output;
+  MigrateTwoItems(url, "widen_it_layout");
+  ASSERT_FALSE(HasFailure());
+  CommandResult r;
   const std::string target = "leveldb:" + dir_ + "/store";
   std::string layout;
   {

@@ -20,22 +20,14 @@
 #include <nlohmann/json.hpp>
 
 #include "common/bytes.h"
+#include "tests/transform/key_parts.h"
 #include "transform/key_codec.h"
 #include "transform/ordered_bytes.h"
 
 namespace widen {
 namespace {
 
-KeyPartPlan Part(std::string name, size_t index, KeyType type, ValueType value_type,
-                 int width = 0) {
-  KeyPartPlan p;
-  p.name = std::move(name);
-  p.index = index;
-  p.type = type;
-  p.value_type = value_type;
-  p.width = width;
-  return p;
-}
+using testing::Part;
 
 std::string Bytes(std::initializer_list<int> b) {
   std::string s;
