@@ -22,6 +22,7 @@ int RunMigrate(const MigrateOptions& o, const std::atomic<bool>* cancel) {
   r.rejects_path = o.rejects_path;
   r.timestamp_ms = o.timestamp_ms;
   r.jobs = o.jobs;
+  r.writers = o.writers;
   r.cancel = cancel;
   r.progress = [&progress](const TableStats& s) { progress.Update(s); };
   r.table_done = [&progress] { progress.Clear(); };

@@ -468,7 +468,9 @@ Result<MigrateResult> Migrate(const MigrateRequest& r) {
     result.rejects_path = r.rejects_path;
   }
 
-  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open(m.target_url, StoreOptions()));
+  StoreOptions so;
+  so.writers = r.writers;
+  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open(m.target_url, so));
   WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<StateStore> states, store->NewStateStore());
 
   AssembleOptions ao;

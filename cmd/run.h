@@ -36,6 +36,7 @@
 #include "mapping/mapping.h"
 #include "store/row_sync.h"
 #include "store/row_verify.h"
+#include "store/store.h"
 #include "transform/assembler.h"
 #include "transform/key_anatomy.h"
 #include "transform/lint.h"
@@ -120,6 +121,7 @@ struct MigrateRequest {
   std::string rejects_path;             // rejected rows as JSON lines (empty: a reject fails)
   std::optional<int64_t> timestamp_ms;  // cell timestamp (unset: the mapping's, else run start)
   int jobs = 1;                         // parallel jobs per table
+  int writers = kDefaultWriters;        // HBase: requests in flight per table (StoreOptions)
   const std::atomic<bool>* cancel = nullptr;  // turns true on Ctrl-C (may be null)
   /// Called with each table's running figures (from one thread at a time).
   std::function<void(const TableStats&)> progress;
