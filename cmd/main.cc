@@ -89,6 +89,10 @@ int main(int argc, char** argv) {
                    "HBase: putMultiple requests in flight per table, each on its own connection "
                    "to the gateway (default 4; the embedded store ignores it)")
       ->check(CLI::Range(1, kMaxWriters));
+  migrate->add_option("--shard", mo.shard,
+                      "I/N: load the I-th of N disjoint ranges of each table, while N - 1 other "
+                      "widen processes load the others into the same HBase (see README, "
+                      "\"Loading HBase from several machines\")");
   migrate->add_flag("-q,--quiet", mo.quiet, "No progress line and no summary");
 
   ReadOptionsCli so;

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "cmd/shard_load.h"
 #include "cmd/watermark_sync.h"
 #include "common/status.h"
 #include "extract/source.h"
@@ -106,6 +107,11 @@ struct JobLayout {
 /// source's (PermissionDenied says what to grant).
 Result<JobLayout> LayOutJobs(Design& design, int jobs, const std::atomic<bool>* cancel);
 
+/// The second half of LayOutJobs: opens as many sibling connections on one
+/// snapshot as the widest of layout->splits needs (none for one range) and
+/// sets layout->sources, siblings and reads. Errors as LayOutJobs'.
+Status OpenJobSources(Design& design, JobLayout* layout, const std::atomic<bool>* cancel);
+
 /// A digest of what decides a target table's cells: its descriptor (families,
 /// options, key layout), what its scans read (tables, joins, columns,
 /// `where`, nest links, the rows a soft delete leaves out) and how each
@@ -122,6 +128,9 @@ struct MigrateRequest {
   std::optional<int64_t> timestamp_ms;  // cell timestamp (unset: the mapping's, else run start)
   int jobs = 1;                         // parallel jobs per table
   int writers = kDefaultWriters;        // HBase: requests in flight per table (StoreOptions)
+  /// --shard I/N: load the I-th of N ranges of each table, together with
+  /// N - 1 other runs (cmd/shard_load.h). Not with an embedded store.
+  ShardSpec shard;
   const std::atomic<bool>* cancel = nullptr;  // turns true on Ctrl-C (may be null)
   /// Called with each table's running figures (from one thread at a time).
   std::function<void(const TableStats&)> progress;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <charconv>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <limits>
@@ -34,6 +35,8 @@ constexpr std::string_view kScheme = "hbase://";
 constexpr int64_t kForeverSeconds = std::numeric_limits<int32_t>::max();
 // Reopening a scanner that failed mid-way: at most this many times in a row.
 constexpr int kMaxScannerReopens = 5;
+// Listing a table's regions while one has no server: attempts (about 60 s).
+constexpr int kRegionListAttempts = 40;
 
 std::string Quoted(std::string_view bytes) { return "'" + ToStringBinary(bytes) + "'"; }
 
@@ -161,9 +164,21 @@ ConnectionOptions ConnectionOptionsOf(const HBaseOptions& o) {
 Status RegionStartKeys(HBaseConnection* conn, const std::string& name,
                        std::vector<std::string>* out) {
   std::vector<thrift2::THRegionLocation> regions;
-  WIDEN_RETURN_IF_ERROR(conn->Retry(
-      "listing the regions of table " + Quoted(name),
-      [&](thrift2::THBaseServiceClient& c) { c.getAllRegionLocations(regions, name); }));
+  const std::string what = "listing the regions of table " + Quoted(name);
+  // A region with no server at the moment (the table just created by
+  // another client, a region splitting or moving) makes HBase 2.6's gateway
+  // fail the call (a NullPointerException: an internal error); it is
+  // assigned within seconds, so ask again.
+  for (int attempt = 0;; ++attempt) {
+    Status s = conn->Retry(
+        what, [&](thrift2::THBaseServiceClient& c) { c.getAllRegionLocations(regions, name); });
+    if (s.ok()) break;
+    const bool unassigned =
+        s.code() == StatusCode::kInvalidArgument &&
+        s.message().find("Internal error processing getAllRegionLocations") != std::string::npos;
+    if (!unassigned || attempt >= kRegionListAttempts) return s;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200 * std::min(attempt + 1, 10)));
+  }
   out->clear();
   for (const auto& r : regions) {
     if (r.regionInfo.__isset.startKey && !r.regionInfo.startKey.empty()) {
@@ -224,6 +239,16 @@ Status CreateTableOn(HBaseConnection* conn, const std::string& url,
       c.createTable(wanted, descriptor.split_points);
     });
     if (s.ok()) return s;
+    // Another client creating the namespace at the same moment (another
+    // shard of a sharded load): the master may say it exists before a
+    // table can be created in it. Wait a little and try again.
+    const bool namespace_pending = s.code() == StatusCode::kNotFound &&
+                                   s.message().find("NamespaceNotFound") != std::string::npos;
+    if (namespace_pending && attempt < 20) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100 * (attempt + 1)));
+      WIDEN_RETURN_IF_ERROR(EnsureNamespace(conn, descriptor.name_space));
+      continue;
+    }
     const bool may_exist =
         s.code() == StatusCode::kUnavailable || s.code() == StatusCode::kFailedPrecondition;
     if (!may_exist || attempt >= 3) return s;
@@ -971,6 +996,11 @@ Result<std::vector<TableDescriptor>> HBaseStore::ListTables() {
 }
 
 Result<std::unique_ptr<CellSink>> HBaseStore::NewSink(const std::string& full_name) {
+  // The families and their options; listing the regions also fills the
+  // gateway's cache of where they are, without which it cannot place a row
+  // key of the longest length HBase takes (its lookup in hbase:meta adds to
+  // the key and fails: "startRow's length must be less than or equal to
+  // 32767").
   WIDEN_ASSIGN_OR_RETURN(TableDescriptor d, DescribeTable(full_name));
   std::string name = d.FullName();
   std::vector<std::unique_ptr<HBaseConnection>> conns;

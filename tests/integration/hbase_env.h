@@ -72,12 +72,23 @@ class RawHBase {
     return t;
   }
 
-  /// Disables and deletes the table if it exists.
+  /// Disables and deletes the table if it exists (also when its namespace
+  /// does not).
   void DropTable(const std::string& full) {
     const thrift2::TTableName t = Name(full);
-    if (!client_->tableExists(t)) return;
+    if (!TableExists(full)) return;
     if (client_->isTableEnabled(t)) client_->disableTable(t);
     client_->deleteTable(t);
+  }
+
+  /// Whether the table exists; false also when its namespace does not (the
+  /// gateway then fails the call).
+  bool TableExists(const std::string& full) {
+    std::vector<std::string> namespaces;
+    client_->listNamespaces(namespaces);
+    const thrift2::TTableName t = Name(full);
+    if (std::find(namespaces.begin(), namespaces.end(), t.ns) == namespaces.end()) return false;
+    return client_->tableExists(t);
   }
 
   /// HBase's descriptor of the table.
@@ -122,8 +133,9 @@ inline std::string PrefixedMapping(const std::string& path, const std::string& p
   while (std::getline(lines, line)) {
     std::smatch m;
     if (std::regex_search(line, m, name)) {
-      line = m[1].str() + prefix + m[2].str() + ":" + m[3].str() + m.suffix().str();
-      if (tables != nullptr) tables->push_back(prefix + m[2].str() + ":" + m[3].str());
+      const std::string table = prefix + m[2].str() + ":" + m[3].str();
+      if (tables != nullptr) tables->push_back(table);
+      line = m[1].str() + table + m.suffix().str();
     }
     out += line + "\n";
   }

@@ -571,7 +571,8 @@ TEST_F(HBaseStoreTest, RowKeyLongerThanHBaseTakesIsRefusedAndNothingOfItsBatchWr
   TableDescriptor d = Table("rowlimit");
   Create(d);
   const std::string longest(32767, 'k');
-  ASSERT_TRUE(Write(d.FullName(), {{longest, "d", "q", kTs, "ok"}}).ok());
+  Status first = Write(d.FullName(), {{longest, "d", "q", kTs, "ok"}});
+  ASSERT_TRUE(first.ok()) << first.ToString();
   Status s = Write(d.FullName(), {{"before", "d", "q", kTs, "x"},
                                   {std::string(32768, 'k'), "d", "q", kTs, "too long"}});
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
