@@ -1,8 +1,9 @@
 // migrate --shard I/N into the real HBase (scripts/with-servers.sh --pg
 // --mysql --hbase), on both source engines: three widen processes load
-// Chinook together, two of them at the same moment; the tables are recorded
-// complete only once all three shards finished; and the union is, cell by
-// cell (every version), what one migrate writes into the embedded store.
+// Chinook together, two of them at the same moment, the third in two jobs;
+// the tables are recorded complete only once all three shards finished; and
+// the union is, cell by cell (every version), what one migrate writes into
+// the embedded store.
 // An unfinished load refuses a shard of another count; --shard is refused
 // for the embedded store and for sync. The tables are written under
 // namespaces of this test's own (PrefixedMapping).
@@ -79,7 +80,9 @@ class HBaseShardTest : public ::testing::TestWithParam<bool> {
                        kRunTimestampMs, args);
   }
 
-  std::string Shard(int i, int n) { return Migrate(hbase_, fmt::format("--shard {}/{}", i, n)); }
+  std::string Shard(int i, int n, const std::string& more = "") {
+    return Migrate(hbase_, fmt::format("--shard {}/{} {}", i, n, more));
+  }
 
   // The table's state as the HBase state table holds it.
   std::optional<TableState> State(const std::string& table) {
@@ -140,8 +143,10 @@ TEST_P(HBaseShardTest, ThreeProcessesLoadWhatOneRunLoads) {
   for (const std::string& table : tables_) versions_after += State(table)->version;
   EXPECT_EQ(versions_after, versions_before) << "the refused run changed a state";
 
-  const CommandResult two = RunCommand(Shard(2, 3));
+  // The last shard splits its ranges further into two jobs.
+  const CommandResult two = RunCommand(Shard(2, 3, "--jobs 2"));
   ASSERT_EQ(two.exit_code, 0) << two.output;
+  EXPECT_NE(two.output.find("2 jobs, by ranges of"), std::string::npos) << two.output;
   EXPECT_NE(two.output.find("every shard finished: the table is complete"), std::string::npos)
       << two.output;
 
