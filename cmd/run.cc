@@ -527,6 +527,7 @@ Result<MigrateResult> Migrate(const MigrateRequest& r) {
   AssembleOptions ao;
   ao.rejects = rejects.get();
   ao.progress = r.progress;
+  ao.max_cell_bytes = store->max_cell_bytes();
 
   // Every table is created (or checked) before any is written, and recorded
   // as loading until its run ends. A new table is recorded before it is
@@ -774,6 +775,7 @@ Result<SyncResult> Sync(const SyncRequest& r) {
     ao.progress = r.progress;
     ao.cancel = r.cancel;
     ao.rejects = rejects.get();
+    ao.max_cell_bytes = store->max_cell_bytes();
     TableSyncResult out;
     out.table = target.name;
     out.timestamp_ms = target.timestamp_ms;
@@ -991,6 +993,7 @@ Result<VerifyResult> Verify(const VerifyRequest& r) {
     ao.timestamp_ms = out.timestamp_ms;
     ao.progress = r.progress;
     ao.cancel = r.cancel;
+    ao.max_cell_bytes = store->max_cell_bytes();
     // Opens the stored table's reader at its first cell, and counts the
     // rejected rows anew.
     auto start = [&]() -> Status {

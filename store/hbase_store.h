@@ -143,6 +143,9 @@ class HBaseStore final : public Store {
   /// whether the write happened.
   Result<std::unique_ptr<StateStore>> NewStateStore() override;
 
+  /// HBaseOptions::max_cell_bytes.
+  int64_t max_cell_bytes() const override { return hbase_.max_cell_bytes; }
+
   /// "hbase://HOST:PORT".
   const std::string& url() const { return url_; }
 

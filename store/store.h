@@ -157,6 +157,10 @@ class Store {
   /// A sink for cells of `full_name` (which must exist). It checks every
   /// cell (common/cell_check.h) against the table and the store's limits.
   virtual Result<std::unique_ptr<CellSink>> NewSink(const std::string& full_name) = 0;
+  /// The largest cell the store takes, as HBase counts it (row + family +
+  /// qualifier + value + kCellOverheadBytes); 0 = any size (the default).
+  /// Runs reject a row with a larger cell before it reaches a sink.
+  virtual int64_t max_cell_bytes() const { return 0; }
   virtual Result<std::unique_ptr<CellReader>> NewReader(const std::string& full_name,
                                                         const ReadOptions& options) = 0;
   /// The state of this store's tables. Does no I/O; may outlive the store.
