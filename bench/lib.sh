@@ -101,3 +101,33 @@ apply_changes() {
   $run "UPDATE order_line SET quantity = quantity + 1$set_wm WHERE order_id IN (SELECT order_id FROM (SELECT order_id FROM orders ORDER BY order_id DESC LIMIT $third) AS o) AND line_no = 1"
   $run "UPDATE customer SET city = 'Moved'$set_wm WHERE customer_id IN (SELECT customer_id FROM (SELECT customer_id FROM customer ORDER BY customer_id LIMIT $((n - 2 * third))) AS c)"
 }
+
+# ------------------------------------------------------------ HBase's Java client
+# bench/hbase-java (HBaseBench: BufferedMutator writer, dump, drop, split),
+# built by Maven into bench/hbase-java/target, its dependencies from Maven
+# Central in ~/.m2. REQUIRES (to run it): WIDEN_TEST_HBASE_DIR from
+# scripts/with-servers.sh --hbase.
+HBASE_JAVA_DIR=$BENCH_DIR/hbase-java
+
+# hbase_java_build: builds the jar and its classpath file once (again when a
+# source or the pom is newer than the jar).
+hbase_java_build() {
+  local jar=$HBASE_JAVA_DIR/target/widen-bench-hbase-1.jar
+  if [[ -f $jar && -f $HBASE_JAVA_DIR/target/classpath.txt ]] &&
+    [[ -z $(find "$HBASE_JAVA_DIR/pom.xml" "$HBASE_JAVA_DIR/src" -newer "$jar" -type f) ]]; then
+    return 0
+  fi
+  mvn -B -q -Dstyle.color=never -f "$HBASE_JAVA_DIR/pom.xml" package dependency:build-classpath \
+    -Dmdep.outputFile=target/classpath.txt >&2
+}
+
+# hbase_java ARGS...: runs HBaseBench against the test HBase (its conf/ on the
+# classpath after the jar, whose log4j2.properties sends the client's
+# warnings to stderr). JDK 17: HBase's client needs these openings for its
+# unsafe byte access.
+hbase_java() {
+  java -Xmx1g --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED \
+    --add-opens java.base/java.lang=ALL-UNNAMED --add-exports java.base/jdk.internal.misc=ALL-UNNAMED \
+    -cp "$HBASE_JAVA_DIR/target/widen-bench-hbase-1.jar:$WIDEN_TEST_HBASE_DIR/conf:$(<"$HBASE_JAVA_DIR/target/classpath.txt")" \
+    widen.bench.HBaseBench "$@"
+}

@@ -10,7 +10,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <future>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -74,14 +76,16 @@ class HBaseShardTest : public ::testing::TestWithParam<bool> {
     for (const auto& t : tables_) raw.DropTable(t);
   }
 
-  std::string Migrate(const std::string& target, const std::string& args = "") {
-    return fmt::format("WIDEN_SOURCE_URL={} {} migrate -m {} --target {} --timestamp-ms {} {}",
-                       ShellQuote(db_url_), WidenBinary(), ShellQuote(mapping_), ShellQuote(target),
-                       kRunTimestampMs, args);
+  // widen migrate into `target`, run under `wrapper` (e.g. "timeout ...").
+  std::string Migrate(const std::string& target, const std::string& args = "",
+                      const std::string& wrapper = "") {
+    return fmt::format("WIDEN_SOURCE_URL={} {} {} migrate -m {} --target {} --timestamp-ms {} {}",
+                       ShellQuote(db_url_), wrapper, WidenBinary(), ShellQuote(mapping_),
+                       ShellQuote(target), kRunTimestampMs, args);
   }
 
-  std::string Shard(int i, int n, const std::string& more = "") {
-    return Migrate(hbase_, fmt::format("--shard {}/{} {}", i, n, more));
+  std::string Shard(int i, int n, const std::string& more = "", const std::string& wrapper = "") {
+    return Migrate(hbase_, fmt::format("--shard {}/{} {}", i, n, more), wrapper);
   }
 
   // The table's state as the HBase state table holds it.
@@ -159,6 +163,55 @@ TEST_P(HBaseShardTest, ThreeProcessesLoadWhatOneRunLoads) {
     const std::vector<CellRecord> single = ReadCells(leveldb_, table, kAllVersions);
     const std::vector<CellRecord> sharded = ReadCells(hbase_, table, kAllVersions);
     ASSERT_GT(single.size(), 400u);
+    EXPECT_EQ(sharded.size(), single.size());
+    for (size_t i = 0; i < std::min(single.size(), sharded.size()); ++i) {
+      if (!(sharded[i] == single[i])) {
+        ADD_FAILURE() << "cell " << i << ": sharded " << Show(sharded[i]) << "; one run "
+                      << Show(single[i]);
+        break;
+      }
+    }
+  }
+}
+
+// kill -9 of a shard at seeded moments of its run, three times; run again,
+// it joins the unfinished load, and the other shard completes it: the
+// tables equal one run.
+TEST_P(HBaseShardTest, AShardKilledAnywhereRunsAgainAndTheLoadCompletes) {
+  CommandResult r = RunCommand(Migrate(leveldb_, "-q"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // A whole run without --shard, for the length of a run (its state is no
+  // sharded load's: the shards below start a new one).
+  const auto t0 = std::chrono::steady_clock::now();
+  r = RunCommand(Migrate(hbase_, "-q"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const double run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  {
+    RawHBase raw(hbase_);
+    for (const auto& t : tables_) raw.DropTable(t);
+  }
+  std::mt19937 rng(1402);
+  for (int kill = 0; kill < 3; ++kill) {
+    const double at = run_s * std::uniform_real_distribution<double>(0.1, 0.9)(rng);
+    r = RunCommand(Shard(1, 2, "-q", fmt::format("timeout -s KILL {:.2f}", at)));
+    EXPECT_TRUE(r.exit_code == 137 || r.exit_code == 0) << r.output;
+  }
+  // Run again after the kills, it joins the unfinished load; the other
+  // shard completes it.
+  r = RunCommand(Shard(1, 2));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("1 of 2 shard(s) finished"), std::string::npos) << r.output;
+  r = RunCommand(Shard(2, 2));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("every shard finished: the table is complete"), std::string::npos)
+      << r.output;
+  for (const std::string& table : tables_) {
+    SCOPED_TRACE(table);
+    std::optional<TableState> s = State(table);
+    ASSERT_TRUE(s.has_value());
+    EXPECT_EQ(s->status, TableStatus::kComplete);
+    const std::vector<CellRecord> single = ReadCells(leveldb_, table, kAllVersions);
+    const std::vector<CellRecord> sharded = ReadCells(hbase_, table, kAllVersions);
     EXPECT_EQ(sharded.size(), single.size());
     for (size_t i = 0; i < std::min(single.size(), sharded.size()); ++i) {
       if (!(sharded[i] == single[i])) {
