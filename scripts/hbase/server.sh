@@ -30,6 +30,10 @@
 #   WIDEN_HBASE_IDLE_TIMEOUT_MS   the gateway drops connections idle this long
 #                                 (hbase.thrift.server.socket.read.timeout;
 #                                 default HBase's 60000)
+#   WIDEN_HBASE_JIT               quick (default: the C1 compiler only and the
+#                                 serial collector, which start fastest) or
+#                                 full (the JVM's own defaults: C2 and G1, for
+#                                 throughput; bench/hbase.sh)
 #   WIDEN_HBASE_HEAP              heap of the HBase JVM (default 768m)
 #   WIDEN_HBASE_THRIFT_HEAP       heap of the gateway JVM (default 256m)
 #   WIDEN_HBASE_CACHE             where the resolved classpath is kept
@@ -163,10 +167,16 @@ write_config() {
 }
 
 # JDK 17 needs HBase's module openings; the serial collector and the C1
-# compiler only start fastest on two cores.
+# compiler only start fastest on two cores (WIDEN_HBASE_JIT=full: the JVM's
+# defaults, for throughput).
 jvm_options() {
-  local heap=$1
-  echo "-Xms$heap -Xmx$heap -Xss512k -XX:+UseSerialGC -XX:TieredStopAtLevel=1
+  local heap=$1 jit="-XX:+UseSerialGC -XX:TieredStopAtLevel=1"
+  case ${WIDEN_HBASE_JIT:-quick} in
+    quick) ;;
+    full) jit="" ;;
+    *) die "WIDEN_HBASE_JIT: quick or full, not '$WIDEN_HBASE_JIT'" ;;
+  esac
+  echo "-Xms$heap -Xmx$heap -Xss512k $jit
     -Djava.net.preferIPv4Stack=true -Dzookeeper.admin.enableServer=false
     -Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true
     --add-modules jdk.unsupported
