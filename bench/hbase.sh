@@ -3,7 +3,7 @@
 # same server in the same run, and the extraction limit.
 #
 # Usage: bench/hbase.sh [--sizes 100000,1000000] [--rounds N] [--jit full|quick]
-#                       [--build-dir DIR]
+#                       [--writers 4,1] [--build-dir DIR]
 #
 # For each size S it starts a throwaway PostgreSQL and a standalone HBase
 # with its Thrift2 gateway (scripts/with-servers.sh --pg --hbase; the HBase
@@ -16,13 +16,13 @@
 #   dump      HBaseBench dump: every cell of that table into a local file;
 #   then N rounds (default 3 for S <= 200,000, else 1), each in this order,
 #   every write into a table dropped first:
-#   (c) widen migrate -m bench/shop.yaml --target hbase://... --writers 4
-#       (the default), end to end under /usr/bin/time -v: read PostgreSQL,
-#       encode, sort, write through the gateway;
+#   (cW) widen migrate -m bench/shop.yaml --target hbase://... --writers W,
+#       for each W of --writers (default 4, the default, and 1), end to end
+#       under /usr/bin/time -v: read PostgreSQL, encode, sort, write through
+#       the gateway (the first W right before (j), the others after it);
 #   (j) HBaseBench write: the dump's cells through HBase's BufferedMutator
 #       (write buffer 2 MiB, HBase's default; one Put per row) straight to
 #       the region server; timed from the first mutate to the end of close();
-#   (c1) widen migrate --writers 1;
 #   (s) widen_store_bench --to hbase://... --writers 4: widen's HBase sink
 #       alone, from cells pre-made in memory (read from an embedded store
 #       that widen migrate wrote), so like the Java writer it only writes;
@@ -39,7 +39,8 @@ REPO=$(cd "$BENCH_DIR/.." && pwd)
 log() { echo "hbase-bench: $*" >&2; }
 
 if [[ ${1:-} == --inner ]]; then
-  S=$2 build=$3 rounds=$4 records=$5
+  S=$2 build=$3 rounds=$4 records=$5 writers=$6
+  IFS=, read -r -a writer_list <<<"$writers"
   source "$BENCH_DIR/lib.sh"
   widen=$build/widen/cmd/widen
   store_bench=$build/widen_store_bench
@@ -85,7 +86,7 @@ if [[ ${1:-} == --inner ]]; then
     log "S=$S: ($1) ${el} s, cpu ${cpu} s, load $la"
   }
   for ((r = 1; r <= rounds; r++)); do
-    migrate_timed c 4
+    migrate_timed "c${writer_list[0]}" "${writer_list[0]}"
     la=$(loadavg)
     hbase_java_cmd
     /usr/bin/time -v -o "$work/t.txt" "${HBASE_JAVA_CMD[@]}" write shop:orders shop:orders_java \
@@ -95,7 +96,7 @@ if [[ ${1:-} == --inner ]]; then
     [[ $(kv "$line" cells) == "$cells" ]] || { log "the Java writer wrote $(kv "$line" cells) cells, not $cells"; exit 1; }
     record "j	$(kv "$line" seconds)	process_seconds=$el cpu=$cpu rss_kb=$rss loadavg=$la"
     log "S=$S: (j) $(kv "$line" seconds) s (process $el s), load $la"
-    migrate_timed c1 1
+    for w in "${writer_list[@]:1}"; do migrate_timed "c$w" "$w"; done
     hbase_java drop shop:orders
     la=$(loadavg)
     /usr/bin/time -v -o "$work/t.txt" "$store_bench" --from "$work/store" --to "$hb" --writers 4 >"$work/s.txt" 2>/dev/null
@@ -122,12 +123,14 @@ fi
 sizes=100000,1000000
 rounds=""
 jit=full
+writers=4,1
 build=$REPO/build-bench
 while (($# > 0)); do
   case $1 in
     --sizes) sizes=$2; shift ;;
     --rounds) rounds=$2; shift ;;
     --jit) jit=$2; shift ;;
+    --writers) writers=$2; shift ;;
     --build-dir) build=$2; shift ;;
     -h | --help) sed -n '2,36p' "$0"; exit 0 ;;
     *) log "unknown argument: $1"; exit 2 ;;
@@ -147,10 +150,10 @@ for S in "${size_list[@]}"; do
   n=$rounds
   [[ -n $n ]] || { ((S <= 200000)) && n=3 || n=1; }
   WIDEN_HBASE_JIT=$jit WIDEN_REQUIRE_SERVERS=1 "$REPO/scripts/with-servers.sh" --pg --hbase -- \
-    "$0" --inner "$S" "$build" "$n" "$records" || { log "S=$S: the run failed"; exit 1; }
+    "$0" --inner "$S" "$build" "$n" "$records" "$writers" || { log "S=$S: the run failed"; exit 1; }
 done
 
-echo "bench/hbase.sh --sizes $sizes --jit $jit: $(date -u '+%Y-%m-%d %H:%M UTC'), $((SECONDS - t_start)) s," \
+echo "bench/hbase.sh --sizes $sizes --jit $jit --writers $writers: $(date -u '+%Y-%m-%d %H:%M UTC'), $((SECONDS - t_start)) s," \
   "commit $(git -C "$REPO" rev-parse --short HEAD), $(nproc) cores, highest 1-minute load average" \
   "$(awk -F'\t' '{ n = split($4, kv, " "); for (i = 1; i <= n; i++) if (kv[i] ~ /^loadavg=/) { v = substr(kv[i], 9) + 0; if (v > m) m = v } } END { print m + 0 }' "$records")"
 echo
@@ -164,8 +167,6 @@ awk -F'\t' '
   $2 == "cells" { cells[$1] = $3; next }
   { key = $1 SUBSEP $2; t[key] = t[key] " " $3; if (!(($1, $2) in first)) { first[$1, $2] = 1; order[++n] = key } }
   END {
-    name["c"] = "(c) widen migrate, --writers 4 (end to end)"
-    name["c1"] = "(c1) widen migrate, --writers 1 (end to end)"
     name["s"] = "(s) widen HBase sink alone, --writers 4 (pre-made cells)"
     name["j"] = "(j) HBase Java BufferedMutator (dump read included)"
     name["r"] = "(r) Java: reading the dump only"
@@ -178,7 +179,8 @@ awk -F'\t' '
       jm = median(t[s SUBSEP "j"])
       med = median(t[order[i]])  # last: sets lo and hi
       rate = med > 0 ? cells[s] / med : 0
-      ratio = (step ~ /^(c|c1|s)$/ && jm > 0 && med > 0) ? sprintf("%.2f", jm / med) : ""
+      if (step ~ /^c[0-9]+$/) name[step] = "(" step ") widen migrate, --writers " substr(step, 2) " (end to end)"
+      ratio = (step ~ /^(c[0-9]+|s)$/ && jm > 0 && med > 0) ? sprintf("%.2f", jm / med) : ""
       printf "| %d | %s | %.2f (%.2f–%.2f) | %.0f | %s |\n", s, name[step], med, lo, hi, rate, ratio
     }
   }' "$records"
