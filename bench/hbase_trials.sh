@@ -131,8 +131,8 @@ if [[ ${1:-} == --inner ]]; then
   # At the middle order (row keys are order ids of 10 digits): without a
   # split point HBase refuses a region that holds no file yet ("bestSplit =
   # null"), and widen's first cells are still in the memstore.
-  mid=$(printf '%010d' $((S / 2)))
-  split=$(hbase_java split shop:orders "$mid" 2>"$work/split.err") ||
+  split_row=$(printf '%010d' $((S / 2)))
+  split=$(hbase_java split shop:orders "$split_row" 2>"$work/split.err") ||
     split="the split request failed: $(grep -m 1 -o '[A-Za-z.]*Exception.*' "$work/split.err" | cut -c1-160)"
   rc=0
   wait "$PID" || rc=$?
@@ -140,7 +140,7 @@ if [[ ${1:-} == --inner ]]; then
   sleep 2
   regions=$(hbase_java regions shop:orders 2>/dev/null) || regions="regions unknown"
   v=$(verify)
-  row "region split" "$rc" "$secs" "at the strike $w; split asked at row $mid ($split), after the run: $regions" "$v"
+  row "region split" "$rc" "$secs" "at the strike $w; split asked at row $split_row ($split), after the run: $regions" "$v"
   expect "split" "$rc/$v" "0/0"
   [[ $regions == regions=1 ]] && { log "split: the table still has one region"; failed=1; }
 
@@ -156,7 +156,7 @@ if [[ ${1:-} == --inner ]]; then
   "$widen" migrate -q -m "$m" --source "$url" --target "$hb" >"$work/rerun.out" 2>&1 || rc=$?
   secs=$(elapsed_since "$t0")
   v=$(verify)
-  row "kill -9, run again" "9 (killed), then $rc" "$secs" "at the strike $w; after the kill the table is $after_kill, after the second run $(state_of)" "$v"
+  row "kill -9, run again" "killed (SIGKILL), then $rc" "$secs" "at the strike $w; after the kill the table is $after_kill, after the second run $(state_of)" "$v"
   expect "kill" "$after_kill/$rc/$v" "loading/0/0"
 
   # ---- a sharded load whose shard 2 is killed, then run again
@@ -180,7 +180,7 @@ if [[ ${1:-} == --inner ]]; then
   secs=$(elapsed_since "$t0")
   note=$(grep -o 'shard 2/3 of load.*' "$work/s2b.out" | cut -c1-160)
   v=$(verify)
-  row "shard 2/3 killed, run again" "1: $rc1, 3: $rc3, 2: 9 then $rc" "$secs" "with shard 2 killed the table is $mid; $note" "$v"
+  row "shard 2/3 killed, run again" "1/3: $rc1, 3/3: $rc3, 2/3: killed, then $rc" "$secs" "with shard 2 killed the table is $mid; $note" "$v"
   expect "shard" "$rc1/$rc3/$mid/$rc/$(state_of)/$v" "0/0/loading/0/complete/0"
   exit "$failed"
 fi
