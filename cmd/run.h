@@ -156,7 +156,14 @@ struct MigrateResult {
 /// sinks are closed (synced). Errors stop the run and are returned: the
 /// table stays loading (failed when its jobs failed), which `scan` warns
 /// about. Cancelled (message: what was left incomplete and how many rows
-/// were written) when `cancel` turned true.
+/// were written) when `cancel` turned true. With request.shard: each table's
+/// load is joined or laid out (JoinShardLoad, cmd/shard_load.h) before its
+/// table is created, its jobs read this shard's range only (the source's
+/// sibling connections open after that), cells get the load's timestamp,
+/// and the end of each table is recorded with FinishShard (complete once
+/// every shard finished; a note per table in job_notes). InvalidArgument
+/// for an embedded (leveldb:) target; FailedPrecondition for an unfinished
+/// load that differs.
 Result<MigrateResult> Migrate(const MigrateRequest& request);
 
 /// What Sync does, beyond the design.
