@@ -139,7 +139,10 @@ Result<ShardLayout> LayOutShards(const TablePlan& plan, Source* source, int shar
   l.load = load;
   l.shards = shards;
   l.timestamp_ms = timestamp_ms;
-  if (shards < 2) return l;  // one shard: the whole table
+  if (shards < 2) {
+    l.why_not = "one shard";  // the whole table
+    return l;
+  }
   WIDEN_ASSIGN_OR_RETURN(SplitBounds bounds, ReadSplitBounds(plan, source));
   if (bounds.column.empty()) {
     l.why_not = bounds.why_not;

@@ -392,7 +392,7 @@ TEST_F(HBaseStoreTest, SeveralWritersKeepTheOrderOfEachRowsCells) {
   auto store = HBaseStore::Open(url_, StoreOptions(), o);
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   std::vector<Cell> cells, expected;
-  for (int row = 0; row < 100; ++row) {
+  for (int row = 0; row < 50; ++row) {
     const std::string key = "r" + std::to_string(row);
     for (const char* family : {"a", "b"}) {
       for (int q = 0; q < 3; ++q) {
