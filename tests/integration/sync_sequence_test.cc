@@ -339,9 +339,10 @@ class SyncSequenceTest : public ::testing::TestWithParam<Case> {
   }
 
   // The synced store equals a fresh migrate of the source as it is now,
-  // into the same kind of target, with timestamp `timestamp_ms`, cell by
-  // cell, every version.
-  void ExpectSameAsAFreshMigrate(int64_t timestamp_ms) {
+  // into the same kind of target (with `embedded_reference`, into the
+  // embedded store), with timestamp `timestamp_ms`, cell by cell, every
+  // version.
+  void ExpectSameAsAFreshMigrate(int64_t timestamp_ms, bool embedded_reference = false) {
     target_->ExpectSameAsAFreshMigrate(
         [this](const std::string& args) { return RunCommand(Widen(args)); }, design_,
         {"s:orders", "s:by_customer"}, timestamp_ms);
@@ -713,12 +714,13 @@ INSTANTIATE_TEST_SUITE_P(EnginesAndModes, SyncSequenceTest,
                          CaseName);
 #ifdef WIDEN_WITH_HBASE
 // The same sequences into HBase, each compared with a fresh migrate into
-// HBase.
+// HBase: in both modes from PostgreSQL, in watermark mode from MariaDB (in
+// digest mode the store sees the same requests from either engine; a table
+// created and dropped in HBase costs about a second, so the cases are few).
 INSTANTIATE_TEST_SUITE_P(EnginesAndModesIntoHBase, SyncSequenceTest,
                          ::testing::Values(Case{Engine::kPostgres, Mode::kDigest, Target::kHBase},
                                            Case{Engine::kPostgres, Mode::kWatermark,
                                                 Target::kHBase},
-                                           Case{Engine::kMySql, Mode::kDigest, Target::kHBase},
                                            Case{Engine::kMySql, Mode::kWatermark, Target::kHBase}),
                          CaseName);
 #endif
@@ -777,10 +779,7 @@ TEST_P(SyncWatermarkTest, AWatermarkThatIsNoPointInTimeDoesNotHideLaterChanges) 
 
 INSTANTIATE_TEST_SUITE_P(Engines, SyncWatermarkTest,
                          ::testing::Values(Case{Engine::kPostgres, Mode::kWatermark},
-                                           Case{Engine::kMySql, Mode::kWatermark},
-                                           Case{Engine::kPostgres, Mode::kWatermark,
-                                                Target::kHBase},
-                                           Case{Engine::kMySql, Mode::kWatermark, Target::kHBase}),
+                                           Case{Engine::kMySql, Mode::kWatermark}),
                          CaseName);
 
 // kill -9 at random moments of watermark-mode syncs (the digest-mode
@@ -841,10 +840,13 @@ TEST_P(SyncKillTest, AWatermarkSyncKilledAnywhereConvergesOnTheNextRun) {
     }
     after_kill_ = true;
     ASSERT_TRUE(Sync().is_object());
-    ExpectSameAsAFreshMigrate(ts);
+    // Into HBase, each trial against the embedded store's fresh migrate
+    // (the same cells), the last also against a fresh migrate into HBase.
+    ExpectSameAsAFreshMigrate(ts, /*embedded_reference=*/true);
     if (HasFailure()) break;
   }
   EXPECT_EQ(killed, 10) << "the kills should land while the sync runs";
+  if (target_->hbase()) ExpectSameAsAFreshMigrate(ts);
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, SyncKillTest,

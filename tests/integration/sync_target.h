@@ -65,16 +65,20 @@ class SyncTarget {
   std::string Mapping(const std::string& text) const { return MovedText(text, ns_); }
 
   /// Migrates `mapping_text` (the design, tables in `s`) into a fresh
-  /// target with `--timestamp-ms timestamp_ms` and expects each of
-  /// `tables` ("s:orders") to hold cell by cell, every version, what the
-  /// synced table holds.
+  /// target of the same kind (with `embedded_reference`: into a fresh
+  /// embedded store, which the HBase tests compare with the HBase target
+  /// too: no table to create) with `--timestamp-ms timestamp_ms`, and
+  /// expects each of `tables` ("s:orders") to hold cell by cell, every
+  /// version, what the synced table holds.
   void ExpectSameAsAFreshMigrate(const Widen& widen, const std::string& mapping_text,
                                  const std::vector<std::string>& tables, int64_t timestamp_ms,
-                                 const std::string& extra_args = "") {
+                                 const std::string& extra_args = "",
+                                 bool embedded_reference = false) {
     ++fresh_count_;
-    const std::string fresh_ns = hbase() ? fmt::format("{}f{}", ns_, fresh_count_) : "s";
+    const bool in_hbase = hbase() && !embedded_reference;
+    const std::string fresh_ns = in_hbase ? fmt::format("{}f{}", ns_, fresh_count_) : "s";
     const std::string fresh_url =
-        hbase() ? url_ : fmt::format("leveldb:{}/fresh{}", dir_, fresh_count_);
+        in_hbase ? url_ : fmt::format("leveldb:{}/fresh{}", dir_, fresh_count_);
     const std::string mapping = fmt::format("{}/fresh{}.yaml", dir_, fresh_count_);
     {
       std::FILE* f = std::fopen(mapping.c_str(), "w");
@@ -104,7 +108,7 @@ class SyncTarget {
         }
       }
     }
-    if (hbase()) DropNamespace(fresh_ns);
+    if (in_hbase) DropNamespace(fresh_ns);
   }
 
  private:
