@@ -12,7 +12,11 @@
 // is first written through
 // NewStateStore, the state table (HBaseOptions::state_table): one row per
 // target table, its row key the table's full name, one cell s:v holding the
-// state value of store/state_store.h.
+// state value of store/state_store.h (and s:l, the table's lock, once a sync
+// took it); once widen sync wrote a table, the sync table
+// (HBaseOptions::sync_table) with its row digests and sync index (below).
+// Every family widen creates has NEW_VERSION_BEHAVIOR (a delete marker masks
+// only the puts written before it).
 //
 // Writes: a sink buffers cells (BufferedCellSink: sorted, in key order) and
 // sends them with putMultiple (deletes with deleteMultiple) in requests of at

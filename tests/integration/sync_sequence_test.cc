@@ -10,7 +10,9 @@
 // timestamp the first sync recorded (README, "Keeping the copy current":
 // re-written cells get the table's load timestamp). Counts of rows written
 // are checked against what SQL says changed, so a sync that rewrites rows
-// it did not need to, or misses rows it needed to, fails either way.
+// it did not need to, or misses rows it needed to, fails either way. Each
+// sequence runs into the embedded store and into HBase (sync_target.h), the
+// reference migrate going to the same kind of target.
 //
 // The initial rows carry old watermarks (2024 for the timestamps, small
 // row_version values), far behind the lookbacks, so a watermark-mode run

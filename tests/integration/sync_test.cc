@@ -8,7 +8,9 @@
 // removed, added), a duplicated table keyed by customer with the orders
 // nested, and a column set to NULL and back. Also: a sync with nothing to do
 // writes nothing; a sync killed (SIGKILL) at random points converges on the
-// next run; a second sync while one runs exits 7 and writes nothing.
+// next run; a second sync while one runs exits 7 and writes nothing. Into
+// the embedded store and into HBase (sync_target.h; in HBase the second
+// sync is refused by the table's lock).
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
