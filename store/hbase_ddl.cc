@@ -22,9 +22,7 @@ std::string Family(const FamilyDescriptor& f) {
   s += ", IN_MEMORY => ";
   s += f.in_memory ? "'true'" : "'false'";
   s += ", DATA_BLOCK_ENCODING => " + RubyQuote(f.data_block_encoding);
-  // As widen creates every family (store/hbase_store.h): a delete marker
-  // masks only what was written before it.
-  s += ", NEW_VERSION_BEHAVIOR => 'true'}";
+  s += "}";
   return s;
 }
 

@@ -358,14 +358,13 @@ tables:
   EXPECT_NE(r.output.find("create 'shop:salted',\n  {NAME => 'd', VERSIONS => 2, MIN_VERSIONS "
                           "=> 0, TTL => 2147483647, COMPRESSION => 'SNAPPY', BLOOMFILTER => "
                           "'ROW', BLOCKSIZE => 65536, IN_MEMORY => 'false', DATA_BLOCK_ENCODING "
-                          "=> 'FAST_DIFF', NEW_VERSION_BEHAVIOR => 'true'},\n  {SPLITS => "
-                          "['\\x01', '\\x02', '\\x03']}\n"),
+                          "=> 'FAST_DIFF'},\n  {SPLITS => ['\\x01', '\\x02', '\\x03']}\n"),
             std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("create 'shop:orders',\n  {NAME => 'd', VERSIONS => 1, MIN_VERSIONS => "
                           "0, TTL => 2147483647, COMPRESSION => 'NONE', BLOOMFILTER => 'ROW', "
                           "BLOCKSIZE => 65536, IN_MEMORY => 'false', DATA_BLOCK_ENCODING => "
-                          "'NONE', NEW_VERSION_BEHAVIOR => 'true'}\n"),
+                          "'NONE'}\n"),
             std::string::npos)
       << r.output;
 

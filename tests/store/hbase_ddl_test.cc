@@ -22,8 +22,7 @@ TEST(HBaseDdlTest, DefaultFamilyOptionsAreAllWritten) {
             "create 'shop:orders',\n"
             "  {NAME => 'd', VERSIONS => 1, MIN_VERSIONS => 0, TTL => 2147483647, "
             "COMPRESSION => 'NONE', BLOOMFILTER => 'ROW', BLOCKSIZE => 65536, "
-            "IN_MEMORY => 'false', DATA_BLOCK_ENCODING => 'NONE', NEW_VERSION_BEHAVIOR => "
-            "'true'}\n");
+            "IN_MEMORY => 'false', DATA_BLOCK_ENCODING => 'NONE'}\n");
 }
 
 TEST(HBaseDdlTest, EachFamilyOption) {
