@@ -556,6 +556,25 @@ class HBaseRowWriter final : public RowWriter {
   }
 
   Status Round() {
+    // What the rows whose coordinates may change hold now, and the requests
+    // that give each row its new cells: a row that cannot be written is
+    // refused before anything of the round is.
+    std::vector<size_t> read;
+    for (size_t i = 0; i < rows_.size(); ++i) {
+      if (!rows_[i].same_keys) read.push_back(i);
+    }
+    std::vector<std::vector<Stored>> stored(rows_.size());
+    WIDEN_RETURN_IF_ERROR(ReadStored(read, &stored));
+    std::vector<thrift2::TDelete> deletes;
+    std::vector<thrift2::TPut> puts;
+    for (size_t i = 0; i < rows_.size(); ++i) {
+      WIDEN_RETURN_IF_ERROR(Plan(rows_[i], stored[i], &deletes, &puts));
+    }
+    for (size_t i = 0; i < rows_.size(); ++i) {
+      stats_.cells_deleted += stored[i].size();
+      if (rows_[i].count == 0 && !stored[i].empty()) ++stats_.rows_deleted;
+    }
+
     // (1) New index entries, and every row of the round marked as being
     // written, before any of its cells change.
     std::vector<std::pair<std::string, std::string>> early;
@@ -565,22 +584,11 @@ class HBaseRowWriter final : public RowWriter {
     for (const Pending& p : rows_) early.emplace_back(digest_prefix_ + p.row, SyncValue(""));
     WIDEN_RETURN_IF_ERROR(PutSyncRows(early));
 
-    // (2) What the rows whose coordinates may change hold now.
-    std::vector<size_t> read;
-    for (size_t i = 0; i < rows_.size(); ++i) {
-      if (!rows_[i].same_keys) read.push_back(i);
-    }
-    std::vector<std::vector<Stored>> stored(rows_.size());
-    WIDEN_RETURN_IF_ERROR(ReadStored(read, &stored));
-
-    // (3) Delete markers for what the new rows lack, (4) the new cells.
-    std::vector<thrift2::TDelete> deletes;
-    std::vector<thrift2::TPut> puts;
-    for (size_t i = 0; i < rows_.size(); ++i) Plan(rows_[i], stored[i], &deletes, &puts);
+    // (2) Delete markers for what the new rows lack, then (3) the new cells.
     WIDEN_RETURN_IF_ERROR(SendDeletes(std::move(deletes)));
     WIDEN_RETURN_IF_ERROR(SendPuts(puts));
 
-    // (5) The digests, (6) the digests of removed rows and the removed
+    // (4) The digests, (5) the digests of removed rows and the removed
     // index entries: after the cells they describe.
     std::vector<std::pair<std::string, std::string>> digests;
     std::vector<std::string> gone;
@@ -620,9 +628,6 @@ class HBaseRowWriter final : public RowWriter {
         for (const thrift2::TColumnValue& v : results[i - from].columnValues) {
           cells.push_back(Stored{v.family, v.qualifier, v.__isset.timestamp ? v.timestamp : 0});
         }
-        const Pending& p = rows_[which[i]];
-        stats_.cells_deleted += cells.size();
-        if (p.count == 0 && !cells.empty()) ++stats_.rows_deleted;
       }
     }
     return Status::OK();
@@ -630,13 +635,19 @@ class HBaseRowWriter final : public RowWriter {
 
   // The requests that make `p`'s row hold its new cells, given what it
   // holds (`stored`, in HBase's order: family, qualifier, newest first).
-  // A stored column the row no longer has is deleted (every version at or
-  // below its newest); a column whose stored versions the new cells do not
-  // all put again is deleted too, before the new versions are put (HBase
-  // shows them: NEW_VERSION_BEHAVIOR); a column put again with the same
-  // versions is only put over. A removed row loses each family it holds.
-  void Plan(const Pending& p, const std::vector<Stored>& stored,
-            std::vector<thrift2::TDelete>* deletes, std::vector<thrift2::TPut>* puts) const {
+  // A stored column the row no longer has is deleted (a DeleteColumns
+  // marker at its newest stored timestamp: every version at or below it);
+  // a column whose stored versions the new cells do not all put again is
+  // deleted too, before the new versions are put (HBase shows them:
+  // NEW_VERSION_BEHAVIOR); a column put again with the same versions is
+  // only put over. No DeleteFamily marker: with NEW_VERSION_BEHAVIOR HBase
+  // 2.6 does not apply one to the column of the empty qualifier. A marker
+  // on the empty qualifier itself would make HBase fail every read of the
+  // row once a newer cell of that column is written (the same bug), so a
+  // row whose empty-qualifier column would need one is refused
+  // (InvalidArgument naming the table, row and column).
+  Status Plan(const Pending& p, const std::vector<Stored>& stored,
+              std::vector<thrift2::TDelete>* deletes, std::vector<thrift2::TPut>* puts) const {
     std::map<std::pair<std::string_view, std::string_view>, std::set<int64_t>> fresh;
     thrift2::TPut put;
     put.row = p.row;
@@ -652,7 +663,8 @@ class HBaseRowWriter final : public RowWriter {
         put.columnValues.push_back(std::move(v));
         continue;
       }
-      // A delete marker the row carries (replace mode), as a sink writes it.
+      // A delete marker the row carries (replace mode), as a sink writes it
+      // (it masks only the row's old cells, which go anyway).
       thrift2::TDelete d;
       d.row = p.row;
       thrift2::TColumn column;
@@ -670,36 +682,42 @@ class HBaseRowWriter final : public RowWriter {
     thrift2::TDelete gone;
     gone.row = p.row;
     for (size_t i = 0; i < stored.size();) {
-      // One stored column (or, for a removed row, one family): [i, j).
+      // One stored column: [i, j).
       size_t j = i + 1;
       while (j < stored.size() && stored[j].family == stored[i].family &&
-             (p.count == 0 || stored[j].qualifier == stored[i].qualifier)) {
+             stored[j].qualifier == stored[i].qualifier) {
         ++j;
       }
+      auto it = fresh.find({stored[i].family, stored[i].qualifier});
+      bool kept = it != fresh.end();
       int64_t newest = stored[i].timestamp_ms;
-      for (size_t k = i; k < j; ++k) newest = std::max(newest, stored[k].timestamp_ms);
-      thrift2::TColumn column;
-      column.family = stored[i].family;
-      column.__set_timestamp(newest);
-      if (p.count == 0) {
-        gone.columns.push_back(std::move(column));
-      } else {
-        auto it = fresh.find({stored[i].family, stored[i].qualifier});
-        bool kept = it != fresh.end();
-        for (size_t k = i; kept && k < j; ++k) kept = it->second.count(stored[k].timestamp_ms) > 0;
-        if (!kept) {
-          column.__set_qualifier(stored[i].qualifier);
-          gone.columns.push_back(std::move(column));
+      for (size_t k = i; k < j; ++k) {
+        newest = std::max(newest, stored[k].timestamp_ms);
+        kept = kept && it->second.count(stored[k].timestamp_ms) > 0;
+      }
+      if (!kept) {
+        if (stored[i].qualifier.empty()) {
+          return Status::InvalidArgument(fmt::format(
+              "table '{}', row {}: the cells of the empty qualifier '{}:' would have to be "
+              "removed, which HBase cannot do safely in a family with NEW_VERSION_BEHAVIOR (which "
+              "widen sync needs: HBase 2.6 then fails every read of the row once a newer cell of "
+              "that column is written); map the column to a qualifier that is not empty",
+              table_, Quoted(p.row), stored[i].family));
         }
+        thrift2::TColumn column;
+        column.family = stored[i].family;
+        column.__set_qualifier(stored[i].qualifier);
+        column.__set_timestamp(newest);
+        gone.columns.push_back(std::move(column));
       }
       i = j;
     }
     if (!gone.columns.empty()) {
       gone.__isset.columns = true;
-      gone.__set_deleteType(p.count == 0 ? thrift2::TDeleteType::DELETE_FAMILY
-                                         : thrift2::TDeleteType::DELETE_COLUMNS);
+      gone.__set_deleteType(thrift2::TDeleteType::DELETE_COLUMNS);
       deletes->push_back(std::move(gone));
     }
+    return Status::OK();
   }
 
   // deleteMultiple of the target's markers, in requests of at most

@@ -100,9 +100,6 @@ Result<thrift2::TTableDescriptor> ToThrift(const TableDescriptor& d) {
     c.__set_compressionType(compression);
     c.__set_bloomnFilterType(bloom);  // sic: the IDL's spelling
     c.__set_dataBlockEncoding(encoding);
-    // A delete marker masks only the puts written before it (widen sync
-    // removes cells a later sync may write again; docs/format.md, "HBase").
-    c.__set_attributes({{std::string(hbase_internal::kNewVersionBehavior), "true"}});
     families.push_back(std::move(c));
   }
   t.__set_columns(std::move(families));

@@ -14,9 +14,8 @@
 // target table, its row key the table's full name, one cell s:v holding the
 // state value of store/state_store.h (and s:l, the table's lock, once a sync
 // took it); once widen sync wrote a table, the sync table
-// (HBaseOptions::sync_table) with its row digests and sync index (below).
-// Every family widen creates has NEW_VERSION_BEHAVIOR (a delete marker masks
-// only the puts written before it).
+// (HBaseOptions::sync_table) with its row digests and sync index, and
+// NEW_VERSION_BEHAVIOR on each of the table's families (below).
 //
 // Writes: a sink buffers cells (BufferedCellSink: sorted, in key order) and
 // sends them with putMultiple (deletes with deleteMultiple) in requests of at
@@ -161,19 +160,23 @@ class HBaseStore final : public Store {
   // that only grows (a writer takes a range of 2^32 with one increment), so
   // a request re-sent after a lost answer, or applied late, never masks a
   // later write. Rows are replaced in rounds of requests, each round
-  // waiting for the one before: (1) the sync index's new entries and an
-  // empty digest for every row of the round ("being written"); (2) the
-  // stored cells of the rows whose coordinates may change, read with
-  // getMultiple (keys only); (3) delete markers for the stored cells the
-  // new row lacks; (4) the new cells; (5) the rows' digests; (6) the
-  // digests of removed rows and the removed index entries. A crash leaves
-  // each row of a round with an empty digest (rewritten by the next sync)
-  // or done. HBase masks a put only with a delete marker written before it
-  // (NEW_VERSION_BEHAVIOR, which every table widen creates has on each
-  // family; NewRowWriter sets it on a table that lacks it), so a cell
-  // removed by one sync and given again by a later one is seen. A reader
-  // of the table during a sync may see a row with part of its change (no
-  // request of HBase changes several rows at once).
+  // waiting for the one before: the stored cells of the rows whose
+  // coordinates may change, read with getMultiple (keys only); then (1) the
+  // sync index's new entries and an empty digest for every row of the
+  // round ("being written"); (2) DeleteColumns markers for the stored
+  // columns the new row lacks, or whose versions it does not all give
+  // again; (3) the new cells; (4) the rows' digests; (5) the digests of
+  // removed rows and the removed index entries. A crash leaves each row of
+  // a round with an empty digest (rewritten by the next sync) or done.
+  // HBase masks a put only with a delete marker written before it once the
+  // family has NEW_VERSION_BEHAVIOR, which NewRowWriter sets, so a cell
+  // removed by one sync and given again by a later one is seen. (HBase 2.6
+  // mishandles the empty qualifier in such a family: a DeleteFamily marker
+  // does not mask it, and a marker on it below a newer cell fails every
+  // read of the row; so no DeleteFamily is written, and a row whose
+  // empty-qualifier column would need a marker is refused.) A reader of the
+  // table during a sync may see a row with part of its change (no request
+  // of HBase changes several rows at once).
   bool SupportsRowSync() const override { return true; }
   /// The table's rows with a digest entry in the sync table, in row key
   /// order (one scan); with `from_cells`, also every row that holds a cell
@@ -183,7 +186,9 @@ class HBaseStore final : public Store {
                                                            bool from_cells) override;
   /// Creates the sync table when missing and sets NEW_VERSION_BEHAVIOR on
   /// the table's families that lack it (one modifyTable). NotFound for an
-  /// unknown table.
+  /// unknown table. ReplaceRow and Flush: InvalidArgument naming the table,
+  /// row and column for a row whose empty-qualifier column would need a
+  /// delete marker (above).
   Result<std::unique_ptr<RowWriter>> NewRowWriter(const std::string& full_name) override;
   /// getMultiple of the rows' digest entries, 1,000 per request.
   Result<std::unique_ptr<RowDigestReader>> NewDigestReaderOf(

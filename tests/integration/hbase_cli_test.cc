@@ -271,10 +271,11 @@ TEST_F(HBaseCliTest, SyncIntoHBaseKeepsAnAnswerHistoryExactEveryVersion) {
   EXPECT_NE(ReadTable(hbase_, synced)["0001"].count("a:2"), 0u) << "given again, and seen";
 }
 
-// A table loaded by an older widen, whose families lack
-// NEW_VERSION_BEHAVIOR: the first sync sets it on every family. Beside the
-// rows, the sync table holds one digest per row (0x01 and 32 bytes), the
-// state table the table's state and, after the run, a released lock.
+// A table loaded by migrate (HBase's default delete behaviour): the first
+// sync sets NEW_VERSION_BEHAVIOR on every family, also over a value set to
+// false. Beside the rows, the sync table holds one digest per row (0x01 and
+// 32 bytes), the state table the table's state and, after the run, a
+// released lock.
 TEST_F(HBaseCliTest, SyncSetsNewVersionBehaviorAndKeepsDigestsInTheSyncTable) {
   const std::string table = ns_ + ":nvb";
   made_.push_back(table);
@@ -289,7 +290,10 @@ TEST_F(HBaseCliTest, SyncSetsNewVersionBehaviorAndKeepsDigestsInTheSyncTable) {
     auto it = d.columns[0].attributes.find("NEW_VERSION_BEHAVIOR");
     return it == d.columns[0].attributes.end() ? std::string("unset") : it->second;
   };
-  EXPECT_EQ(behaviour(), "true") << "widen creates its tables with it";
+  EXPECT_EQ(behaviour(), "unset") << "migrate keeps HBase's default";
+  r = Widen(fmt::format("sync -q -m {} --target {}", ShellQuote(mapping), hbase_));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(behaviour(), "true");
   {
     RawHBase raw(hbase_);
     thrift2::TTableDescriptor d = raw.Describe(table);
