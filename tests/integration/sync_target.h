@@ -1,17 +1,21 @@
 // Where the sync tests write: the embedded store in a temp dir, or the test
 // HBase (scripts/with-servers.sh --hbase) with a namespace of the test's
 // own, so that every change sequence runs against both targets. The
-// reference a synced table is compared with — a fresh migrate of the final
-// source state — goes to the same kind of target: another embedded store,
-// or other tables of the same HBase (another namespace), dropped once
-// compared. The designs name their tables in namespace `s`; Mapping() moves
-// them to the target's namespace.
+// reference a synced table is compared with is a fresh migrate of the
+// source state at that point into a new embedded store (the same cells a
+// migrate into HBase writes: hbase_equivalence_test.cc); into HBase the
+// last comparison of a test is made again against a fresh migrate into the
+// same HBase (another namespace, dropped once compared), by
+// ExpectLastInTheTarget — a table created in HBase costs about a second, so
+// one per test. The designs name their tables in namespace `s`; Mapping()
+// moves them to the target's namespace.
 #pragma once
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,17 +69,42 @@ class SyncTarget {
   std::string Mapping(const std::string& text) const { return MovedText(text, ns_); }
 
   /// Migrates `mapping_text` (the design, tables in `s`) into a fresh
-  /// target of the same kind (with `embedded_reference`: into a fresh
-  /// embedded store, which the HBase tests compare with the HBase target
-  /// too: no table to create) with `--timestamp-ms timestamp_ms`, and
-  /// expects each of `tables` ("s:orders") to hold cell by cell, every
-  /// version, what the synced table holds.
+  /// embedded store with `--timestamp-ms timestamp_ms` (and `extra_args`),
+  /// and expects each of `tables` ("s:orders") to hold cell by cell, every
+  /// version, what the synced table holds. Remembered for
+  /// ExpectLastInTheTarget.
   void ExpectSameAsAFreshMigrate(const Widen& widen, const std::string& mapping_text,
                                  const std::vector<std::string>& tables, int64_t timestamp_ms,
-                                 const std::string& extra_args = "",
-                                 bool embedded_reference = false) {
+                                 const std::string& extra_args = "") {
+    last_ = Last{widen, mapping_text, tables, timestamp_ms, extra_args};
+    Compare(*last_, /*in_target=*/false);
+  }
+
+  /// Into HBase: the last ExpectSameAsAFreshMigrate again, against a fresh
+  /// migrate into HBase (of the source as it is now: call it before the
+  /// source changes again, e.g. in TearDown). Nothing for the embedded
+  /// store, or when there was none.
+  void ExpectLastInTheTarget() {
+    if (hbase() && last_) Compare(*last_, /*in_target=*/true);
+  }
+
+ private:
+  struct Last {
+    Widen widen;
+    std::string mapping_text;
+    std::vector<std::string> tables;
+    int64_t timestamp_ms;
+    std::string extra_args;
+  };
+
+  void Compare(const Last& l, bool in_target) {
+    const Widen& widen = l.widen;
+    const std::string& mapping_text = l.mapping_text;
+    const std::vector<std::string>& tables = l.tables;
+    const int64_t timestamp_ms = l.timestamp_ms;
+    const std::string& extra_args = l.extra_args;
     ++fresh_count_;
-    const bool in_hbase = hbase() && !embedded_reference;
+    const bool in_hbase = in_target && hbase();
     const std::string fresh_ns = in_hbase ? fmt::format("{}f{}", ns_, fresh_count_) : "s";
     const std::string fresh_url =
         in_hbase ? url_ : fmt::format("leveldb:{}/fresh{}", dir_, fresh_count_);
@@ -111,7 +140,6 @@ class SyncTarget {
     if (in_hbase) DropNamespace(fresh_ns);
   }
 
- private:
   static std::string Moved(const std::string& name, const std::string& ns) {
     return name.rfind("s:", 0) == 0 ? ns + name.substr(1) : name;
   }
@@ -151,6 +179,7 @@ class SyncTarget {
   std::string url_, ns_;
   bool skipped_ = false;
   int fresh_count_ = 0;
+  std::optional<Last> last_;
 };
 
 }  // namespace widen::testing
