@@ -847,8 +847,16 @@ Result<std::vector<TableDescriptor>> HBaseStore::ListTables() {
     }
     Status regions = RegionStartKeys(conn_.get(), d.FullName(), &d.split_points);
     if (!regions.ok()) {
-      // A table dropped since the listing (by another client) is not listed.
+      // A table dropped since the listing (by another client), or being
+      // dropped (disabled first: the gateway then fails to list its
+      // regions), is not listed.
       if (CheckExists(d.FullName()).code() == StatusCode::kNotFound) continue;
+      bool enabled = true;
+      Status looked = conn_->Retry("looking up table " + Quoted(d.FullName()),
+                                   [&](thrift2::THBaseServiceClient& c) {
+                                     enabled = c.isTableEnabled(ThriftName(d.FullName()));
+                                   });
+      if (!looked.ok() || !enabled) continue;
       return regions;
     }
     tables.push_back(std::move(d));

@@ -128,8 +128,9 @@ class HBaseStore final : public Store {
   /// Alters the table's METADATA (modifyTable with one value changed).
   Status SetTableMetadata(const std::string& full_name, const std::string& key,
                           const std::string& value) override;
-  /// Every user table (not the 'hbase' namespace, not the state table),
-  /// ordered by full name.
+  /// Every user table (not the 'hbase' namespace, not the state or sync
+  /// table), ordered by full name; a table that another client drops (or
+  /// disables) meanwhile is left out.
   Result<std::vector<TableDescriptor>> ListTables() override;
   /// A sink writing to the table (see above); NotFound for an unknown table.
   /// Sync() and Close() flush: HBase keeps what it acknowledged.
