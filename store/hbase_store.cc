@@ -856,7 +856,7 @@ Result<std::vector<TableDescriptor>> HBaseStore::ListTables() {
                                    [&](thrift2::THBaseServiceClient& c) {
                                      enabled = c.isTableEnabled(ThriftName(d.FullName()));
                                    });
-      if (!looked.ok() || !enabled) continue;
+      if (looked.code() == StatusCode::kNotFound || (looked.ok() && !enabled)) continue;
       return regions;
     }
     tables.push_back(std::move(d));
