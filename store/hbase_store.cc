@@ -4,6 +4,7 @@
 #include <cassert>
 #include <charconv>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -15,6 +16,7 @@
 
 #include "common/bytes.h"
 #include "store/hbase_client_internal.h"
+#include "store/hbase_sync_internal.h"
 #include "store/state_store.h"
 #include "store/table_state.h"
 
@@ -509,8 +511,24 @@ constexpr int32_t kStateRowsPerRequest = 1000;
 
 class HBaseStateStore final : public StateStore {
  public:
-  HBaseStateStore(std::unique_ptr<HBaseConnection> conn, std::string url, std::string table)
-      : conn_(std::move(conn)), url_(std::move(url)), table_(CanonicalTableName(table)) {}
+  HBaseStateStore(std::unique_ptr<HBaseConnection> conn, std::string url, std::string table,
+                  std::function<std::unique_ptr<HBaseConnection>()> connect, int lock_lease_ms)
+      : conn_(std::move(conn)),
+        url_(std::move(url)),
+        table_(CanonicalTableName(table)),
+        connect_(std::move(connect)),
+        lock_lease_ms_(lock_lease_ms) {}
+
+  // A lease in the cell s:l of the table's row (store/hbase_lock.cc), on a
+  // connection of its own.
+  Result<std::unique_ptr<TableLock>> LockTable(const std::string& table) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      WIDEN_RETURN_IF_ERROR(EnsureTable());
+    }
+    return hbase_internal::LockTable(connect_(), url_, table_, CanonicalTableName(table),
+                                     lock_lease_ms_);
+  }
 
   Result<std::optional<TableState>> Get(const std::string& table) override {
     const std::string name = CanonicalTableName(table);
@@ -700,6 +718,8 @@ class HBaseStateStore final : public StateStore {
   const std::string url_;
   const std::string table_;  // the state table's full name
   bool exists_ = false;      // the state table is known to exist
+  const std::function<std::unique_ptr<HBaseConnection>()> connect_;  // for locks
+  const int lock_lease_ms_;
 };
 
 // The first row key after every key that starts with `prefix`, or "" when
@@ -821,11 +841,22 @@ Result<std::vector<TableDescriptor>> HBaseStore::ListTables() {
   std::vector<TableDescriptor> tables;
   for (const auto& t : all) {
     TableDescriptor d = FromThrift(t);
-    if (d.name_space == "hbase" || d.FullName() == CanonicalTableName(hbase_.state_table)) continue;
+    if (d.name_space == "hbase" || d.FullName() == CanonicalTableName(hbase_.state_table) ||
+        d.FullName() == CanonicalTableName(hbase_.sync_table)) {
+      continue;
+    }
     Status regions = RegionStartKeys(conn_.get(), d.FullName(), &d.split_points);
     if (!regions.ok()) {
-      // A table dropped since the listing (by another client) is not listed.
+      // A table dropped since the listing (by another client), or being
+      // dropped (disabled first: the gateway then fails to list its
+      // regions), is not listed.
       if (CheckExists(d.FullName()).code() == StatusCode::kNotFound) continue;
+      bool enabled = true;
+      Status looked = conn_->Retry("looking up table " + Quoted(d.FullName()),
+                                   [&](thrift2::THBaseServiceClient& c) {
+                                     enabled = c.isTableEnabled(ThriftName(d.FullName()));
+                                   });
+      if (looked.code() == StatusCode::kNotFound || (looked.ok() && !enabled)) continue;
       return regions;
     }
     tables.push_back(std::move(d));
@@ -844,8 +875,12 @@ Result<std::unique_ptr<CellSink>> HBaseStore::NewSink(const std::string& full_na
 }
 
 Result<std::unique_ptr<StateStore>> HBaseStore::NewStateStore() {
-  return std::unique_ptr<StateStore>(
-      new HBaseStateStore(NewConnection(), url_, hbase_.state_table));
+  return std::unique_ptr<StateStore>(new HBaseStateStore(
+      NewConnection(), url_, hbase_.state_table,
+      [host = host_, port = port_, o = ConnectionOptionsOf(hbase_)] {
+        return std::make_unique<HBaseConnection>(host, port, o);
+      },
+      hbase_.lock_lease_ms));
 }
 
 Result<std::unique_ptr<CellReader>> HBaseStore::NewReader(const std::string& full_name,
