@@ -3,10 +3,12 @@
 #
 # Usage: bench/sync.sh [--sizes 100000] [--engines pg] [--build-dir DIR]
 #                      [--changes N] [--deletes N] [--no-watermark]
+#                      [--target leveldb|hbase]
 #
 # For each engine and size S it starts throwaway servers
-# (scripts/with-servers.sh), loads the shop (S orders), and times with
-# /usr/bin/time -v (wall, CPU, peak RSS) every widen run below.
+# (scripts/with-servers.sh; with --target hbase also an HBase, each store
+# below then a namespace of its own in it), loads the shop (S orders), and
+# times with /usr/bin/time -v (wall, CPU, peak RSS) every widen run below.
 #
 # Digest mode (bench/shop.yaml, no `sync:` section):
 #   migrate     widen migrate -q -m bench/shop.yaml into a new store: the
@@ -51,7 +53,7 @@ REPO=$(cd "$BENCH_DIR/.." && pwd)
 log() { echo "sync-bench: $*" >&2; }
 
 if [[ ${1:-} == --inner ]]; then
-  engine=$2 S=$3 widen=$4 changes=$5 deletes=$6 watermark=$7 ratios=$8
+  engine=$2 S=$3 widen=$4 changes=$5 deletes=$6 watermark=$7 ratios=$8 target=$9
   source "$BENCH_DIR/lib.sh"
   work=$(mktemp -d "${TMPDIR:-/tmp}/widen-sync-bench.XXXXXX")
   trap 'rm -rf "$work"' EXIT
@@ -107,46 +109,60 @@ if [[ ${1:-} == --inner ]]; then
   # equal to the source (not timed).
   check_equal() {
     local rc=0
-    "$widen" verify -q -m "$1" --table "$2" --source "$url" --target "leveldb:$3" || rc=$?
+    "$widen" verify -q -m "$1" --table "$2" --source "$url" --target "$(st "$3")" || rc=$?
     ((rc == 0)) || { log "$engine S=$S: $2 after $4 is NOT equal to the source (verify exit $rc)"; exit 1; }
   }
   export ROW="$engine, S = $S"
+  [[ $target == hbase ]] && ROW="$engine → HBase, S = $S"
   m=$BENCH_DIR/shop.yaml
   ms=$BENCH_DIR/shop_sync.yaml
-  D=$work/store W=$work/wm K=$work/ckey
-  timed migrate "migrate" migrate -q -m "$m" --source "$url" --target "leveldb:$D"
-  timed verify "verify (equal)" verify -q -m "$m" --source "$url" --target "leveldb:$D"
-  timed d_first "first sync (rewrites every row once)" sync --format json -m "$m" --source "$url" --target "leveldb:$D"
-  timed d_idle "idle sync (nothing changed)" sync --format json -m "$m" --source "$url" --target "leveldb:$D"
+  # The stores: D (digest mode), W and K (watermark mode), F and FK (fresh
+  # migrates, the references). st STORE: its URL; mp MAPPING STORE: the
+  # mapping for it; tb STORE TABLE: the table's name in it. Into HBase each
+  # store is a namespace of its own (bD:orders, ...) in the one HBase.
+  if [[ $target == hbase ]]; then
+    st() { echo "$WIDEN_TEST_HBASE_URL"; }
+    mp() { local f=$work/$2.${1##*/}; sed "s/name: shop:/name: b$2:/" "$1" >"$f"; echo "$f"; }
+    tb() { echo "b$1:${2#shop:}"; }
+  else
+    st() { echo "leveldb:$work/$1"; }
+    mp() { echo "$1"; }
+    tb() { echo "$2"; }
+  fi
+  mD=$(mp "$m" D) mF=$(mp "$m" F) msW=$(mp "$ms" W) msK=$(mp "$ms" K) msFK=$(mp "$ms" FK)
+  timed migrate "migrate" migrate -q -m "$mD" --source "$url" --target "$(st D)"
+  timed verify "verify (equal)" verify -q -m "$mD" --source "$url" --target "$(st D)"
+  timed d_first "first sync (rewrites every row once)" sync --format json -m "$mD" --source "$url" --target "$(st D)"
+  timed d_idle "idle sync (nothing changed)" sync --format json -m "$mD" --source "$url" --target "$(st D)"
   if ((watermark)); then
-    timed w_first "watermark: first sync, empty store (full pass)" sync --format json -m "$ms" --table shop:orders --source "$url" --target "leveldb:$W"
+    timed w_first "watermark: first sync, empty store (full pass)" sync --format json -m "$msW" --table "$(tb W shop:orders)" --source "$url" --target "$(st W)"
     expect_mode full
-    check_equal "$ms" shop:orders "$W" "the first sync"
-    timed w_idle "watermark: idle sync" sync --format json -m "$ms" --table shop:orders --source "$url" --target "leveldb:$W"
+    check_equal "$msW" "$(tb W shop:orders)" W "the first sync"
+    timed w_idle "watermark: idle sync" sync --format json -m "$msW" --table "$(tb W shop:orders)" --source "$url" --target "$(st W)"
     expect_mode watermark
-    check_equal "$ms" shop:orders "$W" "the idle sync"
-    timed k_migrate "key not in read order: migrate" migrate -q -m "$ms" --table shop:orders_by_customer --source "$url" --target "leveldb:$K"
-    timed k_first "key not in read order: first sync after the migrate (full pass)" sync --format json -m "$ms" --table shop:orders_by_customer --source "$url" --target "leveldb:$K"
+    check_equal "$msW" "$(tb W shop:orders)" W "the idle sync"
+    timed k_migrate "key not in read order: migrate" migrate -q -m "$msK" --table "$(tb K shop:orders_by_customer)" --source "$url" --target "$(st K)"
+    timed k_first "key not in read order: first sync after the migrate (full pass)" sync --format json -m "$msK" --table "$(tb K shop:orders_by_customer)" --source "$url" --target "$(st K)"
     expect_mode full
-    check_equal "$ms" shop:orders_by_customer "$K" "the first sync"
-    timed k_idle "key not in read order: idle sync" sync --format json -m "$ms" --table shop:orders_by_customer --source "$url" --target "leveldb:$K"
+    check_equal "$msK" "$(tb K shop:orders_by_customer)" K "the first sync"
+    timed k_idle "key not in read order: idle sync" sync --format json -m "$msK" --table "$(tb K shop:orders_by_customer)" --source "$url" --target "$(st K)"
     expect_mode watermark
-    check_equal "$ms" shop:orders_by_customer "$K" "the idle sync"
+    check_equal "$msK" "$(tb K shop:orders_by_customer)" K "the idle sync"
   fi
   apply_changes "$engine" "$changes" "$watermark"
-  EXPECT_RC=9 timed verify_diff "verify after the changes (differs: exit 9)" verify -q -m "$m" --source "$url" --target "leveldb:$D"
-  EXPECT_RC=9 timed verify_sample "verify --sample 10 after the changes" verify -q -m "$m" --source "$url" --target "leveldb:$D" --sample 10
+  EXPECT_RC=9 timed verify_diff "verify after the changes (differs: exit 9)" verify -q -m "$mD" --source "$url" --target "$(st D)"
+  EXPECT_RC=9 timed verify_sample "verify --sample 10 after the changes" verify -q -m "$mD" --source "$url" --target "$(st D)" --sample 10
   if ((watermark)); then
-    timed w_sync "watermark: sync after $changes changed source rows" sync --format json -m "$ms" --table shop:orders --source "$url" --target "leveldb:$W"
+    timed w_sync "watermark: sync after $changes changed source rows" sync --format json -m "$msW" --table "$(tb W shop:orders)" --source "$url" --target "$(st W)"
     expect_mode watermark
-    check_equal "$ms" shop:orders "$W" "the sync of the changes"
+    check_equal "$msW" "$(tb W shop:orders)" W "the sync of the changes"
   fi
-  timed d_sync "sync after $changes changed source rows" sync --format json -m "$m" --source "$url" --target "leveldb:$D"
-  timed verify_after "verify after the sync (equal)" verify -q -m "$m" --source "$url" --target "leveldb:$D"
+  timed d_sync "sync after $changes changed source rows" sync --format json -m "$mD" --source "$url" --target "$(st D)"
+  timed verify_after "verify after the sync (equal)" verify -q -m "$mD" --source "$url" --target "$(st D)"
   if ((watermark)); then
-    timed k_sync "key not in read order: watermark sync after $changes changed source rows" sync --format json -m "$ms" --table shop:orders_by_customer --source "$url" --target "leveldb:$K"
+    timed k_sync "key not in read order: watermark sync after $changes changed source rows" sync --format json -m "$msK" --table "$(tb K shop:orders_by_customer)" --source "$url" --target "$(st K)"
     expect_mode watermark
-    check_equal "$ms" shop:orders_by_customer "$K" "the sync of the changes"
+    check_equal "$msK" "$(tb K shop:orders_by_customer)" K "the sync of the changes"
     # Hard deletes: whole orders (their lines first), then single lines of
     # other orders, from the middle of the key range.
     half=$((deletes / 2)) mid=$((S / 2))
@@ -155,31 +171,31 @@ if [[ ${1:-} == --inner ]]; then
     sql "DELETE FROM order_line WHERE order_id IN ($ids)"
     sql "DELETE FROM orders WHERE order_id IN ($ids)"
     sql "DELETE FROM order_line WHERE line_no = 1 AND order_id IN ($lines)"
-    timed w_reconcile "watermark: sync --reconcile after $deletes hard deletes" sync --format json --reconcile -m "$ms" --table shop:orders --source "$url" --target "leveldb:$W"
+    timed w_reconcile "watermark: sync --reconcile after $deletes hard deletes" sync --format json --reconcile -m "$msW" --table "$(tb W shop:orders)" --source "$url" --target "$(st W)"
     expect_mode watermark
-    check_equal "$ms" shop:orders "$W" "the reconcile"
-    timed k_reconcile "key not in read order: sync --reconcile after $deletes hard deletes" sync --format json --reconcile -m "$ms" --table shop:orders_by_customer --source "$url" --target "leveldb:$K"
+    check_equal "$msW" "$(tb W shop:orders)" W "the reconcile"
+    timed k_reconcile "key not in read order: sync --reconcile after $deletes hard deletes" sync --format json --reconcile -m "$msK" --table "$(tb K shop:orders_by_customer)" --source "$url" --target "$(st K)"
     expect_mode watermark
-    check_equal "$ms" shop:orders_by_customer "$K" "the reconcile"
-    timed d_deletes "digest: sync after $deletes hard deletes" sync --format json -m "$m" --source "$url" --target "leveldb:$D"
+    check_equal "$msK" "$(tb K shop:orders_by_customer)" K "the reconcile"
+    timed d_deletes "digest: sync after $deletes hard deletes" sync --format json -m "$mD" --source "$url" --target "$(st D)"
   fi
   # Each store against a fresh migrate of the final source state, cell by
   # cell (every version kept).
   same_scan() {  # same_scan TABLE STORE FRESH WHAT
-    if cmp -s <("$widen" scan "$1" --target "leveldb:$2" --versions 1000) \
-      <("$widen" scan "$1" --target "leveldb:$3" --versions 1000); then
+    if cmp -s <("$widen" scan "$(tb "$2" "$1")" --target "$(st "$2")" --versions 1000) \
+      <("$widen" scan "$(tb "$3" "$1")" --target "$(st "$3")" --versions 1000); then
       log "$engine S=$S: $4 scans as a fresh migrate"
     else
       log "$engine S=$S: $4 DIFFERS from a fresh migrate"
       exit 1
     fi
   }
-  "$widen" migrate -q -m "$m" --source "$url" --target "leveldb:$work/fresh"
-  same_scan shop:orders "$D" "$work/fresh" "the digest-synced store"
+  "$widen" migrate -q -m "$mF" --source "$url" --target "$(st F)"
+  same_scan shop:orders D F "the digest-synced store"
   if ((watermark)); then
-    "$widen" migrate -q -m "$ms" --table shop:orders_by_customer --source "$url" --target "leveldb:$work/fresh_k"
-    same_scan shop:orders "$W" "$work/fresh" "the watermark-synced store (shop:orders)"
-    same_scan shop:orders_by_customer "$K" "$work/fresh_k" "the watermark-synced store (shop:orders_by_customer)"
+    "$widen" migrate -q -m "$msFK" --table "$(tb FK shop:orders_by_customer)" --source "$url" --target "$(st FK)"
+    same_scan shop:orders W F "the watermark-synced store (shop:orders)"
+    same_scan shop:orders_by_customer K FK "the watermark-synced store (shop:orders_by_customer)"
   fi
   # The fractions of issue 12's goals.
   ratio() {  # ratio ID BASE NAME GOAL_PERCENT
@@ -211,6 +227,7 @@ build=$REPO/build
 changes=1000
 deletes=10
 watermark=1
+target=leveldb
 while (($#)); do
   case $1 in
     --sizes) sizes=$2; shift 2 ;;
@@ -219,10 +236,12 @@ while (($#)); do
     --changes) changes=$2; shift 2 ;;
     --deletes) deletes=$2; shift 2 ;;
     --no-watermark) watermark=0; shift ;;
+    --target) target=$2; shift 2 ;;
     *) echo "sync.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
 ((changes >= 3 && deletes >= 2)) || { echo "sync.sh: --changes must be >= 3, --deletes >= 2" >&2; exit 2; }
+[[ $target == leveldb || $target == hbase ]] || { echo "sync.sh: --target is leveldb or hbase" >&2; exit 2; }
 widen=$build/cmd/widen
 [[ -x $widen ]] || { echo "sync.sh: no widen at $widen (scripts/build.sh first)" >&2; exit 2; }
 ratios=$(mktemp "${TMPDIR:-/tmp}/widen-sync-ratios.XXXXXX")
@@ -231,10 +250,11 @@ echo "| engine, size | run | wall s | CPU s | peak RSS MB | sync summary (--form
 echo "|---|---|---:|---:|---:|---|"
 for engine in ${engines//,/ }; do
   for S in ${sizes//,/ }; do
-    flag=--pg
-    [[ $engine == mysql ]] && flag=--mysql
-    "$REPO/scripts/with-servers.sh" "$flag" -- "$0" --inner "$engine" "$S" "$widen" "$changes" \
-      "$deletes" "$watermark" "$ratios" 2> >(grep -v '^with-servers' >&2)
+    flags=(--pg)
+    [[ $engine == mysql ]] && flags=(--mysql)
+    [[ $target == hbase ]] && flags+=(--hbase)
+    "$REPO/scripts/with-servers.sh" "${flags[@]}" -- "$0" --inner "$engine" "$S" "$widen" "$changes" \
+      "$deletes" "$watermark" "$ratios" "$target" 2> >(grep -v '^with-servers' >&2)
   done
 done
 echo

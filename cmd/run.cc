@@ -675,11 +675,18 @@ Result<SyncResult> Sync(const SyncRequest& r) {
   WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open(m.target_url, StoreOptions()));
   if (!store->SupportsRowSync()) {
     return Status::FailedPrecondition(fmt::format(
-        "target {}: widen sync does not write to this kind of store yet (the embedded store "
-        "does); nothing was written",
+        "target {}: widen sync does not write to this kind of store; nothing was written",
         MaskUrl(m.target_url)));
   }
   WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<StateStore> states, store->NewStateStore());
+  // Every table's lock before anything is written: a second sync of one of
+  // them (from this machine or another) stops here, busy, writing nothing.
+  std::vector<std::unique_ptr<TableLock>> locks;
+  for (const TablePlan* tp : d.tables) {
+    auto lock = states->LockTable(tp->descriptor.FullName());
+    if (!lock.ok()) return lock.status();
+    locks.push_back(std::move(*lock));
+  }
 
   SyncResult result;
   result.run_id = NewRunId(start_ms);
@@ -885,7 +892,9 @@ Result<SyncResult> Sync(const SyncRequest& r) {
       (void)PutState(states.get(), target.name, &target.version, failed);
       return s;
     }
-    // The writer synced: the rows and their digests are durable.
+    // The writer synced: the rows and their digests are durable. Recorded
+    // only while this run still holds the table.
+    WIDEN_RETURN_IF_ERROR(locks[i]->status());
     TableState done = target.state;
     done.status = TableStatus::kComplete;
     done.finished_ms = NowMs();

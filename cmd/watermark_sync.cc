@@ -647,6 +647,7 @@ class ChangeRun {
       if (new_rows_.count(k) || !removed.insert(k).second) continue;
       WIDEN_RETURN_IF_ERROR(r_.writer->ReplaceRow(k, CellBatch(), ""));
     }
+    WIDEN_RETURN_IF_ERROR(r_.writer->Flush());  // the figures are whole after it
     const RowWriterStats& after = r_.writer->stats();
     rows_->rows_deleted += after.rows_deleted - before.rows_deleted;
     rows_->cells_deleted += after.cells_deleted - before.cells_deleted;

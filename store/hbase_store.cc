@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -19,6 +20,7 @@
 
 #include "common/bytes.h"
 #include "store/hbase_client_internal.h"
+#include "store/hbase_sync_internal.h"
 #include "store/state_store.h"
 #include "store/table_state.h"
 
@@ -165,10 +167,11 @@ Status RegionStartKeys(HBaseConnection* conn, const std::string& name,
                        std::vector<std::string>* out) {
   std::vector<thrift2::THRegionLocation> regions;
   const std::string what = "listing the regions of table " + Quoted(name);
-  // A region with no server at the moment (the table just created by
-  // another client, a region splitting or moving) makes HBase 2.6's gateway
-  // fail the call (a NullPointerException: an internal error); it is
-  // assigned within seconds, so ask again.
+  // A region with no server at the moment makes HBase 2.6's gateway fail
+  // the call (a NullPointerException: an internal error). In an enabled
+  // table (just created by another client, a region splitting or moving) it
+  // is assigned within seconds, so ask again; a disabled table's regions
+  // stay without one (ListTables leaves such a table out).
   for (int attempt = 0;; ++attempt) {
     Status s = conn->Retry(
         what, [&](thrift2::THBaseServiceClient& c) { c.getAllRegionLocations(regions, name); });
@@ -177,6 +180,11 @@ Status RegionStartKeys(HBaseConnection* conn, const std::string& name,
         s.code() == StatusCode::kInvalidArgument &&
         s.message().find("Internal error processing getAllRegionLocations") != std::string::npos;
     if (!unassigned || attempt >= kRegionListAttempts) return s;
+    bool enabled = false;
+    Status looked = conn->Retry(
+        "looking up table " + Quoted(name),
+        [&](thrift2::THBaseServiceClient& c) { enabled = c.isTableEnabled(ThriftName(name)); });
+    if (!looked.ok() || !enabled) return s;
     std::this_thread::sleep_for(std::chrono::milliseconds(200 * std::min(attempt + 1, 10)));
   }
   out->clear();
@@ -661,8 +669,24 @@ constexpr int32_t kStateRowsPerRequest = 1000;
 
 class HBaseStateStore final : public StateStore {
  public:
-  HBaseStateStore(std::unique_ptr<HBaseConnection> conn, std::string url, std::string table)
-      : conn_(std::move(conn)), url_(std::move(url)), table_(CanonicalTableName(table)) {}
+  HBaseStateStore(std::unique_ptr<HBaseConnection> conn, std::string url, std::string table,
+                  std::function<std::unique_ptr<HBaseConnection>()> connect, int lock_lease_ms)
+      : conn_(std::move(conn)),
+        url_(std::move(url)),
+        table_(CanonicalTableName(table)),
+        connect_(std::move(connect)),
+        lock_lease_ms_(lock_lease_ms) {}
+
+  // A lease in the cell s:l of the table's row (store/hbase_lock.cc), on a
+  // connection of its own.
+  Result<std::unique_ptr<TableLock>> LockTable(const std::string& table) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      WIDEN_RETURN_IF_ERROR(EnsureTable());
+    }
+    return hbase_internal::LockTable(connect_(), url_, table_, CanonicalTableName(table),
+                                     lock_lease_ms_);
+  }
 
   Result<std::optional<TableState>> Get(const std::string& table) override {
     const std::string name = CanonicalTableName(table);
@@ -852,6 +876,8 @@ class HBaseStateStore final : public StateStore {
   const std::string url_;
   const std::string table_;  // the state table's full name
   bool exists_ = false;      // the state table is known to exist
+  const std::function<std::unique_ptr<HBaseConnection>()> connect_;  // for locks
+  const int lock_lease_ms_;
 };
 
 // The first row key after every key that starts with `prefix`, or "" when
@@ -980,11 +1006,22 @@ Result<std::vector<TableDescriptor>> HBaseStore::ListTables() {
   std::vector<TableDescriptor> tables;
   for (const auto& t : all) {
     TableDescriptor d = FromThrift(t);
-    if (d.name_space == "hbase" || d.FullName() == CanonicalTableName(hbase_.state_table)) continue;
+    if (d.name_space == "hbase" || d.FullName() == CanonicalTableName(hbase_.state_table) ||
+        d.FullName() == CanonicalTableName(hbase_.sync_table)) {
+      continue;
+    }
     Status regions = RegionStartKeys(conn_.get(), d.FullName(), &d.split_points);
     if (!regions.ok()) {
-      // A table dropped since the listing (by another client) is not listed.
+      // A table dropped since the listing (by another client), or being
+      // dropped (disabled first: the gateway then fails to list its
+      // regions), is not listed.
       if (CheckExists(d.FullName()).code() == StatusCode::kNotFound) continue;
+      bool enabled = true;
+      Status looked = conn_->Retry("looking up table " + Quoted(d.FullName()),
+                                   [&](thrift2::THBaseServiceClient& c) {
+                                     enabled = c.isTableEnabled(ThriftName(d.FullName()));
+                                   });
+      if (looked.code() == StatusCode::kNotFound || (looked.ok() && !enabled)) continue;
       return regions;
     }
     tables.push_back(std::move(d));
@@ -1010,8 +1047,12 @@ Result<std::unique_ptr<CellSink>> HBaseStore::NewSink(const std::string& full_na
 }
 
 Result<std::unique_ptr<StateStore>> HBaseStore::NewStateStore() {
-  return std::unique_ptr<StateStore>(
-      new HBaseStateStore(NewConnection(), url_, hbase_.state_table));
+  return std::unique_ptr<StateStore>(new HBaseStateStore(
+      NewConnection(), url_, hbase_.state_table,
+      [host = host_, port = port_, o = ConnectionOptionsOf(hbase_)] {
+        return std::make_unique<HBaseConnection>(host, port, o);
+      },
+      hbase_.lock_lease_ms));
 }
 
 Result<std::unique_ptr<CellReader>> HBaseStore::NewReader(const std::string& full_name,

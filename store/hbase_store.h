@@ -12,7 +12,10 @@
 // is first written through
 // NewStateStore, the state table (HBaseOptions::state_table): one row per
 // target table, its row key the table's full name, one cell s:v holding the
-// state value of store/state_store.h.
+// state value of store/state_store.h (and s:l, the table's lock, once a sync
+// took it); once widen sync wrote a table, the sync table
+// (HBaseOptions::sync_table) with its row digests and sync index, and
+// NEW_VERSION_BEHAVIOR on each of the table's families (below).
 //
 // Writes: a sink buffers cells (BufferedCellSink: sorted, in key order) and
 // sends them with putMultiple (deletes with deleteMultiple) in requests of at
@@ -44,9 +47,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/cell_check.h"
@@ -90,6 +95,18 @@ struct HBaseOptions {
   /// family "s" of VERSIONS 1, when the first state is written. Left out of
   /// ListTables.
   std::string state_table = "widen:state";
+  /// The table that holds what widen sync keeps beside the rows of every
+  /// table it writes (their digests and sync indexes; docs/format.md,
+  /// "HBase"); created, with one family "s" of VERSIONS 1, by the first
+  /// RowWriter. Left out of ListTables.
+  std::string sync_table = "widen:sync";
+  /// A table lock (NewStateStore, LockTable) lasts this long unless its
+  /// holder renews it (every third of it): a holder killed on another
+  /// machine blocks the table this long at most.
+  int lock_lease_ms = 60000;
+  /// Rows a RowWriter replaces per round of requests, at most (also bounded
+  /// by request_cells and request_bytes).
+  size_t sync_batch_rows = 1000;
 };
 
 class HBaseStore final : public Store {
@@ -120,8 +137,9 @@ class HBaseStore final : public Store {
   /// Alters the table's METADATA (modifyTable with one value changed).
   Status SetTableMetadata(const std::string& full_name, const std::string& key,
                           const std::string& value) override;
-  /// Every user table (not the 'hbase' namespace, not the state table),
-  /// ordered by full name.
+  /// Every user table (not the 'hbase' namespace, not the state or sync
+  /// table), ordered by full name; a table that another client drops (or
+  /// disables) meanwhile is left out.
   Result<std::vector<TableDescriptor>> ListTables() override;
   /// A sink writing to the table (see above); NotFound for an unknown table.
   /// Sync() and Close() flush: HBase keeps what it acknowledged.
@@ -140,11 +158,62 @@ class HBaseStore final : public Store {
   /// state; the first Put creates it (and its namespace). Put and Delete are
   /// one checkAndMutate on the table's row, comparing the cell s:v with the
   /// bytes just read; after a lost answer the row is read again to learn
-  /// whether the write happened.
+  /// whether the write happened. LockTable keeps a lease in the cell s:l of
+  /// the table's row (store/hbase_lock.cc), taken and renewed with
+  /// checkAndMutate.
   Result<std::unique_ptr<StateStore>> NewStateStore() override;
 
   /// HBaseOptions::max_cell_bytes.
   int64_t max_cell_bytes() const override { return hbase_.max_cell_bytes; }
+
+  // widen sync (store/hbase_row_sync.cc; the layout in docs/format.md,
+  // "HBase"). Digests and sync index entries are rows of the sync table
+  // (HBaseOptions::sync_table) keyed by the table's full name, 0x00 and a
+  // tag; every cell of it carries a timestamp from a counter of the table
+  // that only grows (a writer takes a range of 2^32 with one increment), so
+  // a request re-sent after a lost answer, or applied late, never masks a
+  // later write. Rows are replaced in rounds of requests, each round
+  // waiting for the one before: the stored cells of the rows whose
+  // coordinates may change, read with getMultiple (keys only); then (1) the
+  // sync index's new entries and an empty digest for every row of the
+  // round ("being written"); (2) DeleteColumns markers for the stored
+  // columns the new row lacks, or whose versions it does not all give
+  // again; (3) the new cells; (4) the rows' digests; (5) the digests of
+  // removed rows and the removed index entries. A crash leaves each row of
+  // a round with an empty digest (rewritten by the next sync) or done.
+  // HBase masks a put only with a delete marker written before it once the
+  // family has NEW_VERSION_BEHAVIOR, which NewRowWriter sets, so a cell
+  // removed by one sync and given again by a later one is seen. (HBase 2.6
+  // mishandles the empty qualifier in such a family: a DeleteFamily marker
+  // does not mask it, and a marker on it below a newer cell fails every
+  // read of the row; so no DeleteFamily is written, and a row whose
+  // empty-qualifier column would need a marker is refused.) A reader of the
+  // table during a sync may see a row with part of its change (no request
+  // of HBase changes several rows at once).
+  bool SupportsRowSync() const override { return true; }
+  /// The table's rows with a digest entry in the sync table, in row key
+  /// order (one scan); with `from_cells`, also every row that holds a cell
+  /// (a scan of the table, first key of each row only), every digest empty.
+  /// NotFound for an unknown table.
+  Result<std::unique_ptr<RowDigestReader>> NewDigestReader(const std::string& full_name,
+                                                           bool from_cells) override;
+  /// Creates the sync table when missing and sets NEW_VERSION_BEHAVIOR on
+  /// the table's families that lack it (one modifyTable). NotFound for an
+  /// unknown table. ReplaceRow and Flush: InvalidArgument naming the table,
+  /// row and column for a row whose empty-qualifier column would need a
+  /// delete marker (above).
+  Result<std::unique_ptr<RowWriter>> NewRowWriter(const std::string& full_name) override;
+  /// getMultiple of the rows' digest entries, 1,000 per request.
+  Result<std::unique_ptr<RowDigestReader>> NewDigestReaderOf(
+      const std::string& full_name, std::vector<std::string> rows) override;
+  /// Scans of the sync table: all prefixes, when they are sorted and none
+  /// starts with another, in one scan (a MultiRowRangeFilter of up to 1,000
+  /// ranges per scan), else one scan per prefix; getScannerResults of up to
+  /// scan_rows rows per round trip.
+  Status ScanIndex(const std::string& full_name, const std::vector<std::string>& prefixes,
+                   const std::function<bool(size_t prefix, std::string_view key,
+                                            std::string_view value)>& fn) override;
+  using Store::ScanIndex;
 
   /// "hbase://HOST:PORT".
   const std::string& url() const { return url_; }
@@ -155,6 +224,8 @@ class HBaseStore final : public Store {
   std::unique_ptr<hbase_internal::HBaseConnection> NewConnection() const;
   /// NotFound unless table `name` exists. REQUIRES: mu_ held.
   Status CheckExists(const std::string& name);
+  /// Whether the sync table exists (store/hbase_row_sync.cc).
+  Result<bool> SyncTableExists();
 
   const std::string url_;
   const std::string host_;

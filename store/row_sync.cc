@@ -161,6 +161,9 @@ struct RowSyncSink::State {
   Status Finish() {
     WIDEN_RETURN_IF_ERROR(FinishRow());
     WIDEN_RETURN_IF_ERROR(RemoveBefore(nullptr));
+    // A writer may learn what it removed only when it writes (HBase reads
+    // the rows it replaces then): its figures are whole after a Flush.
+    WIDEN_RETURN_IF_ERROR(writer->Flush());
     const RowWriterStats& after = writer->stats();
     stats->cells_put += after.cells_put - before.cells_put;
     stats->cells_deleted += after.cells_deleted - before.cells_deleted;

@@ -34,6 +34,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -44,9 +45,31 @@
 
 namespace widen {
 
+/// The exclusive right of one run to write a table's rows (StateStore::
+/// LockTable), held until the object is destroyed, which gives it up.
+/// Thread safety: status() may be called from any thread.
+class TableLock {
+ public:
+  virtual ~TableLock() = default;
+  /// OK while this run holds the lock; Aborted once it was lost (it could
+  /// not be renewed in time and another run took it): the run must record
+  /// nothing as done.
+  virtual Status status() const = 0;
+};
+
 class StateStore {
  public:
   virtual ~StateStore() = default;
+
+  /// Takes the lock of `table` for this process: while it is held, another
+  /// LockTable of the table (from any process or machine) returns Aborted
+  /// naming the holder. A holder that died (kill -9) gives it up: at once
+  /// for a process of this machine, within the lease time for one of
+  /// another. The default returns a lock that does nothing, for a store that
+  /// one process at a time can open (the embedded store); HBase keeps the
+  /// lock in the state table (store/hbase_store.h). Unavailable when the
+  /// store cannot be reached.
+  virtual Result<std::unique_ptr<TableLock>> LockTable(const std::string& table);
 
   /// The state of `table` with its version set, or nullopt when none is
   /// recorded (or it was deleted). DataLoss for a malformed record;

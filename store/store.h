@@ -72,10 +72,12 @@ struct RowWriterStats {
   uint64_t bytes_put = 0;      // key and value bytes of the cells written
 };
 
-/// Replaces whole rows of one table: what sync writes. Each ReplaceRow is
-/// atomic in the store: a reader (or a later run after a crash) sees the
-/// row and its digest either as they were or as they are after it. Used by
-/// one thread.
+/// Replaces whole rows of one table: what sync writes. After a crash each
+/// replaced row is as it was, with its digest, or as it is after the
+/// ReplaceRow, with its digest, or listed by the store's digest readers with
+/// an empty digest (so that the next sync writes it again). In the embedded
+/// store each ReplaceRow is also atomic for readers; in HBase a reader may
+/// see part of a row's change (store/hbase_store.h). Used by one thread.
 class RowWriter {
  public:
   virtual ~RowWriter() = default;
@@ -92,6 +94,8 @@ class RowWriter {
                             bool same_keys = false) = 0;
   /// Makes every change so far durable (as CellSink::Sync).
   virtual Status Sync() = 0;
+  /// What the writer changed; whole after Flush or Sync (a store may learn
+  /// what a replaced row held only when it writes the row).
   virtual const RowWriterStats& stats() const = 0;
 
   /// The table's sync index (cmd/watermark_sync.h): entries of opaque key

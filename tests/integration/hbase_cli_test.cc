@@ -1,14 +1,21 @@
 // widen's commands on an hbase:// target (the real HBase of
 // scripts/with-servers.sh --pg --hbase): `ddl --apply` creates the tables
 // with the split points `widen ddl` prints, a salted key pre-splits at its
-// buckets, a table with another row key layout is refused (exit 5), verify
-// names what differs in an HBase table, and an unreachable gateway exits 3.
+// buckets, a table with another row key layout is refused (exit 5), sync
+// keeps an answer history exact (every version), sets NEW_VERSION_BEHAVIOR
+// and keeps its digests in the sync table, a sync lock held elsewhere makes
+// sync exit 7 until it expires, verify names what differs in an HBase
+// table, and an unreachable gateway exits 3.
 // Regions are read through HBase's own view (the raw Thrift client), not
 // widen's.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <regex>
 #include <string>
 #include <vector>
@@ -230,23 +237,237 @@ tables:
   EXPECT_EQ(ReadTable(store, table).at("2").at("d:body").size(), 10485760u);
 }
 
-// widen sync does not write to HBase yet: it says so (exit 5) before it
-// creates or writes anything.
-TEST_F(HBaseCliTest, SyncIntoHBaseIsRefusedBeforeAnythingIsCreated) {
-  const std::string table = ns_ + ":synced";
+// The cells of `table` in HBase, every version, as "row column@ts=value".
+std::vector<std::string> AllVersions(const std::string& hbase, const std::string& table) {
+  std::vector<std::string> out;
+  for (const CellRecord& c : ReadCells(hbase, table, 1000)) {
+    out.push_back(ToStringBinary(c.row) + " " + c.column + "@" + std::to_string(c.timestamp_ms) +
+                  "=" + c.value);
+  }
+  return out;
+}
+
+// Answer history as versions (examples/applicants: each revision of an
+// answer is a version of its cell, its timestamp the revision's time, the
+// family keeping 3): after each change sequence the synced HBase table
+// equals, every version, a fresh migrate into HBase. The sequences: a
+// revision's text changed (the same coordinates), the newest revision
+// removed while older ones stay, a fourth revision (beyond VERSIONS), a
+// revision's time moved, a question's answers and an e-mail removed — and
+// given again, with the same timestamps: HBase must show cells written
+// after a delete marker that covered them.
+TEST_F(HBaseCliTest, SyncIntoHBaseKeepsAnAnswerHistoryExactEveryVersion) {
+  const std::string dir = SourceDir() + "/examples/applicants/";
+  RunPsqlFile(db_url_, dir + "schema.pg.sql");
+  RunPsqlFile(db_url_, dir + "data.pg.sql");
+  std::ifstream in(dir + "mapping.yaml");
+  const std::string design((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto named = [&](const std::string& ns) {
+    std::string text = design;
+    text.replace(text.find("name: hr:applicants"), 19, "name: " + ns + ":applicants");
+    return text;
+  };
+  const std::string synced = ns_ + "h:applicants";
+  made_.push_back(synced);
+  const std::string mapping = WriteMapping("a.yaml", named(ns_ + "h"));
+  CommandResult r =
+      Widen(fmt::format("sync -m {} --target {} --format json", ShellQuote(mapping), hbase_));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const int64_t ts =
+      nlohmann::json::parse(r.output.substr(r.output.find('{')))["tables"][0]["timestamp_ms"]
+          .get<int64_t>();
+  int round = 0;
+  auto expect_fresh = [&]() {
+    const std::string fresh_ns = fmt::format("{}h{}", ns_, ++round);
+    const std::string fresh = fresh_ns + ":applicants";
+    made_.push_back(fresh);
+    const std::string m = WriteMapping(fresh_ns + ".yaml", named(fresh_ns));
+    CommandResult f = Widen(
+        fmt::format("migrate -q -m {} --target {} --timestamp-ms {}", ShellQuote(m), hbase_, ts));
+    ASSERT_EQ(f.exit_code, 0) << f.output;
+    const std::vector<std::string> want = AllVersions(hbase_, fresh);
+    ASSERT_FALSE(want.empty());
+    EXPECT_EQ(AllVersions(hbase_, synced), want);
+  };
+  auto sync = [&]() {
+    CommandResult s = Widen(fmt::format("sync -q -m {} --target {}", ShellQuote(mapping), hbase_));
+    ASSERT_EQ(s.exit_code, 0) << s.output;
+  };
+  expect_fresh();
+  PgQuery(db_url_,
+          "UPDATE answer SET answer = 'changed' WHERE applicant_id = 1 AND question_id = 1 AND "
+          "answered_at = '2024-03-02 18:40:10'");
+  PgQuery(db_url_,
+          "DELETE FROM answer WHERE applicant_id = 1 AND question_id = 3 AND answered_at = "
+          "'2024-03-06 12:30:45'");
+  PgQuery(db_url_, "INSERT INTO answer VALUES (3, 2, '2024-03-11 09:00:00', 'a fourth revision')");
+  PgQuery(db_url_,
+          "UPDATE answer SET answered_at = '2024-03-04 10:05:05' WHERE applicant_id = 2 AND "
+          "question_id = 4 AND answered_at = '2024-03-05 10:05:05'");
+  sync();
+  expect_fresh();
+  PgQuery(db_url_,
+          "CREATE TABLE kept AS SELECT * FROM answer WHERE applicant_id = 1 AND "
+          "question_id = 2");
+  PgQuery(db_url_, "DELETE FROM answer WHERE applicant_id = 1 AND question_id = 2");
+  PgQuery(db_url_, "UPDATE applicant SET email = NULL WHERE applicant_id = 1");
+  sync();
+  expect_fresh();
+  // Applicant 1: its name and up to 3 revisions per question it answered.
+  EXPECT_EQ(ReadCells(hbase_, synced, 1000, "0001").size(),
+            std::stoull(PgQuery(db_url_,
+                                "SELECT 1 + SUM(LEAST(3, n)) FROM (SELECT count(*) AS n FROM "
+                                "answer WHERE applicant_id = 1 GROUP BY question_id) AS x")[0][0]));
+  EXPECT_EQ(ReadTable(hbase_, synced)["0001"].count("a:2"), 0u);
+  EXPECT_EQ(ReadTable(hbase_, synced)["0001"].count("p:email"), 0u);
+  PgQuery(db_url_, "INSERT INTO answer SELECT * FROM kept");
+  PgQuery(db_url_,
+          "UPDATE applicant SET email = 'amelie.laurent@example.fr' WHERE applicant_id = 1");
+  sync();
+  expect_fresh();
+  EXPECT_NE(ReadTable(hbase_, synced)["0001"].count("a:2"), 0u) << "given again, and seen";
+}
+
+// A table loaded by migrate (HBase's default delete behaviour): the first
+// sync sets NEW_VERSION_BEHAVIOR on every family, also over a value set to
+// false. Beside the rows, the sync table holds one digest per row (0x01 and
+// 32 bytes), the state table the table's state and, after the run, a
+// released lock.
+TEST_F(HBaseCliTest, SyncSetsNewVersionBehaviorAndKeepsDigestsInTheSyncTable) {
+  const std::string table = ns_ + ":nvb";
   made_.push_back(table);
+  const std::string mapping =
+      WriteMapping("n.yaml", OrdersMapping(table, "{parts: [{column: order_id, width: 6}]}"));
+  CommandResult r = Widen(fmt::format("migrate -q -m {} --target {}", ShellQuote(mapping), hbase_));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto behaviour = [&]() {
+    RawHBase raw(hbase_);
+    thrift2::TTableDescriptor d = raw.Describe(table);
+    EXPECT_EQ(d.columns.size(), 1u);
+    auto it = d.columns[0].attributes.find("NEW_VERSION_BEHAVIOR");
+    return it == d.columns[0].attributes.end() ? std::string("unset") : it->second;
+  };
+  EXPECT_EQ(behaviour(), "unset") << "migrate keeps HBase's default";
+  r = Widen(fmt::format("sync -q -m {} --target {}", ShellQuote(mapping), hbase_));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(behaviour(), "true");
   {
     RawHBase raw(hbase_);
-    raw.DropTable(table);
+    thrift2::TTableDescriptor d = raw.Describe(table);
+    d.columns[0].attributes["NEW_VERSION_BEHAVIOR"] = "false";
+    raw->modifyTable(d);
   }
-  const std::string mapping =
-      WriteMapping("s.yaml", OrdersMapping(table, "{parts: [{column: order_id, width: 6}]}"));
-  CommandResult r = Widen(fmt::format("sync -m {} --target {}", ShellQuote(mapping), hbase_));
-  EXPECT_EQ(r.exit_code, 5) << r.output;
-  EXPECT_NE(r.output.find("widen sync does not write to this kind of store yet"), std::string::npos)
-      << r.output;
+  ASSERT_EQ(behaviour(), "false");
+  r = Widen(fmt::format("sync -q -m {} --target {}", ShellQuote(mapping), hbase_));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(behaviour(), "true");
+
   RawHBase raw(hbase_);
-  EXPECT_FALSE(raw->tableExists(RawHBase::Name(table)));
+  const std::string prefix = table + std::string("\0d", 2);
+  thrift2::TScan scan;
+  scan.__set_startRow(prefix);
+  scan.__set_stopRow(table + std::string("\0e", 2));
+  std::vector<thrift2::TResult> rows;
+  raw->getScannerResults(rows, "widen:sync", scan, 100000);
+  const auto ids = PgQuery(db_url_, "SELECT order_id FROM service_order ORDER BY order_id");
+  ASSERT_EQ(rows.size(), ids.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].row, prefix + fmt::format("{:06}", std::stoll(ids[i][0])));
+    ASSERT_EQ(rows[i].columnValues.size(), 1u);
+    EXPECT_EQ(rows[i].columnValues[0].qualifier, "v");
+    EXPECT_EQ(rows[i].columnValues[0].value.size(), 33u);
+    EXPECT_EQ(rows[i].columnValues[0].value[0], '\x01');
+  }
+  thrift2::TGet get;
+  get.row = table;
+  thrift2::TResult state;
+  raw->get(state, "widen:state", get);
+  std::map<std::string, std::string> cells;
+  for (const auto& c : state.columnValues) cells[c.family + ":" + c.qualifier] = c.value;
+  EXPECT_EQ(cells.count("s:v"), 1u);
+  ASSERT_EQ(cells.count("s:l"), 1u);
+  EXPECT_EQ(cells["s:l"], "") << "released";
+}
+
+// The lock a sync takes in HBase (docs/format.md, "HBase": the lease in
+// the cell s:l of the table's row in widen:state), as another machine's
+// run would leave it: while it lasts a sync exits 7 naming the holder and
+// writes nothing; once it expired, or for a process of this machine that
+// is gone, a sync takes it at once.
+TEST_F(HBaseCliTest, ALockHeldElsewhereMakesSyncExitBusyUntilItExpires) {
+  const std::string table = ns_ + ":locked";
+  made_.push_back(table);
+  const std::string mapping =
+      WriteMapping("l.yaml", OrdersMapping(table, "{parts: [{column: order_id, width: 6}]}"));
+  const std::string sync = fmt::format("sync -q -m {} --target {}", ShellQuote(mapping), hbase_);
+  CommandResult r = Widen(sync);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // The layout: 0x01, i64 expires_ms, i64 taken_ms, str host, str boot id,
+  // str pid namespace, u64 pid, u64 start ticks (i64/u64 big-endian; str a
+  // u32 big-endian length and the bytes).
+  auto lease = [](int64_t expires_ms, const std::string& host, const std::string& boot,
+                  const std::string& pid_ns, uint64_t pid) {
+    std::string v(1, '\x01');
+    PutFixed64BE(&v, static_cast<uint64_t>(expires_ms));
+    PutFixed64BE(&v, 1700000000000);
+    for (const std::string* s : {&host, &boot, &pid_ns}) {
+      PutFixed32BE(&v, static_cast<uint32_t>(s->size()));
+      v += *s;
+    }
+    PutFixed64BE(&v, pid);
+    PutFixed64BE(&v, 12345);
+    return v;
+  };
+  auto put_lease = [&](const std::string& value) {
+    RawHBase raw(hbase_);
+    thrift2::TColumnValue cv;
+    cv.__set_family("s");
+    cv.__set_qualifier("l");
+    cv.__set_value(value);
+    thrift2::TPut put;
+    put.__set_row(table);
+    put.__set_columnValues({cv});
+    raw->put("widen:state", put);
+  };
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  const auto first = PgQuery(db_url_, "SELECT min(order_id) FROM service_order")[0][0];
+  const std::string row = fmt::format("{:06}", std::stoll(first));
+  PgQuery(db_url_, "UPDATE service_order SET amount = 1.11 WHERE order_id = " + first);
+
+  put_lease(lease(now_ms + 600000, "elsewhere.example", "another-boot", "pid:[1]", 4242));
+  r = Widen(sync);
+  EXPECT_EQ(r.exit_code, 7) << r.output;
+  EXPECT_NE(r.output.find("table '" + table +
+                          "' is being synced by another widen run (process 4242 on host "
+                          "'elsewhere.example' since 2023-11-14 22:13:20 UTC)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(ReadTable(hbase_, table)[row]["d:amount"], "1.11") << "nothing was written";
+
+  put_lease(lease(now_ms - 1000, "elsewhere.example", "another-boot", "pid:[1]", 4242));
+  r = Widen(sync);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(ReadTable(hbase_, table)[row]["d:amount"], "1.11");
+
+  // A process of this machine (its host, boot and pid namespace) that has
+  // ended, whose lease has ten minutes to run.
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  std::ifstream boot_file("/proc/sys/kernel/random/boot_id");
+  std::string boot;
+  std::getline(boot_file, boot);
+  char ns[128] = {};
+  ASSERT_GT(readlink("/proc/self/ns/pid", ns, sizeof ns - 1), 0);
+  const pid_t gone = fork();
+  if (gone == 0) _exit(0);
+  waitpid(gone, nullptr, 0);
+  put_lease(lease(now_ms + 600000, host, boot, ns, static_cast<uint64_t>(gone)));
+  PgQuery(db_url_, "UPDATE service_order SET amount = 2.22 WHERE order_id = " + first);
+  r = Widen(sync);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(ReadTable(hbase_, table)[row]["d:amount"], "2.22");
 }
 
 // widen verify reads an HBase target through the store's reader: equal

@@ -10,7 +10,9 @@
 // timestamp the first sync recorded (README, "Keeping the copy current":
 // re-written cells get the table's load timestamp). Counts of rows written
 // are checked against what SQL says changed, so a sync that rewrites rows
-// it did not need to, or misses rows it needed to, fails either way.
+// it did not need to, or misses rows it needed to, fails either way. Each
+// sequence runs into the embedded store and into HBase (sync_target.h), the
+// reference migrate going to the same kind of target.
 //
 // The initial rows carry old watermarks (2024 for the timestamps, small
 // row_version values), far behind the lookbacks, so a watermark-mode run
@@ -34,6 +36,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/integration/sync_target.h"
 #include "tests/integration/test_env.h"
 
 namespace widen::testing {
@@ -45,6 +48,7 @@ enum class Mode { kDigest, kWatermark };
 struct Case {
   Engine engine;
   Mode mode;
+  Target target = Target::kEmbedded;
 };
 
 // The design of sync_test.cc: a composite row key that changes when an
@@ -142,7 +146,7 @@ std::vector<std::string> Schema(Engine e, int n) {
 
 std::string CaseName(const ::testing::TestParamInfo<Case>& i) {
   return std::string(i.param.engine == Engine::kPostgres ? "Postgres" : "MySql") +
-         (i.param.mode == Mode::kDigest ? "Digest" : "Watermark");
+         (i.param.mode == Mode::kDigest ? "Digest" : "Watermark") + TargetName(i.param.target);
 }
 
 // A JSON scalar as text: a number as printed, a string as it is.
@@ -152,6 +156,12 @@ std::string AsText(const nlohmann::json& v) {
 
 class SyncSequenceTest : public ::testing::TestWithParam<Case> {
  protected:
+  // Into HBase, the last comparison again against a fresh migrate into
+  // HBase (sync_target.h).
+  void TearDown() override {
+    if (target_ != nullptr && !HasFailure()) target_->ExpectLastInTheTarget();
+  }
+
   void SetUp() override {
     if (pg()) {
       const std::string url = PgUrl();
@@ -170,7 +180,11 @@ class SyncSequenceTest : public ::testing::TestWithParam<Case> {
     }
     dir_ = MakeTempDir();
     mapping_ = dir_ + "/mapping.yaml";
-    store_ = "leveldb:" + dir_ + "/synced";
+    target_ = std::make_unique<SyncTarget>(GetParam().target, dir_);
+    if (target_->skipped()) GTEST_SKIP() << "WIDEN_TEST_HBASE_URL not set";
+    store_ = target_->url();
+    orders_ = target_->Table("s:orders");
+    by_customer_ = target_->Table("s:by_customer");
     WriteMapping("1000", "10m");
   }
 
@@ -193,7 +207,8 @@ class SyncSequenceTest : public ::testing::TestWithParam<Case> {
       }
       text += sync;
     }
-    std::ofstream(mapping_) << text;
+    design_ = text;
+    std::ofstream(mapping_) << target_->Mapping(text);
   }
 
   // The statement with its watermark placeholders filled in for this
@@ -278,7 +293,7 @@ class SyncSequenceTest : public ::testing::TestWithParam<Case> {
     EXPECT_EQ(j["tables"][1]["timestamp_ms"].get<int64_t>(), ts);
     EXPECT_EQ(Total(j, "rows_written"), Count("SELECT COUNT(*) FROM orders WHERE NOT deleted") +
                                             Count("SELECT COUNT(*) FROM customer"));
-    if (watermark() && !digest_targets_.count("s:orders")) {
+    if (watermark() && !digest_targets_.count(orders_)) {
       // The rows were loaded with one old watermark value each table, which
       // every run reads again (rows at the last watermark are): raise one
       // row's per table, values unchanged, so that the next runs read only
@@ -324,7 +339,7 @@ class SyncSequenceTest : public ::testing::TestWithParam<Case> {
           EXPECT_EQ(AsText(w["after"]), Query("SELECT MAX(row_version) FROM customer")[0][0]);
         }
       }
-      const std::set<std::string> reads = AsText(t["table"]) == "s:orders"
+      const std::set<std::string> reads = AsText(t["table"]) == orders_
                                               ? kSourceTables
                                               : std::set<std::string>{"customer", "orders"};
       EXPECT_EQ(seen, reads);
@@ -332,34 +347,17 @@ class SyncSequenceTest : public ::testing::TestWithParam<Case> {
   }
 
   // The synced store equals a fresh migrate of the source as it is now,
-  // with timestamp `timestamp_ms`, cell by cell, every version.
+  // with timestamp `timestamp_ms`, cell by cell, every version (into HBase
+  // the last such check also against a fresh migrate into HBase, at the
+  // end of the test: sync_target.h).
   void ExpectSameAsAFreshMigrate(int64_t timestamp_ms) {
-    const std::string fresh = fmt::format("leveldb:{}/fresh{}", dir_, ++fresh_count_);
-    CommandResult r =
-        RunCommand(Widen(fmt::format("migrate -q -m {} --target {} --timestamp-ms {}",
-                                     ShellQuote(mapping_), ShellQuote(fresh), timestamp_ms)));
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    for (const char* table : {"s:orders", "s:by_customer"}) {
-      SCOPED_TRACE(table);
-      const std::vector<CellRecord> want = ReadCells(fresh, table, 1000);
-      const std::vector<CellRecord> got = ReadCells(store_, table, 1000);
-      ASSERT_FALSE(want.empty());
-      EXPECT_EQ(got.size(), want.size());
-      for (size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
-        if (got[i].row != want[i].row || got[i].column != want[i].column ||
-            got[i].timestamp_ms != want[i].timestamp_ms || got[i].value != want[i].value) {
-          ADD_FAILURE() << "cell " << i << ": synced " << got[i].row << " " << got[i].column << " @"
-                        << got[i].timestamp_ms << " = " << got[i].value << "; fresh " << want[i].row
-                        << " " << want[i].column << " @" << want[i].timestamp_ms << " = "
-                        << want[i].value;
-          break;
-        }
-      }
-    }
+    target_->ExpectSameAsAFreshMigrate(
+        [this](const std::string& args) { return RunCommand(Widen(args)); }, design_,
+        {"s:orders", "s:by_customer"}, timestamp_ms);
   }
 
   // Rows of a target table in the synced store.
-  size_t StoredRows(const char* table) { return ReadTable(store_, table).size(); }
+  size_t StoredRows(const std::string& table) { return ReadTable(store_, table).size(); }
 
   static uint64_t Total(const nlohmann::json& j, const char* key) {
     return j.is_object() && j.contains(key) ? j[key].get<uint64_t>() : ~0ull;
@@ -369,10 +367,12 @@ class SyncSequenceTest : public ::testing::TestWithParam<Case> {
   }
 
   std::string db_, dir_, mapping_, store_;
+  std::unique_ptr<SyncTarget> target_;
+  std::string orders_, by_customer_;      // the target tables' names
+  std::string design_;                    // the mapping's text, tables in namespace s
   std::string sync_env_;                  // environment settings before each widen sync
   bool after_kill_ = false;               // a run after a killed one may make a full pass
   std::set<std::string> digest_targets_;  // target tables that read a digest-mode table
-  int fresh_count_ = 0;
 };
 
 constexpr int kOrders = 0, kByCustomer = 1;  // index in the JSON's "tables"
@@ -395,8 +395,8 @@ TEST_P(SyncSequenceTest, Inserts) {
   EXPECT_EQ(Written(s, kOrders), 4u);
   EXPECT_EQ(Written(s, kByCustomer), 2u);
   EXPECT_EQ(Total(s, "rows_deleted"), 0u);
-  EXPECT_EQ(StoredRows("s:orders"), Count("SELECT COUNT(*) FROM orders"));
-  EXPECT_EQ(StoredRows("s:by_customer"), Count("SELECT COUNT(*) FROM customer"));
+  EXPECT_EQ(StoredRows(orders_), Count("SELECT COUNT(*) FROM orders"));
+  EXPECT_EQ(StoredRows(by_customer_), Count("SELECT COUNT(*) FROM customer"));
   ExpectSameAsAFreshMigrate(ts);
 }
 
@@ -477,8 +477,8 @@ TEST_P(SyncSequenceTest, HardDeletes) {
     EXPECT_EQ(s["tables"][kOrders]["rows_deleted"].get<uint64_t>(), 5u);
     EXPECT_EQ(s["tables"][kByCustomer]["rows_deleted"].get<uint64_t>(), 2u);
   }
-  EXPECT_EQ(StoredRows("s:orders"), Count("SELECT COUNT(*) FROM orders"));
-  EXPECT_EQ(StoredRows("s:by_customer"), Count("SELECT COUNT(*) FROM customer"));
+  EXPECT_EQ(StoredRows(orders_), Count("SELECT COUNT(*) FROM orders"));
+  EXPECT_EQ(StoredRows(by_customer_), Count("SELECT COUNT(*) FROM customer"));
   ExpectSameAsAFreshMigrate(ts);
 }
 
@@ -547,7 +547,7 @@ TEST_P(SyncSequenceTest, ARowKeyColumnChanged) {
   EXPECT_EQ(Written(s, kOrders), 2u);
   // Old customers of 33 and 34 (4 and 5 with 10 customers) and 1, 10.
   EXPECT_EQ(Written(s, kByCustomer), 4u);
-  EXPECT_EQ(StoredRows("s:orders"), Count("SELECT COUNT(*) FROM orders"));
+  EXPECT_EQ(StoredRows(orders_), Count("SELECT COUNT(*) FROM orders"));
   ExpectSameAsAFreshMigrate(ts);
 }
 
@@ -587,7 +587,7 @@ TEST_P(SyncSequenceTest, ALateCommitIsSeenByTheNextRun) {
   // order) and 4 (city).
   EXPECT_EQ(Written(s2, kOrders), 2u);
   EXPECT_EQ(Written(s2, kByCustomer), 2u);
-  EXPECT_EQ(StoredRows("s:orders"), Count("SELECT COUNT(*) FROM orders"));
+  EXPECT_EQ(StoredRows(orders_), Count("SELECT COUNT(*) FROM orders"));
   ExpectSameAsAFreshMigrate(ts);
 }
 
@@ -665,7 +665,7 @@ TEST_P(SyncSequenceTest, AWatermarkThatGoesBackWithinTheLookbackIsSeen) {
 // both tables.
 TEST_P(SyncSequenceTest, ATableThatReadsADigestTableSyncsInDigestMode) {
   WriteMapping("1000", "10m", /*line_in_digest=*/true);
-  if (watermark()) digest_targets_ = {"s:orders"};
+  if (watermark()) digest_targets_ = {orders_};
   Sql(Schema(GetParam().engine, 10));
   const int64_t ts = FirstSync();
   Sql({"UPDATE line SET qty = 42 WHERE id = 5", "DELETE FROM line WHERE id = 6",
@@ -720,6 +720,18 @@ INSTANTIATE_TEST_SUITE_P(EnginesAndModes, SyncSequenceTest,
                                            Case{Engine::kMySql, Mode::kDigest},
                                            Case{Engine::kMySql, Mode::kWatermark}),
                          CaseName);
+#ifdef WIDEN_WITH_HBASE
+// The same sequences into HBase, each compared with a fresh migrate into
+// HBase: in both modes from PostgreSQL, in watermark mode from MariaDB (in
+// digest mode the store sees the same requests from either engine; a table
+// created and dropped in HBase costs about a second, so the cases are few).
+INSTANTIATE_TEST_SUITE_P(EnginesAndModesIntoHBase, SyncSequenceTest,
+                         ::testing::Values(Case{Engine::kPostgres, Mode::kDigest, Target::kHBase},
+                                           Case{Engine::kPostgres, Mode::kWatermark,
+                                                Target::kHBase},
+                                           Case{Engine::kMySql, Mode::kWatermark, Target::kHBase}),
+                         CaseName);
+#endif
 
 // Watermark mode only: what the watermark values themselves can do.
 using SyncWatermarkTest = SyncSequenceTest;
@@ -786,7 +798,9 @@ INSTANTIATE_TEST_SUITE_P(Engines, SyncWatermarkTest,
 using SyncKillTest = SyncSequenceTest;
 
 TEST_P(SyncKillTest, AWatermarkSyncKilledAnywhereConvergesOnTheNextRun) {
-  Sql(Schema(GetParam().engine, 600));
+  // Into HBase fewer rows, which take as long to write (the kills land
+  // within the run's time all the same).
+  Sql(Schema(GetParam().engine, target_->hbase() ? 200 : 600));
   const int64_t ts = FirstSync();
   // One trial's changes: a third of the orders, a fifth of the lines, a
   // seventh of the customers (fan-out to their orders), an order moved.
@@ -844,7 +858,10 @@ TEST_P(SyncKillTest, AWatermarkSyncKilledAnywhereConvergesOnTheNextRun) {
 
 INSTANTIATE_TEST_SUITE_P(Engines, SyncKillTest,
                          ::testing::Values(Case{Engine::kPostgres, Mode::kWatermark},
-                                           Case{Engine::kMySql, Mode::kWatermark}),
+                                           Case{Engine::kMySql, Mode::kWatermark},
+                                           Case{Engine::kPostgres, Mode::kWatermark,
+                                                Target::kHBase},
+                                           Case{Engine::kMySql, Mode::kWatermark, Target::kHBase}),
                          CaseName);
 
 }  // namespace

@@ -8,7 +8,9 @@
 // removed, added), a duplicated table keyed by customer with the orders
 // nested, and a column set to NULL and back. Also: a sync with nothing to do
 // writes nothing; a sync killed (SIGKILL) at random points converges on the
-// next run; a second sync while one runs exits 7 and writes nothing.
+// next run; a second sync while one runs exits 7 and writes nothing. Into
+// the embedded store and into HBase (sync_target.h; in HBase the second
+// sync is refused by the table's lock).
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -23,12 +25,18 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/integration/sync_target.h"
 #include "tests/integration/test_env.h"
 
 namespace widen::testing {
 namespace {
 
 enum class Engine { kPostgres, kMySql };
+
+struct Case {
+  Engine engine;
+  Target target = Target::kEmbedded;
+};
 
 constexpr const char* kMapping = R"YAML(
 source: ${WIDEN_SOURCE_URL}
@@ -91,10 +99,10 @@ std::vector<std::string> Schema(Engine e, int n) {
   };
 }
 
-class SyncTest : public ::testing::TestWithParam<Engine> {
+class SyncTest : public ::testing::TestWithParam<Case> {
  protected:
   void SetUp() override {
-    if (GetParam() == Engine::kPostgres) {
+    if (engine() == Engine::kPostgres) {
       const std::string url = PgUrl();
       if (url.empty()) {
         if (InCi()) FAIL() << "WIDEN_TEST_PG_URL is not set under CI";
@@ -111,12 +119,17 @@ class SyncTest : public ::testing::TestWithParam<Engine> {
     }
     dir_ = MakeTempDir();
     mapping_ = dir_ + "/mapping.yaml";
-    std::ofstream(mapping_) << kMapping;
-    store_ = "leveldb:" + dir_ + "/synced";
+    target_ = std::make_unique<SyncTarget>(GetParam().target, dir_);
+    if (target_->skipped()) GTEST_SKIP() << "WIDEN_TEST_HBASE_URL not set";
+    std::ofstream(mapping_) << target_->Mapping(kMapping);
+    store_ = target_->url();
+    orders_ = target_->Table("s:orders");
   }
 
+  Engine engine() const { return GetParam().engine; }
+
   void Sql(const std::vector<std::string>& statements) {
-    if (GetParam() == Engine::kPostgres) {
+    if (engine() == Engine::kPostgres) {
       for (const auto& s : statements) PgQuery(db_, s);
     } else {
       MySqlQuery(db_, statements);
@@ -138,30 +151,18 @@ class SyncTest : public ::testing::TestWithParam<Engine> {
   }
 
   // The synced store equals a fresh migrate of the source as it is now,
-  // with the timestamp the sync used, cell by cell, every version.
-  void ExpectSameAsAFreshMigrate(int64_t timestamp_ms) {
-    const std::string fresh = fmt::format("leveldb:{}/fresh{}", dir_, ++fresh_count_);
-    CommandResult r =
-        RunCommand(Widen(fmt::format("migrate -q -m {} --target {} --timestamp-ms {}",
-                                     ShellQuote(mapping_), ShellQuote(fresh), timestamp_ms)));
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    for (const char* table : {"s:orders", "s:by_customer"}) {
-      SCOPED_TRACE(table);
-      const std::vector<CellRecord> want = ReadCells(fresh, table, 1000);
-      const std::vector<CellRecord> got = ReadCells(store_, table, 1000);
-      ASSERT_FALSE(want.empty());
-      EXPECT_EQ(got.size(), want.size());
-      for (size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
-        if (got[i].row != want[i].row || got[i].column != want[i].column ||
-            got[i].timestamp_ms != want[i].timestamp_ms || got[i].value != want[i].value) {
-          ADD_FAILURE() << "cell " << i << ": synced " << got[i].row << " " << got[i].column << " @"
-                        << got[i].timestamp_ms << " = " << got[i].value << "; fresh " << want[i].row
-                        << " " << want[i].column << " @" << want[i].timestamp_ms << " = "
-                        << want[i].value;
-          break;
-        }
-      }
-    }
+  // with the timestamp the sync used, cell by cell, every version (into
+  // HBase the last such check also against a fresh migrate into HBase, at
+  // the end of the test: sync_target.h). `extra` are more migrate arguments.
+  void ExpectSameAsAFreshMigrate(int64_t timestamp_ms, const std::string& extra = "",
+                                 const std::string& design = kMapping) {
+    target_->ExpectSameAsAFreshMigrate(
+        [this](const std::string& args) { return RunCommand(Widen(args)); }, design,
+        {"s:orders", "s:by_customer"}, timestamp_ms, extra);
+  }
+
+  void TearDown() override {
+    if (target_ != nullptr && !HasFailure()) target_->ExpectLastInTheTarget();
   }
 
   static uint64_t Total(const nlohmann::json& j, const char* key) {
@@ -169,11 +170,12 @@ class SyncTest : public ::testing::TestWithParam<Engine> {
   }
 
   std::string db_, dir_, mapping_, store_;
-  int fresh_count_ = 0;
+  std::unique_ptr<SyncTarget> target_;
+  std::string orders_;  // the target's name of s:orders
 };
 
 TEST_P(SyncTest, EveryChangeReachesEveryRowThatHoldsIt) {
-  Sql(Schema(GetParam(), 30));
+  Sql(Schema(engine(), 30));
   // First run: no state, a full load; records the timestamp it used.
   nlohmann::json first = SyncJson();
   ASSERT_TRUE(first.is_object());
@@ -224,7 +226,7 @@ TEST_P(SyncTest, EveryChangeReachesEveryRowThatHoldsIt) {
 // A store loaded by migrate: the first sync rewrites its rows once (no
 // digests yet) and removes the rows the source no longer gives.
 TEST_P(SyncTest, SyncAfterMigrateRemovesRowsDeletedMeanwhile) {
-  Sql(Schema(GetParam(), 10));
+  Sql(Schema(engine(), 10));
   CommandResult r = RunCommand(
       Widen(fmt::format("migrate -q -m {} --target {}", ShellQuote(mapping_), ShellQuote(store_))));
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -241,7 +243,7 @@ TEST_P(SyncTest, SyncAfterMigrateRemovesRowsDeletedMeanwhile) {
 // a migrate, or with --rejects goes to the file and out of the target: its
 // old row is removed, as a migrate with --rejects leaves it out.
 TEST_P(SyncTest, ARowThatCannotBeEncodedStopsTheSyncOrGoesToTheRejects) {
-  Sql(Schema(GetParam(), 10));
+  Sql(Schema(engine(), 10));
   nlohmann::json first = SyncJson();
   ASSERT_TRUE(first.is_object());
   const int64_t ts = first["tables"][0]["timestamp_ms"].get<int64_t>();
@@ -265,55 +267,45 @@ TEST_P(SyncTest, ARowThatCannotBeEncodedStopsTheSyncOrGoesToTheRejects) {
   EXPECT_EQ(lines, 1) << all;
   EXPECT_NE(all.find("id=7"), std::string::npos) << all;
   // The store equals a migrate that rejects the same row.
-  const std::string fresh = "leveldb:" + dir_ + "/fresh-rejects";
-  r = RunCommand(Widen(fmt::format("migrate -q -m {} --target {} --timestamp-ms {} --rejects {}",
-                                   ShellQuote(mapping_), ShellQuote(fresh), ts,
-                                   ShellQuote(dir_ + "/fresh-rejects.jsonl"))));
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* table : {"s:orders", "s:by_customer"}) {
-    SCOPED_TRACE(table);
-    const std::vector<CellRecord> want = ReadCells(fresh, table, 1000);
-    const std::vector<CellRecord> got = ReadCells(store_, table, 1000);
-    EXPECT_EQ(got.size(), want.size());
-    for (size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
-      EXPECT_EQ(got[i].row + " " + got[i].column + " " + got[i].value,
-                want[i].row + " " + want[i].column + " " + want[i].value);
-      if (HasFailure()) break;
-    }
-  }
+  ExpectSameAsAFreshMigrate(ts, "--rejects " + ShellQuote(dir_ + "/fresh-rejects.jsonl"));
 }
 
 // A table last written with another design: sync says so (exit 5) and writes
 // nothing, unless told to accept it once.
 TEST_P(SyncTest, AChangedMappingIsRefusedUntilAccepted) {
-  Sql(Schema(GetParam(), 5));
+  Sql(Schema(engine(), 5));
   ASSERT_TRUE(SyncJson().is_object());
-  const std::vector<CellRecord> before = ReadCells(store_, "s:orders", 1000);
+  const std::vector<CellRecord> before = ReadCells(store_, orders_, 1000);
   std::string text = kMapping;
   text.replace(text.find("d:total"), 7, "d:amount");
-  std::ofstream(mapping_) << text;
+  std::ofstream(mapping_) << target_->Mapping(text);
   CommandResult r = RunCommand(
       Widen(fmt::format("sync -m {} --target {}", ShellQuote(mapping_), ShellQuote(store_))));
   EXPECT_EQ(r.exit_code, 5) << r.output;
-  EXPECT_NE(r.output.find("'s:orders' was last written with another design"), std::string::npos)
+  EXPECT_NE(r.output.find("'" + orders_ + "' was last written with another design"),
+            std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("--accept-mapping-change"), std::string::npos) << r.output;
-  const std::vector<CellRecord> after = ReadCells(store_, "s:orders", 1000);
+  const std::vector<CellRecord> after = ReadCells(store_, orders_, 1000);
   ASSERT_EQ(after.size(), before.size());
   for (size_t i = 0; i < after.size(); ++i) EXPECT_EQ(after[i].column, before[i].column);
   r = RunCommand(Widen(fmt::format("sync -m {} --target {} --accept-mapping-change --format json",
                                    ShellQuote(mapping_), ShellQuote(store_))));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const nlohmann::json j = nlohmann::json::parse(r.output.substr(r.output.find('{')));
-  ExpectSameAsAFreshMigrate(j["tables"][0]["timestamp_ms"].get<int64_t>());
+  ExpectSameAsAFreshMigrate(j["tables"][0]["timestamp_ms"].get<int64_t>(), "", text);
   // Accepted once: the next sync runs as usual and has nothing to do.
   EXPECT_EQ(Total(SyncJson(), "rows_written"), 0u);
 }
 
 // SIGKILL at random moments of a sync that rewrites many rows: the next
 // sync converges to the fresh migrate.
-TEST_P(SyncTest, ASyncKilledAnywhereConvergesOnTheNextRun) {
-  Sql(Schema(GetParam(), 2000));
+using SyncKillDigestTest = SyncTest;
+
+TEST_P(SyncKillDigestTest, ASyncKilledAnywhereConvergesOnTheNextRun) {
+  // Into HBase fewer rows: each trial rewrites every one (the kills land
+  // within the run's time all the same).
+  Sql(Schema(engine(), target_->hbase() ? 500 : 2000));
   nlohmann::json first = SyncJson();
   ASSERT_TRUE(first.is_object());
   const int64_t ts = first["tables"][0]["timestamp_ms"].get<int64_t>();
@@ -354,8 +346,40 @@ TEST_P(SyncTest, ASyncKilledAnywhereConvergesOnTheNextRun) {
   EXPECT_GE(killed, 5) << "most kills should land while the sync runs";
 }
 
+// Whether a sync holds the store: the embedded store's LevelDB lock on its
+// LOCK file (a POSIX record lock another process can see), or in HBase the
+// lock of table `table`: a lease in the cell s:l of its row in widen:state.
+bool Held(const SyncTarget& target, const std::string& dir, const std::string& table) {
+  if (!target.hbase()) {
+    const int fd = open((dir + "/synced/LOCK").c_str(), O_RDWR);
+    if (fd < 0) return false;
+    struct flock fl {};
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    const bool held = fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+    close(fd);
+    return held;
+  }
+#ifdef WIDEN_WITH_HBASE
+  RawHBase hbase(target.url());
+  if (!hbase->tableExists(RawHBase::Name("widen:state"))) return false;
+  thrift2::TGet get;
+  get.row = table;
+  thrift2::TColumn column;
+  column.family = "s";
+  column.__set_qualifier("l");
+  get.__set_columns({column});
+  thrift2::TResult result;
+  hbase->get(result, "widen:state", get);
+  return !result.columnValues.empty() && !result.columnValues[0].value.empty();
+#else
+  (void)table;
+  return false;
+#endif
+}
+
 TEST_P(SyncTest, ASecondSyncWhileOneRunsExitsBusyAndWritesNothing) {
-  Sql(Schema(GetParam(), 3000));
+  Sql(Schema(engine(), 3000));
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
@@ -365,18 +389,10 @@ TEST_P(SyncTest, ASecondSyncWhileOneRunsExitsBusyAndWritesNothing) {
           store_.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
-  // Wait until the first one holds the store (LevelDB's lock on its LOCK
-  // file, a POSIX record lock another process can see).
+  // Wait until the first one holds the store (or, in HBase, the table).
   bool held = false;
-  for (int i = 0; i < 500 && !held; ++i) {
-    const int fd = open((dir_ + "/synced/LOCK").c_str(), O_RDWR);
-    if (fd >= 0) {
-      struct flock fl {};
-      fl.l_type = F_WRLCK;
-      fl.l_whence = SEEK_SET;
-      held = fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
-      close(fd);
-    }
+  for (int i = 0; i < 1000 && !held; ++i) {
+    held = Held(*target_, dir_, orders_);
     if (!held) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   ASSERT_TRUE(held) << "the first sync never opened the store";
@@ -387,13 +403,42 @@ TEST_P(SyncTest, ASecondSyncWhileOneRunsExitsBusyAndWritesNothing) {
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
   EXPECT_EQ(second.exit_code, 7) << second.output;
-  EXPECT_NE(second.output.find("in use"), std::string::npos) << second.output;
+  if (target_->hbase()) {
+    EXPECT_NE(second.output.find("table '" + orders_ +
+                                 "' is being synced by another widen run (process " +
+                                 std::to_string(pid) + " on host"),
+              std::string::npos)
+        << second.output;
+    EXPECT_FALSE(Held(*target_, dir_, orders_)) << "the first sync gives its lock up";
+  } else {
+    EXPECT_NE(second.output.find("in use"), std::string::npos) << second.output;
+  }
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, SyncTest, ::testing::Values(Engine::kPostgres, Engine::kMySql),
-                         [](const ::testing::TestParamInfo<Engine>& i) {
-                           return i.param == Engine::kPostgres ? "Postgres" : "MySql";
-                         });
+std::string CaseName(const ::testing::TestParamInfo<Case>& i) {
+  return std::string(i.param.engine == Engine::kPostgres ? "Postgres" : "MySql") +
+         TargetName(i.param.target);
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, SyncTest,
+                         ::testing::Values(Case{Engine::kPostgres}, Case{Engine::kMySql}),
+                         CaseName);
+#ifdef WIDEN_WITH_HBASE
+// Into HBase, compared with fresh migrates into HBase.
+INSTANTIATE_TEST_SUITE_P(EnginesIntoHBase, SyncTest,
+                         ::testing::Values(Case{Engine::kPostgres, Target::kHBase},
+                                           Case{Engine::kMySql, Target::kHBase}),
+                         CaseName);
+#endif
+INSTANTIATE_TEST_SUITE_P(Engines, SyncKillDigestTest,
+                         ::testing::Values(Case{Engine::kPostgres}, Case{Engine::kMySql}),
+                         CaseName);
+#ifdef WIDEN_WITH_HBASE
+// The kill test into HBase from one engine: the store sees the same
+// requests from either (the watermark-mode kill test runs from both).
+INSTANTIATE_TEST_SUITE_P(IntoHBase, SyncKillDigestTest,
+                         ::testing::Values(Case{Engine::kPostgres, Target::kHBase}), CaseName);
+#endif
 
 }  // namespace
 }  // namespace widen::testing

@@ -1,0 +1,315 @@
+// Table locks in HBase: a lease cell beside the table's state (see
+// store/hbase_sync_internal.h and docs/format.md, "HBase").
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include "common/bytes.h"
+#include "store/hbase_sync_internal.h"
+
+namespace widen {
+namespace hbase_internal {
+
+namespace {
+
+constexpr char kFamily[] = "s";
+constexpr char kLeaseQualifier[] = "l";
+constexpr char kLeaseFormat = 0x01;
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string ReadFirstLine(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// Field 22 of /proc/PID/stat (after the parenthesised name, which may hold
+// spaces): the start time in clock ticks after boot; 0 when unknown.
+uint64_t StartTicks(uint64_t pid) {
+  const std::string stat = ReadFirstLine("/proc/" + std::to_string(pid) + "/stat");
+  const size_t close = stat.rfind(')');
+  if (close == std::string::npos) return 0;
+  size_t at = close + 2;  // field 3
+  for (int field = 3; field < 22; ++field) {
+    at = stat.find(' ', at);
+    if (at == std::string::npos) return 0;
+    ++at;
+  }
+  return std::strtoull(stat.c_str() + at, nullptr, 10);
+}
+
+std::string PidNamespace() {
+  char buf[128];
+  const ssize_t n = readlink("/proc/self/ns/pid", buf, sizeof buf);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+}
+
+std::string HostName() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "";
+  return buf;
+}
+
+void AppendStr(std::string* out, std::string_view s) {
+  PutFixed32BE(out, static_cast<uint32_t>(s.size()));
+  out->append(s);
+}
+
+bool ReadI64(std::string_view* in, uint64_t* v) {
+  if (in->size() < 8) return false;
+  *v = DecodeFixed64BE(in->data());
+  in->remove_prefix(8);
+  return true;
+}
+
+bool ReadStr(std::string_view* in, std::string* s) {
+  if (in->size() < 4) return false;
+  const uint32_t n = DecodeFixed32BE(in->data());
+  in->remove_prefix(4);
+  if (in->size() < n) return false;
+  s->assign(in->substr(0, n));
+  in->remove_prefix(n);
+  return true;
+}
+
+std::string Describe(const LockHolder& h) {
+  const auto taken =
+      std::chrono::sys_time<std::chrono::milliseconds>(std::chrono::milliseconds(h.taken_ms));
+  return fmt::format("process {} on host '{}' since {:%Y-%m-%d %H:%M:%S} UTC", h.pid, h.host,
+                     std::chrono::floor<std::chrono::seconds>(taken));
+}
+
+class HBaseTableLock final : public TableLock {
+ public:
+  HBaseTableLock(std::unique_ptr<HBaseConnection> conn, std::string url, std::string state_table,
+                 std::string table, int lease_ms)
+      : conn_(std::move(conn)),
+        url_(std::move(url)),
+        state_table_(std::move(state_table)),
+        table_(std::move(table)),
+        lease_ms_(lease_ms) {}
+
+  ~HBaseTableLock() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    if (renewer_.joinable()) renewer_.join();
+    // Given up with a free value (no delete marker, which could mask a
+    // later lease in the same millisecond); a lost answer leaves the lease
+    // to expire or to be found dead.
+    if (status_.ok()) (void)Swap(value_, "");
+  }
+
+  Status status() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return status_;
+  }
+
+  // Takes the lock, or says who holds it.
+  Status Take() {
+    for (int attempt = 0; attempt < 5; ++attempt) {
+      std::string stored;
+      bool found = false;
+      WIDEN_RETURN_IF_ERROR(Read(&stored, &found));
+      LockHolder holder;
+      if (found && !stored.empty()) {
+        if (!DecodeLockHolder(stored, &holder)) {
+          return Status::DataLoss(
+              fmt::format("{}: the lock cell s:l is not a lock widen wrote", Where()));
+        }
+        if (HolderAlive(holder, NowMs())) return Busy(holder);
+      }
+      const std::string mine = EncodeLockHolder(ThisProcess(NowMs(), lease_ms_));
+      WIDEN_ASSIGN_OR_RETURN(bool swapped, Swap(found ? stored : "", mine));
+      if (swapped) {
+        value_ = mine;
+        renewer_ = std::thread([this] { Renew(); });
+        return Status::OK();
+      }
+      // Another run changed it meanwhile: look again.
+    }
+    return Status::Aborted(fmt::format(
+        "{}: other widen runs keep taking the lock; run again when they are done", Where()));
+  }
+
+ private:
+  std::string Where() const {
+    return fmt::format("table '{}' (its lock in '{}' of HBase at '{}')", table_, state_table_,
+                       url_);
+  }
+
+  Status Busy(const LockHolder& h) const {
+    return Status::Aborted(fmt::format(
+        "table '{}' is being synced by another widen run ({}); run again when it has ended", table_,
+        Describe(h)));
+  }
+
+  Status Read(std::string* value, bool* found) {
+    thrift2::TGet get;
+    get.row = table_;
+    thrift2::TColumn column;
+    column.family = kFamily;
+    column.__set_qualifier(kLeaseQualifier);
+    get.__set_columns({column});
+    thrift2::TResult result;
+    WIDEN_RETURN_IF_ERROR(
+        conn_->Retry("reading the lock of " + Where(),
+                     [&](thrift2::THBaseServiceClient& c) { c.get(result, state_table_, get); }));
+    *found = false;
+    for (const auto& v : result.columnValues) {
+      if (v.family == kFamily && v.qualifier == kLeaseQualifier) {
+        *found = true;
+        *value = v.value;
+      }
+    }
+    return Status::OK();
+  }
+
+  // Puts `next` if the cell holds `expected` ("": a free lock — HBase's
+  // empty expected value matches a missing cell and an empty one). After a
+  // lost answer the cell is read again.
+  Result<bool> Swap(const std::string& expected, const std::string& next) {
+    thrift2::TPut put;
+    put.row = table_;
+    thrift2::TColumnValue cell;
+    cell.family = kFamily;
+    cell.qualifier = kLeaseQualifier;
+    cell.value = next;
+    put.columnValues.push_back(std::move(cell));
+    thrift2::TMutation m;
+    m.__set_put(put);
+    thrift2::TRowMutations mutations;
+    mutations.row = table_;
+    mutations.mutations.push_back(std::move(m));
+    bool applied = false;
+    Status s = conn_->Call("taking the lock of " + Where(), [&](thrift2::THBaseServiceClient& c) {
+      applied = c.checkAndMutate(state_table_, table_, kFamily, kLeaseQualifier,
+                                 thrift2::TCompareOp::EQUAL, expected, mutations);
+    });
+    if (s.ok()) return applied;
+    if (s.code() != StatusCode::kUnavailable) return s;
+    std::string stored;
+    bool found = false;
+    WIDEN_RETURN_IF_ERROR(Read(&stored, &found));
+    if (found && stored == next) return true;  // the lost answer was a yes
+    return s;
+  }
+
+  // Every third of the lease: the lease moved on, compared with what this
+  // run wrote. Lost when another run changed the cell, or when no renewal
+  // got through before the lease ran out.
+  void Renew() {
+    std::unique_lock<std::mutex> lock(mu_);
+    int64_t expires_ms = NowMs() + lease_ms_;
+    while (!stop_) {
+      wake_.wait_for(lock, std::chrono::milliseconds(std::max(1, lease_ms_ / 3)));
+      if (stop_) break;
+      lock.unlock();
+      const std::string next = EncodeLockHolder(ThisProcess(NowMs(), lease_ms_));
+      Result<bool> swapped = Swap(value_, next);
+      lock.lock();
+      if (swapped.ok() && *swapped) {
+        value_ = next;
+        expires_ms = NowMs() + lease_ms_;
+      } else if (swapped.ok()) {
+        status_ = Status::Aborted(fmt::format(
+            "{}: another widen run took the lock while this one ran; nothing more is recorded",
+            Where()));
+        return;
+      } else if (NowMs() >= expires_ms) {
+        status_ = Status::Aborted(fmt::format(
+            "{}: the lock could not be renewed before it ran out ({}); nothing more is recorded",
+            Where(), swapped.status().message()));
+        return;
+      }
+    }
+  }
+
+  const std::unique_ptr<HBaseConnection> conn_;
+  const std::string url_, state_table_, table_;
+  const int lease_ms_;
+  mutable std::mutex mu_;  // guards status_, stop_; value_ is the renewer's once it runs
+  std::condition_variable wake_;
+  Status status_;
+  bool stop_ = false;
+  std::string value_;  // what this run last wrote into the cell
+  std::thread renewer_;
+};
+
+}  // namespace
+
+std::string EncodeLockHolder(const LockHolder& h) {
+  std::string out(1, kLeaseFormat);
+  PutFixed64BE(&out, static_cast<uint64_t>(h.expires_ms));
+  PutFixed64BE(&out, static_cast<uint64_t>(h.taken_ms));
+  AppendStr(&out, h.host);
+  AppendStr(&out, h.boot_id);
+  AppendStr(&out, h.pid_ns);
+  PutFixed64BE(&out, h.pid);
+  PutFixed64BE(&out, h.start_ticks);
+  return out;
+}
+
+bool DecodeLockHolder(std::string_view in, LockHolder* h) {
+  if (in.empty() || in[0] != kLeaseFormat) return false;
+  in.remove_prefix(1);
+  uint64_t expires = 0, taken = 0;
+  if (!ReadI64(&in, &expires) || !ReadI64(&in, &taken) || !ReadStr(&in, &h->host) ||
+      !ReadStr(&in, &h->boot_id) || !ReadStr(&in, &h->pid_ns) || !ReadI64(&in, &h->pid) ||
+      !ReadI64(&in, &h->start_ticks) || !in.empty()) {
+    return false;
+  }
+  h->expires_ms = static_cast<int64_t>(expires);
+  h->taken_ms = static_cast<int64_t>(taken);
+  return true;
+}
+
+LockHolder ThisProcess(int64_t now_ms, int lease_ms) {
+  static const LockHolder self = [] {
+    LockHolder h;
+    h.host = HostName();
+    h.boot_id = ReadFirstLine("/proc/sys/kernel/random/boot_id");
+    h.pid_ns = PidNamespace();
+    h.pid = static_cast<uint64_t>(getpid());
+    h.start_ticks = StartTicks(h.pid);
+    h.taken_ms = NowMs();
+    return h;
+  }();
+  LockHolder h = self;
+  h.expires_ms = now_ms + lease_ms;
+  return h;
+}
+
+bool HolderAlive(const LockHolder& h, int64_t now_ms) {
+  const LockHolder self = ThisProcess(now_ms, 0);
+  const bool here = !h.boot_id.empty() && h.boot_id == self.boot_id && h.host == self.host &&
+                    !h.pid_ns.empty() && h.pid_ns == self.pid_ns && h.start_ticks != 0;
+  if (here) return h.pid == self.pid || StartTicks(h.pid) == h.start_ticks;
+  return now_ms < h.expires_ms;
+}
+
+Result<std::unique_ptr<TableLock>> LockTable(std::unique_ptr<HBaseConnection> conn,
+                                             const std::string& url, const std::string& state_table,
+                                             const std::string& table, int lease_ms) {
+  auto lock = std::make_unique<HBaseTableLock>(std::move(conn), url, state_table, table, lease_ms);
+  WIDEN_RETURN_IF_ERROR(lock->Take());
+  return std::unique_ptr<TableLock>(std::move(lock));
+}
+
+}  // namespace hbase_internal
+}  // namespace widen

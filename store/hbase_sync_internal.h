@@ -1,0 +1,62 @@
+// What the HBase store's sync support (store/hbase_row_sync.cc) and table
+// locks (store/hbase_lock.cc) share with store/hbase_store.cc. The layouts
+// are drawn in docs/format.md, "HBase".
+//
+// Thread safety: the functions are safe to call from any thread; a lock's
+// status() too.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+#include "store/hbase_client_internal.h"
+#include "store/state_store.h"
+
+namespace widen {
+namespace hbase_internal {
+
+/// The column family descriptor value that makes a delete marker mask only
+/// the puts written before it (HBase's NEW_VERSION_BEHAVIOR, HBASE-15968):
+/// set to "true" on every family of the tables widen creates.
+inline constexpr std::string_view kNewVersionBehavior = "NEW_VERSION_BEHAVIOR";
+
+/// Takes the lock of target table `table` (a full name): a lease in the
+/// cell s:l of the table's row in `state_table` (which must exist), taken
+/// with checkAndMutate when it is free, released, expired, or held by a
+/// process of this machine that is gone, and renewed by a thread every
+/// third of `lease_ms` through `conn` (owned). Aborted naming the holder
+/// when another live process holds it; Unavailable when HBase cannot be
+/// reached. `url` names HBase in messages.
+Result<std::unique_ptr<TableLock>> LockTable(std::unique_ptr<HBaseConnection> conn,
+                                             const std::string& url, const std::string& state_table,
+                                             const std::string& table, int lease_ms);
+
+/// Who holds a lock: the lease cell's fields (docs/format.md, "HBase").
+struct LockHolder {
+  int64_t expires_ms = 0;  // ms since the epoch, the holder's clock
+  int64_t taken_ms = 0;
+  std::string host;     // gethostname()
+  std::string boot_id;  // /proc/sys/kernel/random/boot_id
+  std::string pid_ns;   // /proc/self/ns/pid ("pid:[4026531836]")
+  uint64_t pid = 0;
+  uint64_t start_ticks = 0;  // the process's start, clock ticks after boot (/proc/PID/stat)
+};
+
+/// The lease cell's value for `holder`: 0x01, then the fields above (i64
+/// BE, and u32 BE length + bytes for the strings).
+std::string EncodeLockHolder(const LockHolder& holder);
+/// False for a value of another layout (an empty value is a free lock, not
+/// a holder).
+bool DecodeLockHolder(std::string_view value, LockHolder* holder);
+/// This process as a holder whose lease runs `lease_ms` from `now_ms`.
+LockHolder ThisProcess(int64_t now_ms, int lease_ms);
+/// Whether `holder` may still be running at `now_ms`: a process of this
+/// machine (same host, boot and pid namespace) while it runs; another one
+/// until its lease expires.
+bool HolderAlive(const LockHolder& holder, int64_t now_ms);
+
+}  // namespace hbase_internal
+}  // namespace widen
