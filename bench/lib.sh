@@ -17,6 +17,12 @@ my_client() {
 # elapsed_since T0: seconds since T0 (a `date +%s.%N` value), 2 decimals.
 elapsed_since() { awk -v a="$(date +%s.%N)" -v b="$1" 'BEGIN { printf "%.2f\n", a - b }'; }
 
+# The two SELECTs widen's planner issues for bench/shop.yaml on PostgreSQL
+# (MariaDB: the same with backquotes): the extraction limit runs them into
+# /dev/null.
+SHOP_Q_ORDERS='SELECT "orders"."order_id", "orders"."customer_id", "orders"."ordered_at", "orders"."status", "orders"."channel", "orders"."total", "orders"."shipped_at", "orders"."gift", "orders"."note", "customer"."name", "customer"."email", "customer"."phone", "customer"."city", "customer"."country", "customer"."vip", "orders"."order_id" FROM "orders" AS "orders" LEFT JOIN "customer" AS "customer" ON "customer"."customer_id" = "orders"."customer_id" ORDER BY "orders"."order_id"'
+SHOP_Q_LINES='SELECT "order_line"."order_id", "order_line"."line_no", "order_line"."product_id", "order_line"."quantity", "order_line"."unit_price", "order_line"."discount", "order_line"."note", "order_line"."order_id" FROM "order_line" AS "order_line" WHERE "order_line"."order_id" IS NOT NULL ORDER BY "order_line"."order_id"'
+
 pg_url() { echo "postgresql://$WIDEN_TEST_PG_USER@$WIDEN_TEST_PG_HOST:$WIDEN_TEST_PG_PORT/$BENCH_DB"; }
 mysql_url() { echo "mysql://$WIDEN_TEST_MYSQL_USER@$WIDEN_TEST_MYSQL_HOST:$WIDEN_TEST_MYSQL_PORT/$BENCH_DB"; }
 
@@ -100,4 +106,41 @@ apply_changes() {
   $run "UPDATE orders SET status = 'changed'$set_wm WHERE order_id IN (SELECT order_id FROM (SELECT order_id FROM orders ORDER BY order_id LIMIT $third) AS o)"
   $run "UPDATE order_line SET quantity = quantity + 1$set_wm WHERE order_id IN (SELECT order_id FROM (SELECT order_id FROM orders ORDER BY order_id DESC LIMIT $third) AS o) AND line_no = 1"
   $run "UPDATE customer SET city = 'Moved'$set_wm WHERE customer_id IN (SELECT customer_id FROM (SELECT customer_id FROM customer ORDER BY customer_id LIMIT $((n - 2 * third))) AS c)"
+}
+
+# ------------------------------------------------------------ HBase's Java client
+# bench/hbase-java (HBaseBench: BufferedMutator writer, dump, drop, split),
+# built by Maven into bench/hbase-java/target, its dependencies from Maven
+# Central in ~/.m2. REQUIRES (to run it): WIDEN_TEST_HBASE_DIR from
+# scripts/with-servers.sh --hbase.
+HBASE_JAVA_DIR=$BENCH_DIR/hbase-java
+
+# hbase_java_build: builds the jar and its classpath file once (again when a
+# source or the pom is newer than the jar).
+hbase_java_build() {
+  local jar=$HBASE_JAVA_DIR/target/widen-bench-hbase-1.jar
+  if [[ -f $jar && -f $HBASE_JAVA_DIR/target/classpath.txt ]] &&
+    [[ -z $(find "$HBASE_JAVA_DIR/pom.xml" "$HBASE_JAVA_DIR/src" -newer "$jar" -type f) ]]; then
+    return 0
+  fi
+  mvn -B -q -Dstyle.color=never -f "$HBASE_JAVA_DIR/pom.xml" package dependency:build-classpath \
+    -Dmdep.outputFile=target/classpath.txt >&2
+}
+
+# hbase_java ARGS...: runs HBaseBench against the test HBase (its conf/ on the
+# classpath after the jar, whose log4j2.properties sends the client's
+# warnings to stderr). JDK 17: HBase's client needs these openings for its
+# unsafe byte access.
+# hbase_java_cmd sets HBASE_JAVA_CMD to that command line, for a caller that
+# runs it under another command (/usr/bin/time).
+hbase_java_cmd() {
+  HBASE_JAVA_CMD=(java -Xmx1g --add-opens java.base/java.nio=ALL-UNNAMED
+    --add-opens java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.lang=ALL-UNNAMED
+    --add-exports java.base/jdk.internal.misc=ALL-UNNAMED
+    -cp "$HBASE_JAVA_DIR/target/widen-bench-hbase-1.jar:$WIDEN_TEST_HBASE_DIR/conf:$(<"$HBASE_JAVA_DIR/target/classpath.txt")"
+    widen.bench.HBaseBench)
+}
+hbase_java() {
+  hbase_java_cmd
+  "${HBASE_JAVA_CMD[@]}" "$@"
 }

@@ -176,8 +176,8 @@ if [[ ${1:-} == --inner ]]; then
   # The SELECTs: PostgreSQL's from the server log (the DECLARE ... CURSOR FOR
   # of widen's session); otherwise these, which are what widen's planner
   # issues for bench/shop.yaml.
-  q_orders='SELECT "orders"."order_id", "orders"."customer_id", "orders"."ordered_at", "orders"."status", "orders"."channel", "orders"."total", "orders"."shipped_at", "orders"."gift", "orders"."note", "customer"."name", "customer"."email", "customer"."phone", "customer"."city", "customer"."country", "customer"."vip", "orders"."order_id" FROM "orders" AS "orders" LEFT JOIN "customer" AS "customer" ON "customer"."customer_id" = "orders"."customer_id" ORDER BY "orders"."order_id"'
-  q_lines='SELECT "order_line"."order_id", "order_line"."line_no", "order_line"."product_id", "order_line"."quantity", "order_line"."unit_price", "order_line"."discount", "order_line"."note", "order_line"."order_id" FROM "order_line" AS "order_line" WHERE "order_line"."order_id" IS NOT NULL ORDER BY "order_line"."order_id"'
+  q_orders=$SHOP_Q_ORDERS
+  q_lines=$SHOP_Q_LINES
   queries=("$q_orders" "$q_lines")
   qsrc="reproduced"
   if [[ $engine == pg && $c_ok == 1 ]]; then

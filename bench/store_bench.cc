@@ -18,6 +18,13 @@
 //
 // Cells arrive in key order (HBase cell order), i.e. in sorted batches.
 //
+// With --to hbase://HOST:PORT (mode sink only) the cells go through widen's
+// HBaseStore sink instead, into a table of that HBase which must not exist
+// yet (bench/hbase.sh drops it first): --writers requests in flight, each
+// of at most --request-cells cells and --request-bytes bytes (widen
+// migrate's defaults otherwise). The table is created with the source
+// store's descriptor (no split points).
+//
 // Prints one line of key=value pairs on stdout:
 //   mode=sink tables=1 rows=... cells=... bytes=... seconds=...
 //     preload_bytes=... rss_before_kb=... hwm_after_kb=... cpu_seconds=...
@@ -30,6 +37,8 @@
 //
 // Usage: widen_store_bench --from SRC_DIR --to DST_DIR [--mode sink|raw]
 //                          [--batch-bytes N]
+//        widen_store_bench --from SRC_DIR --to hbase://HOST:PORT
+//                          [--writers N] [--request-cells N] [--request-bytes N]
 // DST_DIR must not exist. Exit status 0 on success, 1 on any error.
 #include <chrono>
 #include <cstdint>
@@ -191,7 +200,9 @@ void PrintOptions(FILE* out) {
                lo.reuse_logs ? 1 : 0);
 }
 
-int RunSink(const std::string& from, const std::string& to) {
+bool IsHBase(const std::string& to) { return to.rfind("hbase://", 0) == 0; }
+
+int RunSink(const std::string& from, const std::string& to, const widen::StoreOptions& so) {
   std::vector<PreloadedTable> tables = PreloadCells(from);
   uint64_t rows = 0, cells = 0, bytes = 0, preload = 0;
   for (const auto& t : tables) {
@@ -205,8 +216,7 @@ int RunSink(const std::string& from, const std::string& to) {
   const double cpu_before = CpuSeconds();
   const auto start = std::chrono::steady_clock::now();
   {
-    widen::StoreOptions so;  // widen migrate's defaults
-    auto store = widen::Store::Open("leveldb:" + to, so);
+    auto store = widen::Store::Open(IsHBase(to) ? to : "leveldb:" + to, so);
     if (!store.ok()) Die(store.status().message());
     for (const auto& t : tables) {
       if (widen::Status s = (*store)->CreateTable(t.descriptor); !s.ok()) Die(s.message());
@@ -221,10 +231,10 @@ int RunSink(const std::string& from, const std::string& to) {
   const double secs = Seconds(start);
   std::printf(
       "mode=sink tables=%zu rows=%llu cells=%llu bytes=%llu seconds=%.3f preload_bytes=%llu "
-      "rss_before_kb=%ld hwm_after_kb=%ld cpu_seconds=%.3f\n",
+      "rss_before_kb=%ld hwm_after_kb=%ld cpu_seconds=%.3f writers=%d\n",
       tables.size(), static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cells),
       static_cast<unsigned long long>(bytes), secs, static_cast<unsigned long long>(preload),
-      rss_before, ProcStatusKb("VmHWM"), CpuSeconds() - cpu_before);
+      rss_before, ProcStatusKb("VmHWM"), CpuSeconds() - cpu_before, IsHBase(to) ? so.writers : 0);
   return 0;
 }
 
@@ -312,6 +322,8 @@ void Usage() {
   std::fprintf(stderr,
                "usage: widen_store_bench --from SRC_DIR --to DST_DIR [--mode sink|raw] "
                "[--batch-bytes N]\n"
+               "       widen_store_bench --from SRC_DIR --to hbase://HOST:PORT [--writers N] "
+               "[--request-cells N] [--request-bytes N]\n"
                "       widen_store_bench --print-options\n");
 }
 
@@ -320,6 +332,7 @@ void Usage() {
 int main(int argc, char** argv) {
   std::string from, to, mode = "sink";
   size_t batch_bytes = 4 << 20;
+  widen::StoreOptions so;  // widen migrate's defaults
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -337,6 +350,12 @@ int main(int argc, char** argv) {
       mode = value();
     } else if (a == "--batch-bytes") {
       batch_bytes = std::strtoull(value().c_str(), nullptr, 10);
+    } else if (a == "--writers") {
+      so.writers = std::atoi(value().c_str());
+    } else if (a == "--request-cells") {
+      so.request_cells = std::strtoull(value().c_str(), nullptr, 10);
+    } else if (a == "--request-bytes") {
+      so.request_bytes = std::strtoull(value().c_str(), nullptr, 10);
     } else if (a == "--print-options") {
       PrintOptions(stdout);
       return 0;
@@ -349,7 +368,11 @@ int main(int argc, char** argv) {
     Usage();
     return 1;
   }
+  if (IsHBase(to)) {
+    if (mode != "sink") Die("--to hbase:// takes --mode sink only");
+    return RunSink(from, to, so);
+  }
   if (std::filesystem::exists(to)) Die(to + " exists; give a new directory");
   PrintOptions(stderr);
-  return mode == "sink" ? RunSink(from, to) : RunRaw(from, to, batch_bytes);
+  return mode == "sink" ? RunSink(from, to, so) : RunRaw(from, to, batch_bytes);
 }

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "store/store.h"
+
 namespace CLI {
 class App;
 }
@@ -24,7 +26,9 @@ struct MigrateOptions {
   std::optional<int64_t> timestamp_ms;  // cell timestamp override (unset = mapping or run start)
   bool quiet = false;                   // no progress line and no summary
   int fetch_rows = 5000;
-  int jobs = 1;  // parallel jobs per table (source connections on one snapshot)
+  int jobs = 1;                   // parallel jobs per table (source connections on one snapshot)
+  int writers = kDefaultWriters;  // HBase: requests in flight per table
+  std::string shard;              // --shard I/N ("" = not sharded)
 };
 
 struct ReadOptionsCli {
@@ -99,6 +103,7 @@ struct SyncOptions {
   bool accept_mapping_change = false;  // sync tables written with another design
   bool reconcile = false;              // watermark mode: find hard deletes too
   bool full = false;                   // watermark mode: a full pass
+  std::string shard;                   // --shard I/N: refused (see sync.cc)
 };
 
 /// widen verify (README, "Checking the copy").

@@ -84,6 +84,15 @@ int main(int argc, char** argv) {
                    "Parallel jobs per table: the driving rows are split into ranges of an "
                    "integer key read on one snapshot by as many connections (default 1)")
       ->check(CLI::Range(1, 64));
+  migrate
+      ->add_option("--writers", mo.writers,
+                   "HBase: putMultiple requests in flight per table, each on its own connection "
+                   "to the gateway (default 4; the embedded store ignores it)")
+      ->check(CLI::Range(1, kMaxWriters));
+  migrate->add_option("--shard", mo.shard,
+                      "I/N: load the I-th of N disjoint ranges of each table, while N - 1 other "
+                      "widen processes load the others into the same HBase (see README, "
+                      "\"Loading HBase from several machines\")");
   migrate->add_flag("-q,--quiet", mo.quiet, "No progress line and no summary");
 
   ReadOptionsCli so;

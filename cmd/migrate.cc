@@ -22,6 +22,15 @@ int RunMigrate(const MigrateOptions& o, const std::atomic<bool>* cancel) {
   r.rejects_path = o.rejects_path;
   r.timestamp_ms = o.timestamp_ms;
   r.jobs = o.jobs;
+  r.writers = o.writers;
+  if (!o.shard.empty()) {
+    auto shard = ParseShardSpec(o.shard);
+    if (!shard.ok()) {
+      std::fprintf(stderr, "widen: %s\n", shard.status().message().c_str());
+      return ExitCodeFor(shard.status());
+    }
+    r.shard = *shard;
+  }
   r.cancel = cancel;
   r.progress = [&progress](const TableStats& s) { progress.Update(s); };
   r.table_done = [&progress] { progress.Clear(); };

@@ -313,29 +313,35 @@ Status CheckScans(const TablePlan& tp, Source* source) {
 
 Result<JobLayout> LayOutJobs(Design& design, int jobs, const std::atomic<bool>* cancel) {
   JobLayout layout;
-  layout.sources.push_back(design.source.get());
   // How each table splits (min/max of its split column; the ranges only
   // balance the work, so reading them before the snapshot the jobs share is
   // fine), then as many more connections on one snapshot as the widest
   // split needs, opened before the target is touched (a user without the
   // rights for it learns it now).
-  size_t widest = 1;
   for (const TablePlan* tp : design.tables) {
     WIDEN_ASSIGN_OR_RETURN(RowSplit split, SplitRows(*tp, design.source.get(), jobs));
-    widest = std::max(widest, split.ranges.size());
     layout.splits.push_back(std::move(split));
   }
-  if (widest <= 1) return layout;
-  layout.reads = ReadsOf(design.tables);
-  auto more = design.source->OpenSiblings(static_cast<int>(widest) - 1, layout.reads);
+  WIDEN_RETURN_IF_ERROR(OpenJobSources(design, &layout, cancel));
+  return layout;
+}
+
+Status OpenJobSources(Design& design, JobLayout* layout, const std::atomic<bool>* cancel) {
+  layout->sources = {design.source.get()};
+  layout->siblings.clear();
+  size_t widest = 1;
+  for (const RowSplit& split : layout->splits) widest = std::max(widest, split.ranges.size());
+  if (widest <= 1) return Status::OK();
+  layout->reads = ReadsOf(design.tables);
+  auto more = design.source->OpenSiblings(static_cast<int>(widest) - 1, layout->reads);
   // The snapshot lock may have been waited for (up to 10 s) after a Ctrl-C.
   if (cancel != nullptr && cancel->load()) {
     return Status::Cancelled("interrupted before anything was written");
   }
   if (!more.ok()) return more.status();
-  layout.siblings = std::move(*more);
-  for (auto& s : layout.siblings) layout.sources.push_back(s.get());
-  return layout;
+  layout->siblings = std::move(*more);
+  for (auto& s : layout->siblings) layout->sources.push_back(s.get());
+  return Status::OK();
 }
 
 std::string TableFingerprint(const TablePlan& tp) {
@@ -451,13 +457,54 @@ static Status PrepareRun(DesignRequest dr, const std::string& target_url, int jo
   return Status::OK();
 }
 
+// The note on one table of a sharded run: which rows it loaded, how far
+// the load is.
+static std::string ShardNote(const std::string& table, const ShardSpec& spec,
+                             const ShardJoin& join) {
+  const ShardLayout& l = join.layout;
+  std::string rows;
+  if (l.column.empty()) {
+    rows = spec.index == 1 ? fmt::format("the whole table ({}: not split)", l.why_not)
+                           : fmt::format("nothing ({}: shard 1 loads it whole)", l.why_not);
+  } else {
+    const FinishedRange r = ShardRange(l, "", spec.index);
+    if (r.has_lo && r.has_hi) {
+      rows = fmt::format("rows with {} from {} to below {}", l.column, r.lo[0].as_int(),
+                         r.hi[0].as_int());
+    } else if (r.has_hi) {
+      rows = fmt::format("rows with {} below {}", l.column, r.hi[0].as_int());
+    } else {
+      rows = fmt::format("rows with {} from {} up, and NULL", l.column, r.lo[0].as_int());
+    }
+  }
+  const int with_work = l.column.empty() ? 1 : l.shards;
+  std::string state =
+      join.state.status == TableStatus::kComplete
+          ? "every shard finished: the table is complete"
+          : fmt::format("{} of {} shard(s) finished; the table is complete once all are",
+                        join.finished.size(), with_work);
+  return fmt::format("{}: shard {}/{} of load {}: {}; {}", table, spec.index, spec.count, l.load,
+                     rows, state);
+}
+
 Result<MigrateResult> Migrate(const MigrateRequest& r) {
   const int64_t start_ms = NowMs();
+  const ShardSpec& shard = r.shard;
   std::unique_ptr<Design> design;
   JobLayout jobs;
-  WIDEN_RETURN_IF_ERROR(PrepareRun(r.design, r.target_url, r.jobs, r.cancel, &design, &jobs));
+  // A sharded run lays its jobs out per table once it knows the load's
+  // layout (recorded in the target); its source connections open after.
+  WIDEN_RETURN_IF_ERROR(
+      PrepareRun(r.design, r.target_url, shard.active() ? 1 : r.jobs, r.cancel, &design, &jobs));
   Design& d = *design;
   Mapping& m = d.mapping;
+  if (shard.active() && m.target_url.rfind("leveldb:", 0) == 0) {
+    return Status::InvalidArgument(fmt::format(
+        "--shard {}/{}: the embedded store ({}) is written by one process at a time, so several "
+        "processes cannot load it together; --shard is for HBase (hbase://HOST:PORT). To use "
+        "more connections and cores on this machine, use --jobs; nothing was written",
+        shard.index, shard.count, MaskUrl(m.target_url)));
+  }
 
   MigrateResult result;
   result.run_id = NewRunId(start_ms);
@@ -468,19 +515,19 @@ Result<MigrateResult> Migrate(const MigrateRequest& r) {
     result.rejects_path = r.rejects_path;
   }
 
-  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open(m.target_url, StoreOptions()));
+  StoreOptions so;
+  so.writers = r.writers;
+  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open(m.target_url, so));
   WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<StateStore> states, store->NewStateStore());
 
+  // The cell timestamp: given, else the run's start. A shard adopts its
+  // load's (ShardLayout), and lays later loads out with the first it adopts.
+  std::optional<int64_t> given_ms = r.timestamp_ms ? r.timestamp_ms : m.timestamp_ms;
+  int64_t default_ms = given_ms ? *given_ms : start_ms;
   AssembleOptions ao;
-  if (r.timestamp_ms) {
-    ao.timestamp_ms = *r.timestamp_ms;
-  } else if (m.timestamp_ms) {
-    ao.timestamp_ms = *m.timestamp_ms;
-  } else {
-    ao.timestamp_ms = start_ms;
-  }
   ao.rejects = rejects.get();
   ao.progress = r.progress;
+  ao.max_cell_bytes = store->max_cell_bytes();
 
   // Every table is created (or checked) before any is written, and recorded
   // as loading until its run ends. A new table is recorded before it is
@@ -491,9 +538,12 @@ Result<MigrateResult> Migrate(const MigrateRequest& r) {
     std::string name;
     std::optional<uint64_t> version;  // of its state
     TableState state;
+    int64_t timestamp_ms = 0;
+    std::optional<ShardJoin> shard;  // a sharded run's load of the table
   };
   std::vector<Target> targets;
-  for (const TablePlan* tp : d.tables) {
+  for (size_t i = 0; i < d.tables.size(); ++i) {
+    const TablePlan* tp = d.tables[i];
     Target t;
     t.name = tp->descriptor.FullName();
     Result<TableDescriptor> described = store->DescribeTable(t.name);
@@ -504,15 +554,44 @@ Result<MigrateResult> Migrate(const MigrateRequest& r) {
     if (existed) {
       WIDEN_ASSIGN_OR_RETURN(t.name, CreateTargetTable(*tp, d.source.get(), store.get()));
     }
-    WIDEN_ASSIGN_OR_RETURN(std::optional<TableState> before, states->Get(t.name));
-    if (before) t.version = before->version;
     t.state.status = TableStatus::kLoading;
     t.state.run_id = result.run_id;
     t.state.started_ms = start_ms;
     t.state.mapping_fingerprint = TableFingerprint(*tp);
-    t.state.extensions[kLoadTimestampExtension] = std::to_string(ao.timestamp_ms);
-    WIDEN_RETURN_IF_ERROR(PutState(states.get(), t.name, &t.version, t.state));
-    if (!existed) {
+    t.timestamp_ms = default_ms;
+    t.state.extensions[kLoadTimestampExtension] = std::to_string(t.timestamp_ms);
+    bool creates = true;
+    if (shard.active()) {
+      WIDEN_ASSIGN_OR_RETURN(ShardJoin join,
+                             JoinShardLoad(
+                                 states.get(), t.name, tp->scan.table, shard, t.state, given_ms,
+                                 [&]() {
+                                   return LayOutShards(*tp, d.source.get(), shard.count,
+                                                       result.run_id, default_ms);
+                                 },
+                                 [&](const ShardLayout& l) {
+                                   return !ShardRows(*tp, l, shard.index, 1).ranges.empty();
+                                 }));
+      const std::optional<ColumnExpr> column = SplitColumn(*tp);
+      const std::string mine = column ? column->alias + "." + column->column : "";
+      if (!join.layout.column.empty() && join.layout.column != mine) {
+        return Status::FailedPrecondition(fmt::format(
+            "table '{}': its sharded load (run {}) splits it by {}, but this run's plan by '{}'",
+            t.name, join.layout.load, join.layout.column, mine));
+      }
+      t.timestamp_ms = join.layout.timestamp_ms;
+      if (!given_ms) default_ms = t.timestamp_ms;
+      jobs.splits[i] = ShardRows(*tp, join.layout, shard.index, r.jobs);
+      creates = !jobs.splits[i].ranges.empty();
+      t.version = join.version;
+      t.state = join.state;
+      t.shard = std::move(join);
+    } else {
+      WIDEN_ASSIGN_OR_RETURN(std::optional<TableState> before, states->Get(t.name));
+      if (before) t.version = before->version;
+      WIDEN_RETURN_IF_ERROR(PutState(states.get(), t.name, &t.version, t.state));
+    }
+    if (!existed && creates) {
       WIDEN_ASSIGN_OR_RETURN(std::string created,
                              CreateTargetTable(*tp, d.source.get(), store.get()));
       if (created != t.name) {
@@ -521,12 +600,18 @@ Result<MigrateResult> Migrate(const MigrateRequest& r) {
     }
     targets.push_back(std::move(t));
   }
+  if (shard.active()) WIDEN_RETURN_IF_ERROR(OpenJobSources(d, &jobs, r.cancel));
   ao.cancel = r.cancel;
 
   for (size_t i = 0; i < d.tables.size(); ++i) {
     const TablePlan& tp = *d.tables[i];
     const RowSplit& split = jobs.splits[i];
     Target& target = targets[i];
+    if (split.ranges.empty()) {  // a shard with nothing of this table
+      result.job_notes.push_back(ShardNote(target.name, shard, *target.shard));
+      continue;
+    }
+    ao.timestamp_ms = target.timestamp_ms;
     TableStats stats;
     stats.table = target.name;
     Status s = RunJobs(
@@ -535,7 +620,7 @@ Result<MigrateResult> Migrate(const MigrateRequest& r) {
       result.job_notes.push_back(fmt::format("{}: {} jobs, by ranges of {}{}", target.name,
                                              split.ranges.size(), split.column,
                                              split.in_key_order ? ", written in key order" : ""));
-    } else if (!split.why_not.empty()) {
+    } else if (!split.why_not.empty() && (r.jobs > 1 || !shard.active())) {
       result.job_notes.push_back(fmt::format("{}: one job: {}", target.name, split.why_not));
     }
     if (s.ok() && rejects) s = rejects->Flush();
@@ -546,6 +631,19 @@ Result<MigrateResult> Migrate(const MigrateRequest& r) {
           "interrupted: table '{}' is left incomplete after {} rows (widen scan warns about it); "
           "run the migration again",
           target.name, stats.rows));
+    }
+    if (target.shard) {
+      // RunJobs closed (synced) every sink: this shard's cells are durable.
+      auto finished = FinishShard(states.get(), target.name, tp.scan.table, shard, *target.shard,
+                                  s.ok(), NowMs());
+      if (!s.ok()) return s;
+      if (!finished.ok()) return finished.status();
+      result.job_notes.push_back(ShardNote(target.name, shard, *finished));
+      if (finished->state.status == TableStatus::kComplete) {
+        WIDEN_RETURN_IF_ERROR(ClearStateMark(store.get(), target.name));
+      }
+      result.tables.push_back(stats);
+      continue;
     }
     if (!s.ok()) {
       TableState failed = target.state;
@@ -684,6 +782,7 @@ Result<SyncResult> Sync(const SyncRequest& r) {
     ao.progress = r.progress;
     ao.cancel = r.cancel;
     ao.rejects = rejects.get();
+    ao.max_cell_bytes = store->max_cell_bytes();
     TableSyncResult out;
     out.table = target.name;
     out.timestamp_ms = target.timestamp_ms;
@@ -903,6 +1002,7 @@ Result<VerifyResult> Verify(const VerifyRequest& r) {
     ao.timestamp_ms = out.timestamp_ms;
     ao.progress = r.progress;
     ao.cancel = r.cancel;
+    ao.max_cell_bytes = store->max_cell_bytes();
     // Opens the stored table's reader at its first cell, and counts the
     // rejected rows anew.
     auto start = [&]() -> Status {

@@ -30,12 +30,14 @@
 #include <string>
 #include <vector>
 
+#include "cmd/shard_load.h"
 #include "cmd/watermark_sync.h"
 #include "common/status.h"
 #include "extract/source.h"
 #include "mapping/mapping.h"
 #include "store/row_sync.h"
 #include "store/row_verify.h"
+#include "store/store.h"
 #include "transform/assembler.h"
 #include "transform/key_anatomy.h"
 #include "transform/lint.h"
@@ -105,6 +107,11 @@ struct JobLayout {
 /// source's (PermissionDenied says what to grant).
 Result<JobLayout> LayOutJobs(Design& design, int jobs, const std::atomic<bool>* cancel);
 
+/// The second half of LayOutJobs: opens as many sibling connections on one
+/// snapshot as the widest of layout->splits needs (none for one range) and
+/// sets layout->sources, siblings and reads. Errors as LayOutJobs'.
+Status OpenJobSources(Design& design, JobLayout* layout, const std::atomic<bool>* cancel);
+
 /// A digest of what decides a target table's cells: its descriptor (families,
 /// options, key layout), what its scans read (tables, joins, columns,
 /// `where`, nest links, the rows a soft delete leaves out) and how each
@@ -120,6 +127,10 @@ struct MigrateRequest {
   std::string rejects_path;             // rejected rows as JSON lines (empty: a reject fails)
   std::optional<int64_t> timestamp_ms;  // cell timestamp (unset: the mapping's, else run start)
   int jobs = 1;                         // parallel jobs per table
+  int writers = kDefaultWriters;        // HBase: requests in flight per table (StoreOptions)
+  /// --shard I/N: load the I-th of N ranges of each table, together with
+  /// N - 1 other runs (cmd/shard_load.h). Not with an embedded store.
+  ShardSpec shard;
   const std::atomic<bool>* cancel = nullptr;  // turns true on Ctrl-C (may be null)
   /// Called with each table's running figures (from one thread at a time).
   std::function<void(const TableStats&)> progress;
@@ -145,7 +156,14 @@ struct MigrateResult {
 /// sinks are closed (synced). Errors stop the run and are returned: the
 /// table stays loading (failed when its jobs failed), which `scan` warns
 /// about. Cancelled (message: what was left incomplete and how many rows
-/// were written) when `cancel` turned true.
+/// were written) when `cancel` turned true. With request.shard: each table's
+/// load is joined or laid out (JoinShardLoad, cmd/shard_load.h) before its
+/// table is created, its jobs read this shard's range only (the source's
+/// sibling connections open after that), cells get the load's timestamp,
+/// and the end of each table is recorded with FinishShard (complete once
+/// every shard finished; a note per table in job_notes). InvalidArgument
+/// for an embedded (leveldb:) target; FailedPrecondition for an unfinished
+/// load that differs.
 Result<MigrateResult> Migrate(const MigrateRequest& request);
 
 /// What Sync does, beyond the design.

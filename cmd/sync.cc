@@ -29,6 +29,20 @@ constexpr int kSyncJsonFormat = 1;
 }  // namespace
 
 int RunSync(const SyncOptions& o, const std::atomic<bool>* cancel) {
+  if (!o.shard.empty()) {
+    // A sync decides about every stored row of a table against every source
+    // row (README, "Loading HBase from several machines"): it cannot be cut
+    // into ranges that other processes sync alone.
+    std::fprintf(stderr,
+                 "widen: --shard %s: widen sync cannot be sharded: it makes each table hold "
+                 "exactly what the whole source gives, so it must see every stored row (to "
+                 "remove those no source row gives any more) and every source row (a row can "
+                 "take values from rows of any range: joined, nested), and it keeps one sync "
+                 "index and one set of watermarks per table; run one sync (with --jobs for "
+                 "more connections); nothing was written\n",
+                 o.shard.c_str());
+    return kExitInvalid;
+  }
   ProgressLine progress(o.progress && isatty(STDERR_FILENO));
   SyncRequest r;
   r.design.mapping_path = o.mapping_path;
@@ -218,6 +232,9 @@ CommandRunner AddSyncCommand(CLI::App* app, const std::atomic<bool>* cancel) {
   c->add_flag("--full", o->full,
               "Watermark mode: compare every row this run (as digest mode) and record the "
               "watermarks anew");
+  c->add_option("--shard", o->shard,
+                "Refused: a sync cannot be split among processes (see README, \"Loading HBase "
+                "from several machines\")");
   c->add_flag("-q,--quiet", o->quiet, "No summary line (errors still go to stderr)");
   c->add_flag("--progress", o->progress, "Show a progress line on a terminal");
   return [o, c, cancel]() { return c->parsed() ? RunSync(*o, cancel) : -1; };

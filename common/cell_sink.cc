@@ -26,6 +26,8 @@ BufferedCellSink::~BufferedCellSink() { StopWriter(); }
 
 Result<bool> BufferedCellSink::StartsEmpty() { return false; }
 
+Status BufferedCellSink::WaitWritten() { return Status::OK(); }
+
 Status BufferedCellSink::ReadBack(const CellView&, const CellView&,
                                   const std::function<Status(const CellView&)>&) {
   return Status::Internal("this target cannot read back the cells it was given");
@@ -268,7 +270,9 @@ Status BufferedCellSink::Flush() {
   } else {
     WIDEN_RETURN_IF_ERROR(WriteBatch(&batch_));
   }
-  return Drain();
+  const Status drained = Drain();
+  const Status written = WaitWritten();
+  return drained.ok() ? written : drained;
 }
 
 Status BufferedCellSink::Sync() {

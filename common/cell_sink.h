@@ -161,6 +161,14 @@ class BufferedCellSink : public CellSink {
   /// after a Flush, from the caller's thread, the writer being idle.
   virtual Status SyncWritten() = 0;
 
+  /// Waits until the target has taken every batch WriteSorted was given
+  /// (a target that keeps several requests in flight returns from
+  /// WriteSorted before they are answered) and returns the first error
+  /// among them; a later WriteSorted may return that error too. Called at
+  /// the end of every Flush, from the caller's thread, the writer being
+  /// idle. The default returns OK (WriteSorted wrote before it returned).
+  virtual Status WaitWritten();
+
   /// True when the target table held no cell when the sink was made, and
   /// ReadBack returns what the sink wrote: batches in key order are then
   /// written as they come. Asked once, before the first batch is handed on,

@@ -18,6 +18,9 @@
 #   WIDEN_TEST_HBASE_URL=hbase://127.0.0.1:PORT (the Thrift2 gateway)
 #   WIDEN_TEST_HBASE_IDLE_TIMEOUT_MS  the gateway closes connections idle
 #                                     this long
+#   WIDEN_TEST_HBASE_DIR  the HBase's folder (scripts/hbase/server.sh start
+#                         DIR): its conf/ (hbase-site.xml, for a Java client
+#                         of the same HBase) and logs/
 #
 # Both servers have a superuser-like `widen` user without password.
 # The servers are stopped (and the temp dir removed) when COMMAND ends, when
@@ -485,6 +488,7 @@ finish_hbase() {
   sed 's/^/with-servers:   /' "$WORK/hbase-start.log" >&2 2>/dev/null || true
   export WIDEN_TEST_HBASE_URL="hbase://127.0.0.1:$HBASE_PORT"
   export WIDEN_TEST_HBASE_IDLE_TIMEOUT_MS=${WIDEN_HBASE_IDLE_TIMEOUT_MS:-60000}
+  export WIDEN_TEST_HBASE_DIR=$HBASE_DIR
   log "HBase ready: $WIDEN_TEST_HBASE_URL"
 }
 
@@ -530,7 +534,7 @@ if ((want_mysql)); then
 fi
 if ((want_hbase)); then
   if ! finish_hbase; then
-    unset WIDEN_TEST_HBASE_URL WIDEN_TEST_HBASE_IDLE_TIMEOUT_MS
+    unset WIDEN_TEST_HBASE_URL WIDEN_TEST_HBASE_IDLE_TIMEOUT_MS WIDEN_TEST_HBASE_DIR
     server_failed HBase "$HBASE_ERROR"
   fi
 fi

@@ -3,14 +3,18 @@
 #include <algorithm>
 #include <cassert>
 #include <charconv>
+#include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -33,6 +37,8 @@ constexpr std::string_view kScheme = "hbase://";
 constexpr int64_t kForeverSeconds = std::numeric_limits<int32_t>::max();
 // Reopening a scanner that failed mid-way: at most this many times in a row.
 constexpr int kMaxScannerReopens = 5;
+// Listing a table's regions while one has no server: attempts (about 60 s).
+constexpr int kRegionListAttempts = 40;
 
 std::string Quoted(std::string_view bytes) { return "'" + ToStringBinary(bytes) + "'"; }
 
@@ -160,9 +166,27 @@ ConnectionOptions ConnectionOptionsOf(const HBaseOptions& o) {
 Status RegionStartKeys(HBaseConnection* conn, const std::string& name,
                        std::vector<std::string>* out) {
   std::vector<thrift2::THRegionLocation> regions;
-  WIDEN_RETURN_IF_ERROR(conn->Retry(
-      "listing the regions of table " + Quoted(name),
-      [&](thrift2::THBaseServiceClient& c) { c.getAllRegionLocations(regions, name); }));
+  const std::string what = "listing the regions of table " + Quoted(name);
+  // A region with no server at the moment makes HBase 2.6's gateway fail
+  // the call (a NullPointerException: an internal error). In an enabled
+  // table (just created by another client, a region splitting or moving) it
+  // is assigned within seconds, so ask again; a disabled table's regions
+  // stay without one (ListTables leaves such a table out).
+  for (int attempt = 0;; ++attempt) {
+    Status s = conn->Retry(
+        what, [&](thrift2::THBaseServiceClient& c) { c.getAllRegionLocations(regions, name); });
+    if (s.ok()) break;
+    const bool unassigned =
+        s.code() == StatusCode::kInvalidArgument &&
+        s.message().find("Internal error processing getAllRegionLocations") != std::string::npos;
+    if (!unassigned || attempt >= kRegionListAttempts) return s;
+    bool enabled = false;
+    Status looked = conn->Retry(
+        "looking up table " + Quoted(name),
+        [&](thrift2::THBaseServiceClient& c) { enabled = c.isTableEnabled(ThriftName(name)); });
+    if (!looked.ok() || !enabled) return s;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200 * std::min(attempt + 1, 10)));
+  }
   out->clear();
   for (const auto& r : regions) {
     if (r.regionInfo.__isset.startKey && !r.regionInfo.startKey.empty()) {
@@ -223,6 +247,16 @@ Status CreateTableOn(HBaseConnection* conn, const std::string& url,
       c.createTable(wanted, descriptor.split_points);
     });
     if (s.ok()) return s;
+    // Another client creating the namespace at the same moment (another
+    // shard of a sharded load): the master may say it exists before a
+    // table can be created in it. Wait a little and try again.
+    const bool namespace_pending = s.code() == StatusCode::kNotFound &&
+                                   s.message().find("NamespaceNotFound") != std::string::npos;
+    if (namespace_pending && attempt < 20) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100 * (attempt + 1)));
+      WIDEN_RETURN_IF_ERROR(EnsureNamespace(conn, descriptor.name_space));
+      continue;
+    }
     const bool may_exist =
         s.code() == StatusCode::kUnavailable || s.code() == StatusCode::kFailedPrecondition;
     if (!may_exist || attempt >= 3) return s;
@@ -230,17 +264,150 @@ Status CreateTableOn(HBaseConnection* conn, const std::string& url,
 }
 
 // ---------------------------------------------------------------------------
-// Sink: sorted batches become putMultiple (and deleteMultiple) requests.
+// Sink: sorted batches become putMultiple (and deleteMultiple) requests,
+// sent by a pool of writers, each on its own connection.
+
+// One request: the cells of consecutive rows, in key order.
+struct WriteRequest {
+  std::vector<thrift2::TPut> puts;
+  std::vector<thrift2::TDelete> deletes;  // delete markers of the same rows
+  size_t cells = 0;
+  std::string first_row, last_row;
+};
+
+// Sends `request` on `conn`, re-sending it on retryable errors (every cell
+// has its timestamp: a repeat writes the same cells). Puts go first, then
+// the delete markers (a marker masks the puts at or below its timestamp
+// whenever it arrives).
+Status SendRequest(HBaseConnection* conn, const std::string& table, WriteRequest* request) {
+  const std::string what = "writing " + std::to_string(request->cells) + " cells to table " +
+                           Quoted(table) + " (HBase at " + conn->address() + ")";
+  Status s;
+  if (!request->puts.empty()) {
+    s = conn->Retry(what,
+                    [&](thrift2::THBaseServiceClient& c) { c.putMultiple(table, request->puts); });
+  }
+  while (s.ok() && !request->deletes.empty()) {
+    std::vector<thrift2::TDelete> failed;
+    s = conn->Retry(what, [&](thrift2::THBaseServiceClient& c) {
+      c.deleteMultiple(failed, table, request->deletes);
+    });
+    if (s.ok() && failed.size() == request->deletes.size()) {
+      s = Status::Unavailable(what + ": HBase applied none of " +
+                              std::to_string(request->deletes.size()) + " delete markers");
+    }
+    if (s.ok()) request->deletes = std::move(failed);
+  }
+  return s;
+}
+
+// Up to N requests in flight, one per writer thread and connection. The
+// cells of one row keep their order: a request that starts with the row the
+// one before it ended with (a row wider than a request) is sent only after
+// that one was answered. Requests of distinct rows may be applied in any
+// order, which changes nothing in HBase: every cell has its own timestamp,
+// and no two requests in flight hold cells of the same row.
+class RequestPool {
+ public:
+  RequestPool(std::vector<std::unique_ptr<HBaseConnection>> conns, std::string table)
+      : conns_(std::move(conns)), table_(std::move(table)) {}
+
+  ~RequestPool() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+      queue_.clear();  // requests not sent yet are dropped; those in flight end
+      cv_.notify_all();
+    }
+    for (auto& t : threads_) t.join();
+  }
+
+  // Hands `request` to a writer, waiting while every writer is busy (and,
+  // for a request that continues the previous one's last row, until that
+  // one is answered). Returns the first error of any request so far
+  // instead; `request` is then not sent.
+  Status Submit(WriteRequest request) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (threads_.empty()) {
+      for (size_t i = 0; i < conns_.size(); ++i) {
+        threads_.emplace_back([this, i] { WriterLoop(conns_[i].get()); });
+      }
+    }
+    const bool continues = submitted_ > 0 && request.first_row == last_row_;
+    const uint64_t previous = submitted_;  // the id of the request before this one
+    cv_.wait(lock, [&] {
+      return !status_.ok() || ((!continues || answered_.count(previous) > 0 || previous <= done_) &&
+                               queue_.size() + busy_ < conns_.size());
+    });
+    if (!status_.ok()) return status_;
+    last_row_ = request.last_row;
+    queue_.emplace_back(++submitted_, std::move(request));
+    cv_.notify_all();
+    return Status::OK();
+  }
+
+  // Waits until every request submitted was answered; the first error.
+  Status Wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return queue_.empty() && busy_ == 0; });
+    return status_;
+  }
+
+ private:
+  void WriterLoop(HBaseConnection* conn) {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stop_
+      auto [id, request] = std::move(queue_.front());
+      queue_.pop_front();
+      if (!status_.ok()) {  // after an error nothing more is sent
+        MarkAnswered(id);
+        continue;
+      }
+      ++busy_;
+      lock.unlock();
+      Status s = SendRequest(conn, table_, &request);
+      request = WriteRequest();  // its memory goes before the lock is taken
+      lock.lock();
+      --busy_;
+      if (status_.ok() && !s.ok()) status_ = s;
+      MarkAnswered(id);
+      cv_.notify_all();
+    }
+  }
+
+  // Records that request `id` was answered. REQUIRES: mu_ held.
+  void MarkAnswered(uint64_t id) {
+    answered_.insert(id);
+    // Every id up to done_ was answered: keep only those above it.
+    while (answered_.count(done_ + 1) > 0) answered_.erase(++done_);
+  }
+
+  const std::vector<std::unique_ptr<HBaseConnection>> conns_;
+  const std::string table_;
+  std::vector<std::thread> threads_;
+  std::mutex mu_;  // guards everything below
+  std::condition_variable cv_;
+  std::deque<std::pair<uint64_t, WriteRequest>> queue_;  // submitted, not taken yet
+  size_t busy_ = 0;                                      // requests being sent
+  uint64_t submitted_ = 0;                               // the last request's id (from 1)
+  std::string last_row_;                                 // the last request's last row
+  uint64_t done_ = 0;                                    // every request up to this id was answered
+  std::set<uint64_t> answered_;                          // answered requests above done_
+  bool stop_ = false;
+  Status status_;  // the first error
+};
 
 class HBaseSink final : public BufferedCellSink {
  public:
-  HBaseSink(std::unique_ptr<HBaseConnection> conn, std::string name, TableDescriptor descriptor,
-            size_t batch_bytes, const HBaseOptions& options)
+  HBaseSink(std::vector<std::unique_ptr<HBaseConnection>> conns, std::string name,
+            TableDescriptor descriptor, size_t batch_bytes, const HBaseOptions& options)
       : BufferedCellSink(batch_bytes, /*background=*/true),
-        conn_(std::move(conn)),
         name_(std::move(name)),
         descriptor_(std::move(descriptor)),
-        options_(options) {
+        options_(options),
+        pool_(std::move(conns), name_) {
     CellLimits limits;
     limits.max_cell_bytes = options_.max_cell_bytes;
     limits.negative_timestamps = false;
@@ -252,21 +419,21 @@ class HBaseSink final : public BufferedCellSink {
  protected:
   // Every cell passed the checks (SetTable) before its batch got here.
   Status WriteSorted(const CellBatch& batch) override {
-    size_t cells = 0;
-    size_t bytes = 0;
     for (size_t i = 0; i < batch.size(); ++i) {
       const CellView c = batch.Get(i);
+      if (request_.cells == 0) request_.first_row.assign(c.row);
       if (c.type == CellType::kPut) {
-        if (puts_.empty() || puts_.back().row != c.row) {
-          puts_.emplace_back();
-          puts_.back().row.assign(c.row);
+        auto& puts = request_.puts;
+        if (puts.empty() || puts.back().row != c.row) {
+          puts.emplace_back();
+          puts.back().row.assign(c.row);
         }
         thrift2::TColumnValue v;
         v.family.assign(c.family);
         v.qualifier.assign(c.qualifier);
         v.value.assign(c.value);
         v.__set_timestamp(c.timestamp_ms);
-        puts_.back().columnValues.push_back(std::move(v));
+        puts.back().columnValues.push_back(std::move(v));
       } else {
         thrift2::TDelete d;
         d.row.assign(c.row);
@@ -280,17 +447,26 @@ class HBaseSink final : public BufferedCellSink {
         // column without qualifier under DELETE_COLUMNS deletes the column
         // with the empty qualifier, not the family).
         d.__set_deleteType(DeleteTypeOf(c.type));
-        deletes_.push_back(std::move(d));
+        request_.deletes.push_back(std::move(d));
       }
-      ++cells;
-      bytes += c.row.size() + c.family.size() + c.qualifier.size() + c.value.size();
-      if (cells >= options_.request_cells || bytes >= options_.request_bytes) {
-        WIDEN_RETURN_IF_ERROR(Send(cells));
-        cells = 0;
-        bytes = 0;
+      ++request_.cells;
+      bytes_ += c.row.size() + c.family.size() + c.qualifier.size() + c.value.size();
+      if (request_.cells >= options_.request_cells || bytes_ >= options_.request_bytes) {
+        request_.last_row.assign(c.row);
+        WIDEN_RETURN_IF_ERROR(Submit());
       }
     }
-    return cells > 0 ? Send(cells) : Status::OK();
+    // The rest waits for the next batch (it may continue the last row),
+    // or for WaitWritten.
+    if (request_.cells > 0) request_.last_row.assign(batch.Get(batch.size() - 1).row);
+    return Status::OK();
+  }
+
+  // Sends what is left and waits for every request.
+  Status WaitWritten() override {
+    Status s = request_.cells > 0 ? Submit() : Status::OK();
+    Status waited = pool_.Wait();
+    return s.ok() ? waited : s;
   }
 
   // A request HBase acknowledged is durable: the region server wrote its
@@ -299,37 +475,19 @@ class HBaseSink final : public BufferedCellSink {
   Status SyncWritten() override { return Status::OK(); }
 
  private:
-  // Sends the requests built so far, re-sending them on retryable errors
-  // (every cell has its timestamp: a repeat writes the same cells).
-  Status Send(size_t cells) {
-    const std::string what = "writing " + std::to_string(cells) + " cells to table " +
-                             Quoted(name_) + " (HBase at " + conn_->address() + ")";
-    Status s;
-    if (!puts_.empty()) {
-      s = conn_->Retry(what, [&](thrift2::THBaseServiceClient& c) { c.putMultiple(name_, puts_); });
-    }
-    while (s.ok() && !deletes_.empty()) {
-      std::vector<thrift2::TDelete> failed;
-      s = conn_->Retry(what, [&](thrift2::THBaseServiceClient& c) {
-        c.deleteMultiple(failed, name_, deletes_);
-      });
-      if (s.ok() && failed.size() == deletes_.size()) {
-        s = Status::Unavailable(what + ": HBase applied none of " +
-                                std::to_string(deletes_.size()) + " delete markers");
-      }
-      if (s.ok()) deletes_ = std::move(failed);
-    }
-    puts_.clear();
-    deletes_.clear();
-    return s;
+  Status Submit() {
+    WriteRequest request = std::move(request_);
+    request_ = WriteRequest();
+    bytes_ = 0;
+    return pool_.Submit(std::move(request));
   }
 
-  const std::unique_ptr<HBaseConnection> conn_;
   const std::string name_;
   const TableDescriptor descriptor_;
   const HBaseOptions options_;
-  std::vector<thrift2::TPut> puts_;        // the request being built
-  std::vector<thrift2::TDelete> deletes_;  // delete markers of the same request
+  WriteRequest request_;  // the request being built
+  size_t bytes_ = 0;      // its row + family + qualifier + value bytes
+  RequestPool pool_;
 };
 
 // ---------------------------------------------------------------------------
@@ -762,6 +920,13 @@ Result<std::unique_ptr<HBaseStore>> HBaseStore::Open(const std::string& url,
   std::string host;
   int port = 0;
   WIDEN_RETURN_IF_ERROR(ParseUrl(url, &host, &port));
+  if (hbase.writers < 1 || hbase.writers > kMaxWriters) {
+    return Status::InvalidArgument("writers to HBase: " + std::to_string(hbase.writers) +
+                                   " is not from 1 to " + std::to_string(kMaxWriters));
+  }
+  if (hbase.request_cells < 1 || hbase.request_bytes < 1) {
+    return Status::InvalidArgument("a request to HBase must take at least one cell and byte");
+  }
   std::unique_ptr<HBaseStore> store(new HBaseStore(url, host, port, options, hbase));
   thrift2::TThriftServerType::type type = thrift2::TThriftServerType::TWO;
   Status s = store->conn_->Call(
@@ -868,10 +1033,17 @@ Result<std::vector<TableDescriptor>> HBaseStore::ListTables() {
 }
 
 Result<std::unique_ptr<CellSink>> HBaseStore::NewSink(const std::string& full_name) {
+  // The families and their options; listing the regions also fills the
+  // gateway's cache of where they are, without which it cannot place a row
+  // key of the longest length HBase takes (its lookup in hbase:meta adds to
+  // the key and fails: "startRow's length must be less than or equal to
+  // 32767").
   WIDEN_ASSIGN_OR_RETURN(TableDescriptor d, DescribeTable(full_name));
   std::string name = d.FullName();
+  std::vector<std::unique_ptr<HBaseConnection>> conns;
+  for (int i = 0; i < hbase_.writers; ++i) conns.push_back(NewConnection());
   return std::unique_ptr<CellSink>(
-      new HBaseSink(NewConnection(), std::move(name), std::move(d), options_.batch_bytes, hbase_));
+      new HBaseSink(std::move(conns), std::move(name), std::move(d), options_.batch_bytes, hbase_));
 }
 
 Result<std::unique_ptr<StateStore>> HBaseStore::NewStateStore() {

@@ -19,11 +19,17 @@
 //
 // Writes: a sink buffers cells (BufferedCellSink: sorted, in key order) and
 // sends them with putMultiple (deletes with deleteMultiple) in requests of at
-// most `request_cells` cells and `request_bytes` bytes. Every cell carries
-// its timestamp, so sending a request again gives the same table: a request
-// that fails with a retryable error (region moving, server busy, a connection
-// the gateway closed after its idle timeout) is sent again on a new
-// connection, with back-off, for up to `retry_budget_ms`.
+// most `request_cells` cells and `request_bytes` bytes, up to `writers`
+// requests in flight at once, each writer on its own connection; two
+// requests that hold cells of one row (a row wider than a request) are sent
+// one after the other, so the cells of a row reach HBase in order. Every
+// cell carries its timestamp, so sending a request again gives the same
+// table: a request that fails with a retryable error (region moving, server
+// busy, a connection the gateway closed after its idle timeout) is sent
+// again on a new connection of its writer, with back-off, for up to
+// `retry_budget_ms`; the first error of any writer stops the sink (the
+// requests not yet sent are dropped) and is returned by its next Put,
+// Flush or Close.
 //
 // Limits checked before anything of a batch is sent (common/cell_check.h;
 // InvalidArgument naming the table and row; nothing of the batch is
@@ -36,8 +42,8 @@
 // (the tables' default durability, SYNC_WAL), so a sink's Sync is its Flush.
 //
 // Thread safety: a store may be shared by threads (its own requests are
-// serialised); each sink and reader has its own connection and is used by
-// one thread at a time.
+// serialised); each reader has its own connection, each sink its writers'
+// connections and threads, and each is used by one thread at a time.
 #pragma once
 
 #include <cstdint>
@@ -64,9 +70,12 @@ class HBaseConnection;
 /// HBase's limits and how widen talks to the gateway.
 struct HBaseOptions {
   /// Per putMultiple request: at most this many cells ...
-  size_t request_cells = 10000;
+  size_t request_cells = kDefaultRequestCells;
   /// ... and this many bytes of row + family + qualifier + value.
-  size_t request_bytes = 4 << 20;
+  size_t request_bytes = kDefaultRequestBytes;
+  /// Requests in flight per sink at most, each on its own connection to the
+  /// gateway (1 to kMaxWriters).
+  int writers = kDefaultWriters;
   /// The largest cell HBase takes, as its region server counts it (row +
   /// family + qualifier + value + 24): hbase.server.keyvalue.maxsize, and
   /// the gateway's hbase.client.keyvalue.maxsize, both 10 MiB by default.
@@ -153,6 +162,9 @@ class HBaseStore final : public Store {
   /// the table's row (store/hbase_lock.cc), taken and renewed with
   /// checkAndMutate.
   Result<std::unique_ptr<StateStore>> NewStateStore() override;
+
+  /// HBaseOptions::max_cell_bytes.
+  int64_t max_cell_bytes() const override { return hbase_.max_cell_bytes; }
 
   // widen sync (store/hbase_row_sync.cc; the layout in docs/format.md,
   // "HBase"). Digests and sync index entries are rows of the sync table

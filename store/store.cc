@@ -32,7 +32,12 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& url, const StoreOp
   }
   if (StartsWith(url, kHBaseScheme)) {
 #ifdef WIDEN_WITH_HBASE
-    WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<HBaseStore> store, HBaseStore::Open(url, options));
+    HBaseOptions hbase;
+    hbase.writers = options.writers;
+    hbase.request_cells = options.request_cells;
+    hbase.request_bytes = options.request_bytes;
+    WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<HBaseStore> store,
+                           HBaseStore::Open(url, options, hbase));
     return std::unique_ptr<Store>(std::move(store));
 #else
     return Status::InvalidArgument("store URL '" + url +

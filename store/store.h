@@ -26,10 +26,24 @@
 
 namespace widen {
 
+/// HBase: putMultiple requests in flight per sink by default, and at most.
+inline constexpr int kDefaultWriters = 4;
+inline constexpr int kMaxWriters = 64;
+/// HBase: a request holds at most this many cells and bytes (row + family +
+/// qualifier + value) by default.
+inline constexpr size_t kDefaultRequestCells = 10000;
+inline constexpr size_t kDefaultRequestBytes = 4 << 20;
+
 struct StoreOptions {
   size_t batch_bytes = 4 << 20;  // sink flush threshold, bytes
   /// Create the embedded store's directory when missing (false: NotFound).
   bool create_if_missing = true;
+  /// HBase only (the embedded store writes in-process): requests in flight
+  /// per sink, each on its own connection to the gateway (1 to
+  /// kMaxWriters), and the bounds of one request.
+  int writers = kDefaultWriters;
+  size_t request_cells = kDefaultRequestCells;
+  size_t request_bytes = kDefaultRequestBytes;
 };
 
 /// Rows of one table with the digest of what widen last wrote into each
@@ -147,6 +161,10 @@ class Store {
   /// A sink for cells of `full_name` (which must exist). It checks every
   /// cell (common/cell_check.h) against the table and the store's limits.
   virtual Result<std::unique_ptr<CellSink>> NewSink(const std::string& full_name) = 0;
+  /// The largest cell the store takes, as HBase counts it (row + family +
+  /// qualifier + value + kCellOverheadBytes); 0 = any size (the default).
+  /// Runs reject a row with a larger cell before it reaches a sink.
+  virtual int64_t max_cell_bytes() const { return 0; }
   virtual Result<std::unique_ptr<CellReader>> NewReader(const std::string& full_name,
                                                         const ReadOptions& options) = 0;
   /// The state of this store's tables. Does no I/O; may outlive the store.

@@ -63,7 +63,9 @@ class TableAssembler {
         sink_(sink),
         options_(options),
         stats_(stats),
-        builder_(plan, RowBuilderOptions{options.timestamp_ms, options.replace}) {}
+        builder_(plan,
+                 RowBuilderOptions{options.timestamp_ms, options.replace, options.max_cell_bytes}) {
+  }
 
   Status Run() {
     ScanSpec scan = plan_.scan;

@@ -142,6 +142,10 @@ struct AssembleOptions {
   /// writes them (it is counted in empty_rows); a row whose oldest cell is at
   /// timestamp 0 is rejected.
   bool replace = false;
+  /// The target's largest cell as HBase counts it (Store::max_cell_bytes,
+  /// RowBuilderOptions): a larger cell rejects its row, or its nested row;
+  /// 0 = any size.
+  int64_t max_cell_bytes = 0;
 };
 
 /// The column whose integer ranges split `plan`'s driving rows among

@@ -34,16 +34,14 @@ class LockedRejects : public RejectHandler {
 
 }  // namespace
 
-Result<RowSplit> SplitRows(const TablePlan& plan, Source* source, int jobs) {
-  RowSplit one;
-  one.ranges.resize(1);
-  if (jobs < 2) return one;
+Result<SplitBounds> ReadSplitBounds(const TablePlan& plan, Source* source) {
+  SplitBounds out;
   std::optional<ColumnExpr> column = SplitColumn(plan);
   if (!column) {
-    one.why_not = plan.scan.query.empty()
+    out.why_not = plan.scan.query.empty()
                       ? "the driving table has no primary key to split its rows by"
                       : "a free-form query without nests has no key to split its rows by";
-    return one;
+    return out;
   }
   const std::string name = column->alias + "." + column->column;
   // The driving table (or query) alone: no joins or filters, so that the
@@ -54,8 +52,8 @@ Result<RowSplit> SplitRows(const TablePlan& plan, Source* source, int jobs) {
   bare.alias = plan.scan.alias;
   WIDEN_ASSIGN_OR_RETURN(ColumnSummary sum, source->stats().SummarizeColumn(bare, *column));
   if (sum.min.is_null() || sum.max.is_null()) {
-    one.why_not = fmt::format("{} has no values", name);
-    return one;
+    out.why_not = fmt::format("{} has no values", name);
+    return out;
   }
   // Signed or unsigned (MySQL BIGINT UNSIGNED) integers; bounds are int64,
   // and the last range is open above, so values past INT64_MAX are read too.
@@ -72,31 +70,53 @@ Result<RowSplit> SplitRows(const TablePlan& plan, Source* source, int jobs) {
   };
   __int128 lo = 0, hi = 0;
   if (!as_wide(sum.min, &lo) || !as_wide(sum.max, &hi)) {
-    one.why_not = fmt::format("{} is not an integer column (ranges are split on integers)", name);
-    return one;
+    out.why_not = fmt::format("{} is not an integer column (ranges are split on integers)", name);
+    return out;
   }
   if (lo > INT64_MAX) {
-    one.why_not = fmt::format("{} holds only values above 2^63 - 1", name);
-    return one;
+    out.why_not = fmt::format("{} holds only values above 2^63 - 1", name);
+    return out;
   }
-  hi = std::min<__int128>(hi, INT64_MAX);
-  const __int128 span = hi - lo + 1;
-  if (span < jobs) {
-    one.why_not = fmt::format("{} has fewer distinct values than jobs", name);
-    return one;
-  }
+  out.column = name;
+  out.min = static_cast<int64_t>(lo);
+  out.max = static_cast<int64_t>(std::min<__int128>(hi, INT64_MAX));
+  return out;
+}
+
+int64_t SliceBound(const SplitBounds& bounds, int parts, int k) {
+  return static_cast<int64_t>(bounds.min + bounds.span() * k / parts);
+}
+
+RowSplit SliceRows(const TablePlan& plan, const SplitBounds& bounds, int parts, int first,
+                   int count) {
   RowSplit split;
-  split.column = name;
-  std::vector<RowRange>& ranges = split.ranges;
-  ranges.resize(static_cast<size_t>(jobs));
-  for (int i = 1; i < jobs; ++i) {
-    const auto bound = static_cast<int64_t>(lo + span * i / jobs);
-    ranges[i - 1].hi = bound;
-    ranges[i].lo = bound;
+  split.column = bounds.column;
+  auto bound = [&](int k) { return SliceBound(bounds, parts, k); };
+  for (int k = first; k < first + count; ++k) {
+    RowRange r;
+    if (k > 0) r.lo = bound(k);
+    if (k < parts - 1) r.hi = bound(k + 1);
+    r.with_null = k == parts - 1;
+    split.ranges.push_back(r);
   }
-  ranges.back().with_null = true;
-  split.in_key_order = KeyFollowsSplit(plan);
+  split.in_key_order = count > 1 && KeyFollowsSplit(plan);
   return split;
+}
+
+Result<RowSplit> SplitRows(const TablePlan& plan, Source* source, int jobs) {
+  RowSplit one;
+  one.ranges.resize(1);
+  if (jobs < 2) return one;
+  WIDEN_ASSIGN_OR_RETURN(SplitBounds bounds, ReadSplitBounds(plan, source));
+  if (bounds.column.empty()) {
+    one.why_not = bounds.why_not;
+    return one;
+  }
+  if (bounds.span() < jobs) {
+    one.why_not = fmt::format("{} has fewer distinct values than jobs", bounds.column);
+    return one;
+  }
+  return SliceRows(plan, bounds, jobs, 0, jobs);
 }
 
 bool KeyFollowsSplit(const TablePlan& plan) {

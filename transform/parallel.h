@@ -47,6 +47,37 @@ struct RowSplit {
 /// Sets in_key_order. Errors: the source's.
 Result<RowSplit> SplitRows(const TablePlan& plan, Source* source, int jobs);
 
+/// What the ranges of a table are cut from: its SplitColumn ("alias.column")
+/// and that column's smallest and largest value (the largest capped at
+/// 2^63 - 1), or why it cannot be split (`column` empty).
+struct SplitBounds {
+  std::string column;
+  int64_t min = 0;
+  int64_t max = 0;
+  std::string why_not;
+  /// Distinct values in [min, max] (0 when not split).
+  __int128 span() const { return column.empty() ? 0 : static_cast<__int128>(max) - min + 1; }
+};
+
+/// Reads `plan`'s SplitBounds (one aggregate query on the driving table, as
+/// SplitRows). Errors: the source's.
+Result<SplitBounds> ReadSplitBounds(const TablePlan& plan, Source* source);
+
+/// Slices `first` to `first + count - 1` of [bounds.min, bounds.max] cut into
+/// `parts` even slices, in order: slice k holds lo_k <= column < lo_(k+1),
+/// lo_k = min + span * k / parts; slice 0 is open below, slice parts - 1
+/// open above and with the NULLs. So the slices of one cut, whoever takes
+/// them, cover every row once: slices k*J to k*J + J - 1 of a cut into N*J
+/// parts are exactly slice k of a cut into N parts. Sets in_key_order (when
+/// count > 1). REQUIRES: bounds has a column; 0 <= first, 1 <= count,
+/// first + count <= parts <= bounds.span().
+RowSplit SliceRows(const TablePlan& plan, const SplitBounds& bounds, int parts, int first,
+                   int count);
+
+/// lo_k of SliceRows: where slice k of a cut into `parts` begins.
+/// REQUIRES: as SliceRows, 0 < k < parts.
+int64_t SliceBound(const SplitBounds& bounds, int parts, int k);
+
 /// True when `plan`'s row keys sort like its SplitColumn ranges: no salt or
 /// hash prefix, and the first key part is the split column, ascending. Then
 /// RunJobs writes the cells in range order (see there).

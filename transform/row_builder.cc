@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "common/bytes.h"
 #include "common/cell_check.h"
 #include "transform/cell_timestamp.h"
 #include "transform/value_codec.h"
@@ -23,6 +24,16 @@ RowCell* RowCells::Add(std::string_view family, int64_t timestamp_ms, CellType t
   c.timestamp_ms = timestamp_ms;
   c.type = type;
   return &c;
+}
+
+void RowCells::Truncate(size_t n) {
+  if (n >= n_) return;
+  bytes_ = 0;
+  for (size_t i = 0; i + 1 < n; ++i) {
+    const RowCell& c = cells_[i];
+    bytes_ += c.family.size() + c.qualifier.size() + c.value.size() + kCellOverheadBytes;
+  }
+  n_ = n;
 }
 
 size_t RowCells::bytes() const {
@@ -45,6 +56,20 @@ std::span<const size_t> RowCells::Sorted() {
     return a < b;
   });
   return order_;
+}
+
+bool RowBuilder::FitsLimit(const RowCell& cell, std::string* reason) const {
+  if (options_.max_cell_bytes <= 0) return true;
+  const int64_t size = static_cast<int64_t>(key_.size() + cell.family.size() +
+                                            cell.qualifier.size() + cell.value.size()) +
+                       kCellOverheadBytes;
+  if (size <= options_.max_cell_bytes) return true;
+  *reason = fmt::format(
+      "the cell {}:{} is {} bytes as HBase counts it (row + family + qualifier + value + {}), "
+      "over the target's largest, {} (hbase.server.keyvalue.maxsize)",
+      cell.family, ToStringBinary(cell.qualifier), size, kCellOverheadBytes,
+      options_.max_cell_bytes);
+  return false;
 }
 
 RowCell* RowBuilder::Put(RowCells* cells, std::string_view family, int64_t timestamp_ms) {
@@ -96,6 +121,10 @@ bool RowBuilder::StartRow(const Row& row, RowCells* cells, std::string* reason) 
       *reason = fmt::format("column {}: {}", c.column, s.message());
       return false;
     }
+    if (!FitsLimit(*cell, &why_)) {
+      *reason = fmt::format("column {}: {}", c.column, why_);
+      return false;
+    }
   }
   return true;
 }
@@ -109,6 +138,9 @@ bool RowBuilder::AddNested(const NestPlan& n, const Row& child, std::string_view
     *reason = st.message();
     return false;
   }
+  const size_t cells_before = cells->size();
+  const uint64_t puts_before = puts_;
+  const int64_t oldest_before = oldest_ts_;
   int64_t ts = row_ts_;
   if (n.version_index >= 0 && !CellTimestampMs(child[n.version_index], &ts, &why_)) {
     *reason = fmt::format("version column {} is {}", n.scan.columns[n.version_index].column, why_);
@@ -149,6 +181,15 @@ bool RowBuilder::AddNested(const NestPlan& n, const Row& child, std::string_view
       AppendJson(child[idx], v);
     }
     v->push_back('}');
+  }
+  for (size_t i = cells_before; i < cells->size(); ++i) {
+    if (!FitsLimit((*cells)[i], reason)) {
+      // The child alone is left out: its cells go, as if never added.
+      cells->Truncate(cells_before);
+      puts_ = puts_before;
+      oldest_ts_ = oldest_before;
+      return false;
+    }
   }
   return true;
 }

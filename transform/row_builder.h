@@ -70,6 +70,8 @@ class RowCells {
     n_ = 0;
     bytes_ = 0;
   }
+  /// Drops the cells added after the first `n`. REQUIRES: n <= size().
+  void Truncate(size_t n);
   /// Appends a cell of `family` at `timestamp_ms` with an empty qualifier
   /// and value, which the caller then fills. The pointer is valid until the
   /// next Add or Clear.
@@ -129,6 +131,10 @@ struct RowBuilderOptions {
   /// Replace mode (see the file comment): FinishRow adds a DeleteFamily
   /// marker per family of the table below the row's new cells.
   bool replace = false;
+  /// The target's largest cell as HBase counts it (row + family + qualifier
+  /// + value + kCellOverheadBytes, common/cell_check.h); 0 = any size. A
+  /// larger cell rejects its row (a column's) or its nested row (a nest's).
+  int64_t max_cell_bytes = 0;
 };
 
 /// Builds the cells of one row at a time over one TablePlan (see the file
@@ -148,7 +154,8 @@ class RowBuilder {
   /// cell timestamp ("version column C is ...", "version column C of
   /// alias.col is ..."), a column is NULL under on_null: reject ("column
   /// alias.col is NULL") or does not fit its codec ("column alias.col:
-  /// ..."). The row's nested rows must then not be added.
+  /// ..."), or its cell is over max_cell_bytes ("column alias.col: the cell
+  /// d:q is N bytes ..."). The row's nested rows must then not be added.
   bool StartRow(const Row& driving, RowCells* cells, std::string* reason);
 
   /// Adds nested row `child` of `nest` (one of the plan's NestPlans, or one
@@ -158,8 +165,9 @@ class RowBuilder {
   /// every value column of the child is NULL (with layout json that is a
   /// cell of nulls, with cells and value no cell at all). Returns false with
   /// *reason when the child alone is rejected (its id parts cannot be
-  /// encoded, or "version column C is ..."); no cell is added then, and its
-  /// own nested rows must not be added. REQUIRES: StartRow returned true for
+  /// encoded, "version column C is ...", or a cell of it is over
+  /// max_cell_bytes: "the cell l:q is N bytes ..."); no cell is added then,
+  /// and its own nested rows must not be added. REQUIRES: StartRow returned true for
   /// the current row.
   bool AddNested(const NestPlan& nest, const Row& child, std::string_view outer, RowCells* cells,
                  std::string* qualifier, bool* all_null, std::string* reason);
@@ -181,6 +189,8 @@ class RowBuilder {
 
  private:
   RowCell* Put(RowCells* cells, std::string_view family, int64_t timestamp_ms);
+  // False with *reason when `cell` is over options_.max_cell_bytes.
+  bool FitsLimit(const RowCell& cell, std::string* reason) const;
 
   const TablePlan& plan_;
   const RowBuilderOptions options_;

@@ -11,6 +11,12 @@
 #   scripts/hbase/server.sh stop DIR           stop what `start DIR` started
 #   scripts/hbase/server.sh ping PORT [SECS]   exit 0 when the gateway on PORT
 #                                              answers listNamespaces()
+#   scripts/hbase/server.sh restart-gateway DIR PORT
+#                                              stop the Thrift2 gateway that
+#                                              `start DIR PORT` started (SIGKILL)
+#                                              and start it again; return once
+#                                              it answers (a break trial: the
+#                                              gateway restarted mid-run)
 #
 # One JVM runs the master, a region server and ZooKeeper (HBase's standalone
 # mode, on the local file system); a second JVM runs the Thrift2 gateway with
@@ -24,6 +30,10 @@
 #   WIDEN_HBASE_IDLE_TIMEOUT_MS   the gateway drops connections idle this long
 #                                 (hbase.thrift.server.socket.read.timeout;
 #                                 default HBase's 60000)
+#   WIDEN_HBASE_JIT               quick (default: the C1 compiler only and the
+#                                 serial collector, which start fastest) or
+#                                 full (the JVM's own defaults: C2 and G1, for
+#                                 throughput; bench/hbase.sh)
 #   WIDEN_HBASE_HEAP              heap of the HBase JVM (default 768m)
 #   WIDEN_HBASE_THRIFT_HEAP       heap of the gateway JVM (default 256m)
 #   WIDEN_HBASE_CACHE             where the resolved classpath is kept
@@ -157,10 +167,16 @@ write_config() {
 }
 
 # JDK 17 needs HBase's module openings; the serial collector and the C1
-# compiler only start fastest on two cores.
+# compiler only start fastest on two cores (WIDEN_HBASE_JIT=full: the JVM's
+# defaults, for throughput).
 jvm_options() {
-  local heap=$1
-  echo "-Xms$heap -Xmx$heap -Xss512k -XX:+UseSerialGC -XX:TieredStopAtLevel=1
+  local heap=$1 jit="-XX:+UseSerialGC -XX:TieredStopAtLevel=1"
+  case ${WIDEN_HBASE_JIT:-quick} in
+    quick) ;;
+    full) jit="" ;;
+    *) die "WIDEN_HBASE_JIT: quick or full, not '$WIDEN_HBASE_JIT'" ;;
+  esac
+  echo "-Xms$heap -Xmx$heap -Xss512k $jit
     -Djava.net.preferIPv4Stack=true -Dzookeeper.admin.enableServer=false
     -Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true
     --add-modules jdk.unsupported
@@ -251,10 +267,31 @@ start() {
   log "HBase ready in $((SECONDS - t0)) s: Thrift2 on 127.0.0.1:$port, ZooKeeper on 127.0.0.1:$zk_port"
 }
 
+restart_gateway() {
+  local dir=$1 port=$2 pid t0=$SECONDS
+  dir=$(cd "$dir" && pwd)
+  [[ -f $dir/thrift2.pid ]] || die "no gateway was started in $dir"
+  pid=$(<"$dir/thrift2.pid")
+  if ours "$pid" "$dir"; then
+    kill -KILL "$pid" 2>/dev/null || true
+    while ours "$pid" "$dir"; do sleep 0.1; done
+  fi
+  CLASSPATH_FILE=$(resolve_classpath)
+  launch "$dir" thrift2 "${WIDEN_HBASE_THRIFT_HEAP:-256m}" \
+    org.apache.hadoop.hbase.thrift2.ThriftServer -b 127.0.0.1 -p "$port" start
+  until ping "$port" 3; do
+    kill -0 "$(<"$dir/thrift2.pid")" 2>/dev/null || die "the gateway exited during start-up"
+    ((SECONDS - t0 > ${WIDEN_HBASE_START_TIMEOUT:-240})) && die "the gateway did not answer"
+    sleep 0.2
+  done
+  log "gateway restarted in $((SECONDS - t0)) s on 127.0.0.1:$port"
+}
+
 case ${1:-} in
   classpath) (($# == 1)) || die "usage: $0 classpath"; resolve_classpath ;;
   start) (($# == 3)) || die "usage: $0 start DIR PORT"; start "$2" "$3" ;;
   stop) (($# == 2)) || die "usage: $0 stop DIR"; stop "$2" ;;
   ping) (($# >= 2)) || die "usage: $0 ping PORT [SECS]"; ping "$2" "${3:-3}" ;;
-  *) die "usage: $0 classpath | start DIR PORT | stop DIR | ping PORT [SECS]" ;;
+  restart-gateway) (($# == 3)) || die "usage: $0 restart-gateway DIR PORT"; restart_gateway "$2" "$3" ;;
+  *) die "usage: $0 classpath | start DIR PORT | stop DIR | ping PORT [SECS] | restart-gateway DIR PORT" ;;
 esac

@@ -180,6 +180,63 @@ TEST_F(HBaseCliTest, TableWithAnotherRowKeyLayoutIsRefusedWithExit5) {
   EXPECT_EQ(r.exit_code, 5) << r.output;
 }
 
+// A source value that makes a cell bigger than HBase takes (10 MiB as the
+// region server counts it) is a rejected row with its reason, like any row
+// that cannot be encoded: with --rejects the run goes on without it; without,
+// it stops naming it (exit 2). The embedded store, which has no such limit,
+// takes it.
+TEST_F(HBaseCliTest, CellOverHBasesLimitIsARejectedRowWithItsReason) {
+  const std::string table = ns_ + ":blobs";
+  made_.push_back(table);
+  {
+    RawHBase raw(hbase_);
+    raw.DropTable(table);
+  }
+  // Row key "2" (1 byte), d:body: 1 + 1 + 4 + 10485760 + 24 bytes.
+  PgQuery(db_url_,
+          "CREATE TABLE blob (id int PRIMARY KEY, body text); INSERT INTO blob VALUES (1, 'one'), "
+          "(2, repeat('x', 10485760)), (3, 'three')");
+  const std::string mapping = WriteMapping("blob.yaml", fmt::format(R"(source: ${{WIDEN_SOURCE_URL}}
+tables:
+  - name: {}
+    from: blob
+    families: [d]
+    key: {{parts: [id]}}
+    columns:
+      - {{column: body, to: "d:body"}}
+)",
+                                                                    table));
+  const std::string rejects = dir_ + "/rejects.jsonl";
+  CommandResult r = Widen(fmt::format("migrate -q -m {} --target {} --rejects {}",
+                                      ShellQuote(mapping), hbase_, ShellQuote(rejects)));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(rejects);
+  std::string line;
+  std::vector<nlohmann::json> lines;
+  while (std::getline(in, line)) lines.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0]["table"], table);
+  EXPECT_EQ(lines[0]["row"], "id=2");
+  EXPECT_EQ(lines[0]["reason"],
+            "column blob.body: the cell d:body is 10485790 bytes as HBase counts it (row + family "
+            "+ qualifier + value + 24), over the target's largest, 10485760 "
+            "(hbase.server.keyvalue.maxsize)");
+  const TableCells cells = ReadTable(hbase_, table);
+  ASSERT_EQ(cells.size(), 2u);
+  EXPECT_EQ(cells.at("1").at("d:body"), "one");
+  EXPECT_EQ(cells.at("3").at("d:body"), "three");
+
+  r = Widen(fmt::format("migrate -q -m {} --target {}", ShellQuote(mapping), hbase_));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("id=2"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("over the target's largest, 10485760"), std::string::npos) << r.output;
+
+  const std::string store = "leveldb:" + dir_ + "/store";
+  r = Widen(fmt::format("migrate -q -m {} --target {}", ShellQuote(mapping), store));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(ReadTable(store, table).at("2").at("d:body").size(), 10485760u);
+}
+
 // The cells of `table` in HBase, every version, as "row column@ts=value".
 std::vector<std::string> AllVersions(const std::string& hbase, const std::string& table) {
   std::vector<std::string> out;

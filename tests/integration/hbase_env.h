@@ -12,7 +12,11 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -68,12 +72,23 @@ class RawHBase {
     return t;
   }
 
-  /// Disables and deletes the table if it exists.
+  /// Disables and deletes the table if it exists (also when its namespace
+  /// does not).
   void DropTable(const std::string& full) {
     const thrift2::TTableName t = Name(full);
-    if (!client_->tableExists(t)) return;
+    if (!TableExists(full)) return;
     if (client_->isTableEnabled(t)) client_->disableTable(t);
     client_->deleteTable(t);
+  }
+
+  /// Whether the table exists; false also when its namespace does not (the
+  /// gateway then fails the call).
+  bool TableExists(const std::string& full) {
+    std::vector<std::string> namespaces;
+    client_->listNamespaces(namespaces);
+    const thrift2::TTableName t = Name(full);
+    if (std::find(namespaces.begin(), namespaces.end(), t.ns) == namespaces.end()) return false;
+    return client_->tableExists(t);
   }
 
   /// HBase's descriptor of the table.
@@ -100,6 +115,34 @@ class RawHBase {
   std::shared_ptr<apache::thrift::transport::TTransport> transport_;
   std::unique_ptr<thrift2::THBaseServiceClient> client_;
 };
+
+/// A copy of the mapping at `path`, written into folder `dir` under the same
+/// file name, whose target tables' namespaces start with `prefix`
+/// (`- name: music:artists` becomes `- name: PREFIXmusic:artists`): tests
+/// that run at the same time against the one HBase then write distinct
+/// tables. Returns the copy's path; `tables`, if given, gets the new names.
+inline std::string PrefixedMapping(const std::string& path, const std::string& prefix,
+                                   const std::string& dir,
+                                   std::vector<std::string>* tables = nullptr) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::regex name(R"(^(\s*- name: )([A-Za-z0-9_]+):([A-Za-z0-9_.-]+))");
+  std::string out, line;
+  std::istringstream lines(text.str());
+  while (std::getline(lines, line)) {
+    std::smatch m;
+    if (std::regex_search(line, m, name)) {
+      const std::string table = prefix + m[2].str() + ":" + m[3].str();
+      if (tables != nullptr) tables->push_back(table);
+      line = m[1].str() + table + m.suffix().str();
+    }
+    out += line + "\n";
+  }
+  const std::string copy = dir + "/" + std::filesystem::path(path).filename().string();
+  std::ofstream(copy) << out;
+  return copy;
+}
 
 }  // namespace widen::testing
 

@@ -1,8 +1,11 @@
-// The same mapping migrated from PostgreSQL into the embedded store and into
-// the real HBase (scripts/with-servers.sh --pg --hbase) gives the same
-// tables: for every example in examples/ and for Chinook, the same cells
-// (every version, read through the Store API of each), the same families
-// and metadata, and `widen scan` / `widen get` print the same text.
+// The same mapping migrated from PostgreSQL, and from MariaDB, into the
+// embedded store and into the real HBase (scripts/with-servers.sh --pg
+// --mysql --hbase) gives the same tables: for every example in examples/
+// and for Chinook, on each engine, the same cells (every version, read
+// through the Store API of each), the same families and metadata, and
+// `widen scan` / `widen get` print the same text. The MariaDB runs write
+// their HBase tables under namespaces prefixed "my" (PrefixedMapping), so
+// that both engines' tests can run at once.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -46,26 +49,64 @@ std::string Show(const CellRecord& c) {
                      c.timestamp_ms, ToStringBinary(c.value.substr(0, 60)));
 }
 
-class HBaseEquivalenceTest : public ::testing::TestWithParam<std::string> {
+// An example (or Chinook) on one source engine.
+struct Case {
+  std::string example;
+  bool mysql = false;
+};
+
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.example << (c.mysql ? " from MariaDB" : " from PostgreSQL");
+}
+
+std::vector<Case> Cases() {
+  std::vector<Case> cases;
+  for (const std::string& e : Examples()) {
+    cases.push_back({e, false});
+    cases.push_back({e, true});
+  }
+  return cases;
+}
+
+class HBaseEquivalenceTest : public ::testing::TestWithParam<Case> {
  protected:
   void SetUp() override {
-    WIDEN_REQUIRE_PG(pg);
     WIDEN_REQUIRE_HBASE(hbase);
     hbase_ = hbase;
-    const std::string example = GetParam();
-    db_url_ = FreshPgDatabase(pg, "widen_it_hbase_" + example);
+    const std::string example = GetParam().example;
     const std::string dir = SourceDir() + "/examples/" + example + "/";
-    if (std::filesystem::exists(dir + "schema.pg.sql")) {
-      RunPsqlFile(db_url_, dir + "schema.pg.sql");
-      RunPsqlFile(db_url_, dir + "data.pg.sql");
-    } else {
-      // Chinook: the shared dataset.
-      const std::string sql = DatasetsDir() + "/" + example + "/postgresql/Chinook_PostgreSql.sql";
+    const bool chinook = !std::filesystem::exists(dir + "schema.pg.sql");
+    if (chinook) {
+      const std::string sql =
+          DatasetsDir() + "/" + example +
+          (GetParam().mysql ? "/mysql/Chinook_MySql.sql" : "/postgresql/Chinook_PostgreSql.sql");
       ASSERT_TRUE(std::filesystem::exists(sql))
           << sql << " is missing: set WIDEN_DATASETS to the shared datasets folder";
-      RunPsqlScript(db_url_, sql);
     }
-    mapping_ = dir + "mapping.yaml";
+    if (GetParam().mysql) {
+      WIDEN_REQUIRE_MYSQL(my);
+      db_url_ = FreshMySqlDatabase(my, "widen_it_hbase_" + example);
+      if (chinook) {
+        RunMySqlFile(db_url_, DatasetsDir() + "/" + example + "/mysql/Chinook_MySql.sql",
+                     /*strip_database_switch=*/true);
+      } else {
+        RunMySqlFile(db_url_, dir + "schema.mysql.sql");
+        RunMySqlFile(db_url_, dir + "data.mysql.sql");
+      }
+      const std::string mapping = dir + (chinook ? "mapping.mysql.yaml" : "mapping.yaml");
+      mapping_ = PrefixedMapping(mapping, "my", MakeTempDir());
+    } else {
+      WIDEN_REQUIRE_PG(pg);
+      db_url_ = FreshPgDatabase(pg, "widen_it_hbase_" + example);
+      if (chinook) {
+        RunPsqlScript(db_url_,
+                      DatasetsDir() + "/" + example + "/postgresql/Chinook_PostgreSql.sql");
+      } else {
+        RunPsqlFile(db_url_, dir + "schema.pg.sql");
+        RunPsqlFile(db_url_, dir + "data.pg.sql");
+      }
+      mapping_ = dir + "mapping.yaml";
+    }
     leveldb_ = "leveldb:" + MakeTempDir() + "/store";
   }
 
@@ -154,8 +195,10 @@ TEST_P(HBaseEquivalenceTest, SameCellsAndOutputAsTheEmbeddedStore) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Examples, HBaseEquivalenceTest, ::testing::ValuesIn(Examples()),
-                         [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
+INSTANTIATE_TEST_SUITE_P(Examples, HBaseEquivalenceTest, ::testing::ValuesIn(Cases()),
+                         [](const ::testing::TestParamInfo<Case>& p) {
+                           return p.param.example + (p.param.mysql ? "_MariaDB" : "_PostgreSQL");
+                         });
 
 }  // namespace
 }  // namespace widen::testing

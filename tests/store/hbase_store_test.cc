@@ -378,6 +378,38 @@ TEST_F(HBaseStoreTest, BinaryCellsRoundTripInHBaseOrder) {
   EXPECT_EQ(Read(d.FullName(), all), newest);
 }
 
+TEST_F(HBaseStoreTest, SeveralWritersKeepTheOrderOfEachRowsCells) {
+  TableDescriptor d = Table("writers", {"a", "b"});
+  d.split_points = {"r1", "r2"};
+  Create(d);
+  // Tiny requests on eight writers: every row spans several requests, and
+  // each column is put four times at one timestamp, so its versions land
+  // in different requests; HBase keeps the one that arrives last, which
+  // must be the one put last.
+  HBaseOptions o;
+  o.writers = 8;
+  o.request_cells = 3;
+  auto store = HBaseStore::Open(url_, StoreOptions(), o);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  std::vector<Cell> cells, expected;
+  for (int row = 0; row < 50; ++row) {
+    const std::string key = "r" + std::to_string(row);
+    for (const char* family : {"a", "b"}) {
+      for (int q = 0; q < 3; ++q) {
+        for (int put = 0; put < 4; ++put) {
+          cells.push_back(Cell{key, family, "q" + std::to_string(q), kTs,
+                               key + "/" + std::to_string(q) + "/v" + std::to_string(put)});
+        }
+        expected.push_back(cells.back());
+      }
+    }
+  }
+  SortLikeHBase(&expected);
+  Status s = Write(store->get(), d.FullName(), cells);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(Read(d.FullName()), expected);
+}
+
 TEST_F(HBaseStoreTest, VersionsAreCappedByTheFamilyAndTheRead) {
   TableDescriptor d = Table("versions", {"v"});
   d.families[0].versions = 3;
@@ -539,7 +571,8 @@ TEST_F(HBaseStoreTest, RowKeyLongerThanHBaseTakesIsRefusedAndNothingOfItsBatchWr
   TableDescriptor d = Table("rowlimit");
   Create(d);
   const std::string longest(32767, 'k');
-  ASSERT_TRUE(Write(d.FullName(), {{longest, "d", "q", kTs, "ok"}}).ok());
+  Status first = Write(d.FullName(), {{longest, "d", "q", kTs, "ok"}});
+  ASSERT_TRUE(first.ok()) << first.ToString();
   Status s = Write(d.FullName(), {{"before", "d", "q", kTs, "x"},
                                   {std::string(32768, 'k'), "d", "q", kTs, "too long"}});
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();

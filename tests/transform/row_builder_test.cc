@@ -307,6 +307,56 @@ TEST_F(RowBuilderTest, ANestedRowThatCannotBeEncodedIsRejectedAlone) {
   EXPECT_EQ(b.all_null_nested, 1u);
 }
 
+TEST_F(RowBuilderTest, CellsOverTheTargetsLimitRejectTheirRowOrNestedRowAlone) {
+  const TablePlan& plan = Plan(kCustomers);
+  const NestPlan& orders = plan.nests[0];
+  // HBase counts row + family + qualifier + value + 24 bytes; the limit
+  // here is 100.
+  const RowBuilderOptions limited{kTs, false, 100};
+  NestedRow big;
+  big.row = RowOf(orders.scan, {{"order_id", I(7)}, {"product_code", T(std::string(60, 'p'))}});
+  big.nested = {{}};
+  NestedRow small;
+  small.row = RowOf(orders.scan, {{"order_id", I(8)}, {"product_code", T("B")}});
+  small.nested = {{}};
+  const std::vector<std::vector<NestedRow>> nested = {{big, small}};
+  const Row customer = RowOf(plan.scan, {{"customer_id", I(3)}, {"name", T("Cy")}});
+  const BuiltRow unlimited = BuildRow(plan, {kTs, false}, customer, nested);
+  ASSERT_EQ(unlimited.cells.size(), 3u);
+  ASSERT_EQ(unlimited.cells[1].qualifier, "o007");
+  const size_t big_bytes = 5 + 1 + 4 + unlimited.cells[1].value.size() + 24;
+  ASSERT_GT(big_bytes, 100u);
+  ASSERT_LE(5 + 1 + 4 + unlimited.cells[2].value.size() + 24, 100u);
+
+  // The nested row with the big cell is left out, with its reason; the row
+  // and its other nested rows are written.
+  BuiltRow b = BuildRow(plan, limited, customer, nested);
+  ASSERT_EQ(b.reject, "");
+  ASSERT_EQ(b.cells.size(), 2u);
+  EXPECT_EQ(Show(b.cells[0]), "c:name@1700000000000=Cy");
+  EXPECT_EQ(b.cells[1].qualifier, "o008");
+  ASSERT_EQ(b.nested_rejects.size(), 1u);
+  EXPECT_EQ(b.nested_rejects[0],
+            "the cell o:o007 is " + std::to_string(big_bytes) +
+                " bytes as HBase counts it (row + family + qualifier + value + 24), over the "
+                "target's largest, 100 (hbase.server.keyvalue.maxsize)");
+
+  // A column's cell over the limit rejects the whole row: 5 + 1 + 4 + 71 +
+  // 24 = 105 bytes.
+  b = BuildRow(plan, limited,
+               RowOf(plan.scan, {{"customer_id", I(3)}, {"name", T(std::string(71, 'n'))}}),
+               nested);
+  EXPECT_EQ(b.reject,
+            "column customer.name: the cell c:name is 105 bytes as HBase counts it (row + "
+            "family + "
+            "qualifier + value + 24), over the target's largest, 100 "
+            "(hbase.server.keyvalue.maxsize)");
+  // One byte less fits.
+  b = BuildRow(plan, limited,
+               RowOf(plan.scan, {{"customer_id", I(3)}, {"name", T(std::string(66, 'n'))}}), {});
+  EXPECT_EQ(b.reject, "");
+}
+
 // Answer history: a nest whose cells take their timestamp from a column, so
 // that two nested rows with one id are two versions of one cell.
 constexpr char kOrdersByDate[] = R"(
