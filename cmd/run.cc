@@ -519,6 +519,18 @@ Result<MigrateResult> Migrate(const MigrateRequest& r) {
   so.writers = r.writers;
   WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open(m.target_url, so));
   WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<StateStore> states, store->NewStateStore());
+  // Every table's lock before anything is written: while a migrate or sync
+  // of one of them runs (on this machine or another), this run stops here,
+  // busy, writing nothing. A shard takes its shard's lock, which the other
+  // shards of its load leave to it.
+  std::vector<std::unique_ptr<TableLock>> locks;
+  for (const TablePlan* tp : d.tables) {
+    auto lock = shard.active()
+                    ? states->LockShard(tp->descriptor.FullName(), shard.index, shard.count)
+                    : states->LockTable(tp->descriptor.FullName());
+    if (!lock.ok()) return lock.status();
+    locks.push_back(std::move(*lock));
+  }
 
   // The cell timestamp: given, else the run's start. A shard adopts its
   // load's (ShardLayout), and lays later loads out with the first it adopts.
@@ -632,6 +644,8 @@ Result<MigrateResult> Migrate(const MigrateRequest& r) {
           "run the migration again",
           target.name, stats.rows));
     }
+    // A run that lost its lock records nothing (another run took the table).
+    if (s.ok()) s = locks[i]->status();
     if (target.shard) {
       // RunJobs closed (synced) every sink: this shard's cells are durable.
       auto finished = FinishShard(states.get(), target.name, tp.scan.table, shard, *target.shard,

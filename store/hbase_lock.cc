@@ -37,11 +37,14 @@ std::string ReadFirstLine(const std::string& path) {
 }
 
 // Field 22 of /proc/PID/stat (after the parenthesised name, which may hold
-// spaces): the start time in clock ticks after boot; 0 when unknown.
+// spaces): the start time in clock ticks after boot; 0 when unknown or when
+// the process has ended (field 3, its state: Z, a zombie its parent has not
+// reaped yet — as a killed process under an init that reaps none — or X).
 uint64_t StartTicks(uint64_t pid) {
   const std::string stat = ReadFirstLine("/proc/" + std::to_string(pid) + "/stat");
   const size_t close = stat.rfind(')');
-  if (close == std::string::npos) return 0;
+  if (close == std::string::npos || close + 2 >= stat.size()) return 0;
+  if (stat[close + 2] == 'Z' || stat[close + 2] == 'X') return 0;
   size_t at = close + 2;  // field 3
   for (int field = 3; field < 22; ++field) {
     at = stat.find(' ', at);
@@ -92,14 +95,45 @@ std::string Describe(const LockHolder& h) {
                      std::chrono::floor<std::chrono::seconds>(taken));
 }
 
+// The lease cell s:l of `row` in `state_table`: *found says whether the
+// cell exists (an empty value is a free lock).
+Status ReadLease(HBaseConnection* conn, const std::string& state_table, const std::string& row,
+                 const std::string& what, std::string* value, bool* found) {
+  thrift2::TGet get;
+  get.row = row;
+  thrift2::TColumn column;
+  column.family = kFamily;
+  column.__set_qualifier(kLeaseQualifier);
+  get.__set_columns({column});
+  thrift2::TResult result;
+  WIDEN_RETURN_IF_ERROR(
+      conn->Retry(what, [&](thrift2::THBaseServiceClient& c) { c.get(result, state_table, get); }));
+  *found = false;
+  for (const auto& v : result.columnValues) {
+    if (v.family == kFamily && v.qualifier == kLeaseQualifier) {
+      *found = true;
+      *value = v.value;
+    }
+  }
+  return Status::OK();
+}
+
+Status BusyStatus(const std::string& table, const std::string& shard, const LockHolder& h) {
+  return Status::Aborted(fmt::format(
+      "table '{}'{} is being written by another widen run ({}); run again when it has ended", table,
+      shard.empty() ? "" : " (" + shard + " of a sharded load)", Describe(h)));
+}
+
 class HBaseTableLock final : public TableLock {
  public:
   HBaseTableLock(std::unique_ptr<HBaseConnection> conn, std::string url, std::string state_table,
-                 std::string table, int lease_ms)
+                 std::string table, std::string shard, int lease_ms)
       : conn_(std::move(conn)),
         url_(std::move(url)),
         state_table_(std::move(state_table)),
         table_(std::move(table)),
+        shard_(std::move(shard)),
+        row_(LockRow(table_, shard_)),
         lease_ms_(lease_ms) {}
 
   ~HBaseTableLock() override {
@@ -149,35 +183,15 @@ class HBaseTableLock final : public TableLock {
 
  private:
   std::string Where() const {
-    return fmt::format("table '{}' (its lock in '{}' of HBase at '{}')", table_, state_table_,
-                       url_);
+    return fmt::format("table '{}'{} (its lock in '{}' of HBase at '{}')", table_,
+                       shard_.empty() ? "" : " " + shard_, state_table_, url_);
   }
 
-  Status Busy(const LockHolder& h) const {
-    return Status::Aborted(fmt::format(
-        "table '{}' is being synced by another widen run ({}); run again when it has ended", table_,
-        Describe(h)));
-  }
+  Status Busy(const LockHolder& h) const { return BusyStatus(table_, shard_, h); }
 
   Status Read(std::string* value, bool* found) {
-    thrift2::TGet get;
-    get.row = table_;
-    thrift2::TColumn column;
-    column.family = kFamily;
-    column.__set_qualifier(kLeaseQualifier);
-    get.__set_columns({column});
-    thrift2::TResult result;
-    WIDEN_RETURN_IF_ERROR(
-        conn_->Retry("reading the lock of " + Where(),
-                     [&](thrift2::THBaseServiceClient& c) { c.get(result, state_table_, get); }));
-    *found = false;
-    for (const auto& v : result.columnValues) {
-      if (v.family == kFamily && v.qualifier == kLeaseQualifier) {
-        *found = true;
-        *value = v.value;
-      }
-    }
-    return Status::OK();
+    return ReadLease(conn_.get(), state_table_, row_, "reading the lock of " + Where(), value,
+                     found);
   }
 
   // Puts `next` if the cell holds `expected` ("": a free lock — HBase's
@@ -185,7 +199,7 @@ class HBaseTableLock final : public TableLock {
   // lost answer the cell is read again.
   Result<bool> Swap(const std::string& expected, const std::string& next) {
     thrift2::TPut put;
-    put.row = table_;
+    put.row = row_;
     thrift2::TColumnValue cell;
     cell.family = kFamily;
     cell.qualifier = kLeaseQualifier;
@@ -194,11 +208,11 @@ class HBaseTableLock final : public TableLock {
     thrift2::TMutation m;
     m.__set_put(put);
     thrift2::TRowMutations mutations;
-    mutations.row = table_;
+    mutations.row = row_;
     mutations.mutations.push_back(std::move(m));
     bool applied = false;
     Status s = conn_->Call("taking the lock of " + Where(), [&](thrift2::THBaseServiceClient& c) {
-      applied = c.checkAndMutate(state_table_, table_, kFamily, kLeaseQualifier,
+      applied = c.checkAndMutate(state_table_, row_, kFamily, kLeaseQualifier,
                                  thrift2::TCompareOp::EQUAL, expected, mutations);
     });
     if (s.ok()) return applied;
@@ -242,6 +256,8 @@ class HBaseTableLock final : public TableLock {
 
   const std::unique_ptr<HBaseConnection> conn_;
   const std::string url_, state_table_, table_;
+  const std::string shard_;  // "shard I/N", or empty: the table's own lock
+  const std::string row_;    // the lease's row in the state table (LockRow)
   const int lease_ms_;
   mutable std::mutex mu_;  // guards status_, stop_; value_ is the renewer's once it runs
   std::condition_variable wake_;
@@ -303,12 +319,84 @@ bool HolderAlive(const LockHolder& h, int64_t now_ms) {
   return now_ms < h.expires_ms;
 }
 
+std::string LockRow(const std::string& table, const std::string& shard) {
+  if (shard.empty()) return table;
+  std::string row = table;
+  row.push_back('\0');
+  row += shard;
+  return row;
+}
+
 Result<std::unique_ptr<TableLock>> LockTable(std::unique_ptr<HBaseConnection> conn,
                                              const std::string& url, const std::string& state_table,
                                              const std::string& table, int lease_ms) {
-  auto lock = std::make_unique<HBaseTableLock>(std::move(conn), url, state_table, table, lease_ms);
+  auto lock =
+      std::make_unique<HBaseTableLock>(std::move(conn), url, state_table, table, "", lease_ms);
   WIDEN_RETURN_IF_ERROR(lock->Take());
   return std::unique_ptr<TableLock>(std::move(lock));
+}
+
+Result<std::unique_ptr<TableLock>> LockShard(std::unique_ptr<HBaseConnection> conn,
+                                             const std::string& url, const std::string& state_table,
+                                             const std::string& table, int index, int count,
+                                             int lease_ms) {
+  auto lock = std::make_unique<HBaseTableLock>(std::move(conn), url, state_table, table,
+                                               fmt::format("shard {}/{}", index, count), lease_ms);
+  WIDEN_RETURN_IF_ERROR(lock->Take());
+  return std::unique_ptr<TableLock>(std::move(lock));
+}
+
+Status CheckNoLiveLease(HBaseConnection* conn, const std::string& url,
+                        const std::string& state_table, const std::string& table, bool shards) {
+  const std::string what = fmt::format("reading the locks of table '{}' (in '{}' of HBase at '{}')",
+                                       table, state_table, url);
+  const int64_t now = NowMs();
+  auto check = [&](const std::string& row, const std::string& value) -> Status {
+    if (value.empty()) return Status::OK();
+    LockHolder holder;
+    const std::string shard = row.size() > table.size() ? row.substr(table.size() + 1) : "";
+    if (!DecodeLockHolder(value, &holder)) {
+      return Status::DataLoss(
+          fmt::format("{}: the lock cell s:l of {} is not a lock widen wrote", what,
+                      shard.empty() ? std::string("the table's row") : "the row of its " + shard));
+    }
+    if (!HolderAlive(holder, now)) return Status::OK();
+    return BusyStatus(table, shard, holder);
+  };
+  if (!shards) {
+    std::string value;
+    bool found = false;
+    WIDEN_RETURN_IF_ERROR(ReadLease(conn, state_table, table, what, &value, &found));
+    return found ? check(table, value) : Status::OK();
+  }
+  thrift2::TScan scan;
+  std::string start = table;
+  start.push_back('\0');
+  scan.__set_startRow(start);
+  std::string stop = table;
+  stop.push_back('\x01');
+  scan.__set_stopRow(stop);
+  thrift2::TColumn column;
+  column.family = kFamily;
+  column.__set_qualifier(kLeaseQualifier);
+  scan.__set_columns({column});
+  for (;;) {
+    std::vector<thrift2::TResult> rows;
+    constexpr int32_t kRows = 1000;
+    WIDEN_RETURN_IF_ERROR(conn->Retry(what, [&](thrift2::THBaseServiceClient& c) {
+      c.getScannerResults(rows, state_table, scan, kRows);
+    }));
+    for (const thrift2::TResult& r : rows) {
+      for (const auto& v : r.columnValues) {
+        if (v.family == kFamily && v.qualifier == kLeaseQualifier) {
+          WIDEN_RETURN_IF_ERROR(check(r.row, v.value));
+        }
+      }
+    }
+    if (rows.size() < static_cast<size_t>(kRows)) break;
+    scan.__set_startRow(rows.back().row + std::string(1, '\0'));
+  }
+  return Status::OK();
 }
 
 }  // namespace hbase_internal

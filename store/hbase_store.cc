@@ -168,10 +168,11 @@ Status RegionStartKeys(HBaseConnection* conn, const std::string& name,
   std::vector<thrift2::THRegionLocation> regions;
   const std::string what = "listing the regions of table " + Quoted(name);
   // A region with no server at the moment makes HBase 2.6's gateway fail
-  // the call (a NullPointerException: an internal error). In an enabled
-  // table (just created by another client, a region splitting or moving) it
-  // is assigned within seconds, so ask again; a disabled table's regions
-  // stay without one (ListTables leaves such a table out).
+  // the call (a NullPointerException: an internal error). In a table being
+  // enabled or enabled (just created by another client — perhaps one
+  // killed since —, a region splitting or moving) it is assigned within
+  // seconds, so ask again; a disabled table's regions stay without one
+  // (ListTables leaves such a table out).
   for (int attempt = 0;; ++attempt) {
     Status s = conn->Retry(
         what, [&](thrift2::THBaseServiceClient& c) { c.getAllRegionLocations(regions, name); });
@@ -180,11 +181,11 @@ Status RegionStartKeys(HBaseConnection* conn, const std::string& name,
         s.code() == StatusCode::kInvalidArgument &&
         s.message().find("Internal error processing getAllRegionLocations") != std::string::npos;
     if (!unassigned || attempt >= kRegionListAttempts) return s;
-    bool enabled = false;
+    bool disabled = false;
     Status looked = conn->Retry(
         "looking up table " + Quoted(name),
-        [&](thrift2::THBaseServiceClient& c) { enabled = c.isTableEnabled(ThriftName(name)); });
-    if (!looked.ok() || !enabled) return s;
+        [&](thrift2::THBaseServiceClient& c) { disabled = c.isTableDisabled(ThriftName(name)); });
+    if (!looked.ok() || disabled) return s;
     std::this_thread::sleep_for(std::chrono::milliseconds(200 * std::min(attempt + 1, 10)));
   }
   out->clear();
@@ -678,14 +679,41 @@ class HBaseStateStore final : public StateStore {
         lock_lease_ms_(lock_lease_ms) {}
 
   // A lease in the cell s:l of the table's row (store/hbase_lock.cc), on a
-  // connection of its own.
+  // connection of its own; then no shard of a sharded load may hold its
+  // lease (each side takes its own lease before it looks at the other's,
+  // so of a migrate or sync and a shard that start at once, at least one
+  // sees the other and stops).
   Result<std::unique_ptr<TableLock>> LockTable(const std::string& table) override {
+    const std::string name = CanonicalTableName(table);
     {
       std::lock_guard<std::mutex> lock(mu_);
       WIDEN_RETURN_IF_ERROR(EnsureTable());
     }
-    return hbase_internal::LockTable(connect_(), url_, table_, CanonicalTableName(table),
-                                     lock_lease_ms_);
+    WIDEN_ASSIGN_OR_RETURN(
+        std::unique_ptr<TableLock> held,
+        hbase_internal::LockTable(connect_(), url_, table_, name, lock_lease_ms_));
+    std::lock_guard<std::mutex> lock(mu_);
+    WIDEN_RETURN_IF_ERROR(
+        hbase_internal::CheckNoLiveLease(conn_.get(), url_, table_, name, /*shards=*/true));
+    return held;
+  }
+
+  // A lease in the row LockRow(table, "shard I/N"); then the table's own
+  // lease must be free (see LockTable).
+  Result<std::unique_ptr<TableLock>> LockShard(const std::string& table, int index,
+                                               int count) override {
+    const std::string name = CanonicalTableName(table);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      WIDEN_RETURN_IF_ERROR(EnsureTable());
+    }
+    WIDEN_ASSIGN_OR_RETURN(
+        std::unique_ptr<TableLock> held,
+        hbase_internal::LockShard(connect_(), url_, table_, name, index, count, lock_lease_ms_));
+    std::lock_guard<std::mutex> lock(mu_);
+    WIDEN_RETURN_IF_ERROR(
+        hbase_internal::CheckNoLiveLease(conn_.get(), url_, table_, name, /*shards=*/false));
+    return held;
   }
 
   Result<std::optional<TableState>> Get(const std::string& table) override {

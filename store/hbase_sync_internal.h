@@ -34,6 +34,29 @@ Result<std::unique_ptr<TableLock>> LockTable(std::unique_ptr<HBaseConnection> co
                                              const std::string& url, const std::string& state_table,
                                              const std::string& table, int lease_ms);
 
+/// Takes the lock of shard `index` of `count` of target table `table`'s
+/// sharded load (migrate --shard): a lease like LockTable's in the row
+/// LockRow(table, "shard I/N"), so that the shards of one load run together
+/// while two runs of one shard do not. Errors as LockTable.
+Result<std::unique_ptr<TableLock>> LockShard(std::unique_ptr<HBaseConnection> conn,
+                                             const std::string& url, const std::string& state_table,
+                                             const std::string& table, int index, int count,
+                                             int lease_ms);
+
+/// The state table row that holds a lease: `table` itself for the table's
+/// lock, else `table`, 0x00 and `shard` ("shard 2/3"). Rows of the second
+/// kind hold no state cell s:v, so StateStore::List does not see them.
+std::string LockRow(const std::string& table, const std::string& shard);
+
+/// OK when no live run holds a lease of `table` of the kind asked for:
+/// with `shards`, the lease of any shard of it (one scan of the rows
+/// LockRow(table, ...)); else the table's own lease. Aborted naming the
+/// holder otherwise; DataLoss for a lease cell widen did not write;
+/// Unavailable when HBase cannot be reached. Taken after a run's own lease,
+/// so that of two runs that start at once at least one sees the other.
+Status CheckNoLiveLease(HBaseConnection* conn, const std::string& url,
+                        const std::string& state_table, const std::string& table, bool shards);
+
 /// Who holds a lock: the lease cell's fields (docs/format.md, "HBase").
 struct LockHolder {
   int64_t expires_ms = 0;  // ms since the epoch, the holder's clock

@@ -71,6 +71,15 @@ class StateStore {
   /// store cannot be reached.
   virtual Result<std::unique_ptr<TableLock>> LockTable(const std::string& table);
 
+  /// Takes the lock of shard `index` of `count` (1 <= index <= count) of a
+  /// sharded load of `table` (migrate --shard): the shards of one load hold
+  /// theirs at once, while a second run of the same shard, and LockTable of
+  /// the table, return Aborted naming the holder as long as it is held; and
+  /// this returns Aborted while another run holds the table's LockTable.
+  /// The default, for a store one process at a time opens, does nothing.
+  virtual Result<std::unique_ptr<TableLock>> LockShard(const std::string& table, int index,
+                                                       int count);
+
   /// The state of `table` with its version set, or nullopt when none is
   /// recorded (or it was deleted). DataLoss for a malformed record;
   /// FailedPrecondition for a record of a newer format; Unavailable when

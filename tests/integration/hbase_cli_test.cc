@@ -17,7 +17,9 @@
 #include <iterator>
 #include <map>
 #include <regex>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -394,7 +396,7 @@ TEST_F(HBaseCliTest, SyncSetsNewVersionBehaviorAndKeepsDigestsInTheSyncTable) {
 // run would leave it: while it lasts a sync exits 7 naming the holder and
 // writes nothing; once it expired, or for a process of this machine that
 // is gone, a sync takes it at once.
-TEST_F(HBaseCliTest, ALockHeldElsewhereMakesSyncExitBusyUntilItExpires) {
+TEST_F(HBaseCliTest, ALockHeldElsewhereMakesSyncAndMigrateExitBusyUntilItExpires) {
   const std::string table = ns_ + ":locked";
   made_.push_back(table);
   const std::string mapping =
@@ -406,7 +408,7 @@ TEST_F(HBaseCliTest, ALockHeldElsewhereMakesSyncExitBusyUntilItExpires) {
   // str pid namespace, u64 pid, u64 start ticks (i64/u64 big-endian; str a
   // u32 big-endian length and the bytes).
   auto lease = [](int64_t expires_ms, const std::string& host, const std::string& boot,
-                  const std::string& pid_ns, uint64_t pid) {
+                  const std::string& pid_ns, uint64_t pid, uint64_t start_ticks = 12345) {
     std::string v(1, '\x01');
     PutFixed64BE(&v, static_cast<uint64_t>(expires_ms));
     PutFixed64BE(&v, 1700000000000);
@@ -415,7 +417,7 @@ TEST_F(HBaseCliTest, ALockHeldElsewhereMakesSyncExitBusyUntilItExpires) {
       v += *s;
     }
     PutFixed64BE(&v, pid);
-    PutFixed64BE(&v, 12345);
+    PutFixed64BE(&v, start_ticks);
     return v;
   };
   auto put_lease = [&](const std::string& value) {
@@ -440,11 +442,60 @@ TEST_F(HBaseCliTest, ALockHeldElsewhereMakesSyncExitBusyUntilItExpires) {
   r = Widen(sync);
   EXPECT_EQ(r.exit_code, 7) << r.output;
   EXPECT_NE(r.output.find("table '" + table +
-                          "' is being synced by another widen run (process 4242 on host "
+                          "' is being written by another widen run (process 4242 on host "
                           "'elsewhere.example' since 2023-11-14 22:13:20 UTC)"),
             std::string::npos)
       << r.output;
   EXPECT_NE(ReadTable(hbase_, table)[row]["d:amount"], "1.11") << "nothing was written";
+  // A migrate, whole or one shard of a sharded load, is refused the same way.
+  const std::string migrate =
+      fmt::format("migrate -q -m {} --target {}", ShellQuote(mapping), hbase_);
+  for (const std::string& run : {migrate, migrate + " --shard 2/3"}) {
+    r = Widen(run);
+    EXPECT_EQ(r.exit_code, 7) << run << "\n" << r.output;
+    EXPECT_NE(r.output.find("table '" + table +
+                            "' is being written by another widen run (process "
+                            "4242 on host 'elsewhere.example'"),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(ReadTable(hbase_, table)[row]["d:amount"], "1.11") << "nothing was written";
+  }
+  // A shard's lease (its own row: the table, 0x00, "shard I/N") keeps sync
+  // and a whole migrate out, and a second run of that shard, but not the
+  // other shards of its load.
+  put_lease("");
+  {
+    RawHBase raw(hbase_);
+    thrift2::TColumnValue cv;
+    cv.__set_family("s");
+    cv.__set_qualifier("l");
+    cv.__set_value(lease(now_ms + 600000, "elsewhere.example", "another-boot", "pid:[1]", 4242));
+    thrift2::TPut put;
+    put.__set_row(table + std::string(1, '\0') + "shard 2/3");
+    put.__set_columnValues({cv});
+    raw->put("widen:state", put);
+  }
+  for (const std::string& run : {sync, migrate, migrate + " --shard 2/3"}) {
+    r = Widen(run);
+    EXPECT_EQ(r.exit_code, 7) << run << "\n" << r.output;
+    EXPECT_NE(r.output.find("table '" + table +
+                            "' (shard 2/3 of a sharded load) is being written by another widen "
+                            "run (process 4242 on host 'elsewhere.example'"),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(ReadTable(hbase_, table)[row]["d:amount"], "1.11") << "nothing was written";
+  }
+  {
+    RawHBase raw(hbase_);
+    thrift2::TColumnValue cv;
+    cv.__set_family("s");
+    cv.__set_qualifier("l");
+    cv.__set_value("");
+    thrift2::TPut put;
+    put.__set_row(table + std::string(1, '\0') + "shard 2/3");
+    put.__set_columnValues({cv});
+    raw->put("widen:state", put);
+  }
 
   put_lease(lease(now_ms - 1000, "elsewhere.example", "another-boot", "pid:[1]", 4242));
   r = Widen(sync);
@@ -468,6 +519,48 @@ TEST_F(HBaseCliTest, ALockHeldElsewhereMakesSyncExitBusyUntilItExpires) {
   r = Widen(sync);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(ReadTable(hbase_, table)[row]["d:amount"], "2.22");
+
+  // A process of this machine with its real start time: while it runs the
+  // lease is held; once it has ended — a zombie not yet reaped by its
+  // parent (a kill -9 under an init that reaps nothing leaves one), then
+  // reaped — it is not.
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  const pid_t child = fork();
+  if (child == 0) {
+    char c;
+    (void)!read(pipe_fds[0], &c, 1);
+    _exit(0);
+  }
+  auto stat_of = [](pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    std::getline(in, line);
+    return line;
+  };
+  const std::string stat = stat_of(child);
+  std::istringstream fields(stat.substr(stat.rfind(')') + 2));
+  std::string field;
+  for (int i = 3; i <= 22; ++i) fields >> field;  // field 22: the start time
+  const uint64_t start_ticks = std::stoull(field);
+  put_lease(lease(now_ms + 600000, host, boot, ns, static_cast<uint64_t>(child), start_ticks));
+  PgQuery(db_url_, "UPDATE service_order SET amount = 3.33 WHERE order_id = " + first);
+  r = Widen(sync);
+  EXPECT_EQ(r.exit_code, 7) << "the holder runs\n" << r.output;
+  EXPECT_EQ(ReadTable(hbase_, table)[row]["d:amount"], "2.22");
+  ASSERT_EQ(write(pipe_fds[1], "x", 1), 1);
+  for (int i = 0; i < 500; ++i) {
+    const std::string now = stat_of(child);
+    if (now.size() > now.rfind(')') + 2 && now[now.rfind(')') + 2] == 'Z') break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(stat_of(child)[stat_of(child).rfind(')') + 2], 'Z');
+  r = Widen(sync);
+  EXPECT_EQ(r.exit_code, 0) << "a zombie holds no lock\n" << r.output;
+  EXPECT_EQ(ReadTable(hbase_, table)[row]["d:amount"], "3.33");
+  waitpid(child, nullptr, 0);
+  close(pipe_fds[0]);
+  close(pipe_fds[1]);
 }
 
 // widen verify reads an HBase target through the store's reader: equal

@@ -405,7 +405,7 @@ TEST_P(SyncTest, ASecondSyncWhileOneRunsExitsBusyAndWritesNothing) {
   EXPECT_EQ(second.exit_code, 7) << second.output;
   if (target_->hbase()) {
     EXPECT_NE(second.output.find("table '" + orders_ +
-                                 "' is being synced by another widen run (process " +
+                                 "' is being written by another widen run (process " +
                                  std::to_string(pid) + " on host"),
               std::string::npos)
         << second.output;

@@ -344,6 +344,52 @@ TEST_F(HBaseRowSyncTest, ALateDeleteInTheSyncTableMasksNothingWrittenAfterIt) {
   EXPECT_EQ(seen, (std::vector<std::string>{"second"}));
 }
 
+// Shard locks: the shards of one load hold theirs together; a second run
+// of a shard, and the table's own lock, wait for it; a shard waits for the
+// table's lock.
+TEST_F(HBaseRowSyncTest, ShardLocksShareTheTableButExcludeTheTablesLock) {
+  Open(HBaseOptions());
+  auto states = store_->NewStateStore();
+  ASSERT_TRUE(states.ok());
+  auto one = (*states)->LockShard(table_, 1, 3);
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  auto two = (*states)->LockShard(table_, 2, 3);
+  ASSERT_TRUE(two.ok()) << two.status().ToString();
+  auto again = (*states)->LockShard(table_, 2, 3);
+  ASSERT_EQ(again.status().code(), StatusCode::kAborted);
+  EXPECT_NE(again.status().message().find(fmt::format(
+                "table '{}' (shard 2/3 of a sharded load) is being written by another", table_)),
+            std::string::npos)
+      << again.status().ToString();
+  auto whole = (*states)->LockTable(table_);
+  ASSERT_EQ(whole.status().code(), StatusCode::kAborted);
+  EXPECT_NE(whole.status().message().find("(shard 1/3 of a sharded load)"), std::string::npos)
+      << whole.status().ToString();
+  one->reset();
+  whole = (*states)->LockTable(table_);
+  ASSERT_EQ(whole.status().code(), StatusCode::kAborted) << "shard 2/3 still holds its lock";
+  two->reset();
+  whole = (*states)->LockTable(table_);
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  auto three = (*states)->LockShard(table_, 3, 3);
+  ASSERT_EQ(three.status().code(), StatusCode::kAborted);
+  EXPECT_NE(three.status().message().find(
+                fmt::format("table '{}' is being written by another widen run", table_)),
+            std::string::npos)
+      << three.status().ToString();
+  // The refused shard left no lease behind: once the table's lock is given
+  // up, every shard may start.
+  whole->reset();
+  for (int i = 1; i <= 3; ++i) {
+    auto shard = (*states)->LockShard(table_, i, 3);
+    EXPECT_TRUE(shard.ok()) << i << ": " << shard.status().ToString();
+  }
+  // Lease rows are not table states.
+  auto listed = (*states)->List();
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  for (const auto& [name, state] : *listed) EXPECT_EQ(name.find('\0'), std::string::npos) << name;
+}
+
 // Table locks: one holder at a time (another, even of this process, is
 // refused naming it); renewed while held (past its lease); given up when
 // the holder goes; noticed lost when another run took it.
@@ -358,7 +404,7 @@ TEST_F(HBaseRowSyncTest, ATableLockHasOneHolderIsRenewedAndNoticesATakeOver) {
   auto second = (*states)->LockTable(table_);
   ASSERT_EQ(second.status().code(), StatusCode::kAborted);
   EXPECT_NE(second.status().message().find(
-                fmt::format("table '{}' is being synced by another widen run (process {} on host",
+                fmt::format("table '{}' is being written by another widen run (process {} on host",
                             table_, static_cast<long>(getpid()))),
             std::string::npos)
       << second.status().ToString();
