@@ -375,9 +375,13 @@ std::string TableFingerprint(const TablePlan& tp) {
   }
   // What each scan reads (not its SQL text, which depends on the engine and
   // on --fetch-rows).
+  // The join and columns that order a nested scan in key order (widen_lead)
+  // change no cell: left out, so that a table keeps its fingerprint.
   auto columns = [&field](const std::vector<ColumnExpr>& cs) {
     std::string t;
-    for (const auto& c : cs) t += c.alias + "." + c.column + ",";
+    for (const auto& c : cs) {
+      if (c.alias != "widen_lead") t += c.alias + "." + c.column + ",";
+    }
     field(t);
   };
   (void)ForEachScan(tp, [&](const ScanSpec& scan, const SourceLocation&) {
@@ -387,6 +391,7 @@ std::string TableFingerprint(const TablePlan& tp) {
     field(scan.alias);
     field(scan.where);
     for (const auto& j : scan.joins) {
+      if (j.alias == "widen_lead") continue;
       field(j.table + " " + j.alias);
       for (const auto& [mine, theirs] : j.on) field(mine.alias + "." + mine.column + "=" + theirs);
     }
@@ -684,8 +689,8 @@ Result<SyncResult> Sync(const SyncRequest& r) {
     // The table is recorded loading only just before its first write: a
     // run stopped while reading the source leaves it as it was. Every row
     // the source gives now is compared with the stored one in row key order:
-    // streamed as it comes when the row keys follow the read order (one job,
-    // KeyFollowsSplit; a cell out of order all the same sends the table
+    // streamed as it comes when the rows come in key order (one job, and the
+    // plan's KeyOrder read or database; a cell out of order all the same sends the table
     // through the external sort, where the rows written meanwhile are found
     // unchanged), else sorted on disk first.
     std::unique_ptr<RowDigestReader> stored;
@@ -705,7 +710,7 @@ Result<SyncResult> Sync(const SyncRequest& r) {
     out.watermarks_after = target.after;
     out.notes = target.notes;
     out.why = target.watermark.why;
-    bool sorted = jobs.splits[i].ranges.size() > 1 || !KeyFollowsSplit(tp);
+    bool sorted = jobs.splits[i].ranges.size() > 1 || tp.order.how == KeyOrder::kSort;
     std::unique_ptr<SyncIndexRecorder> recorder;
     if (s.ok() && target.incremental) {
       out.mode = "watermark";
@@ -912,11 +917,11 @@ Result<VerifyResult> Verify(const VerifyRequest& r) {
       WIDEN_ASSIGN_OR_RETURN(stored, store->NewReader(out.table, ro));
       return stored->status();
     };
-    // As sync: streamed when the row keys follow the read order (a cell out
-    // of order all the same sends the table through the external sort),
+    // As sync: streamed when the rows come in key order (KeyOrder read or
+    // database; a cell out of order all the same sends the table through the external sort),
     // else sorted on disk first.
     Status s = start();
-    bool sorted = jobs.splits[i].ranges.size() > 1 || !KeyFollowsSplit(tp);
+    bool sorted = jobs.splits[i].ranges.size() > 1 || tp.order.how == KeyOrder::kSort;
     if (s.ok() && !sorted) {
       s = RunJobs(
           tp, jobs.splits[i], jobs.sources,
