@@ -1,5 +1,6 @@
 #include "cmd/run.h"
 
+#include <sched.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -311,9 +312,23 @@ Status CheckScans(const TablePlan& tp, Source* source) {
   });
 }
 
+int UsableCores() {
+  if (const char* env = std::getenv("WIDEN_CORES")) {
+    int n = 0;
+    const std::string_view v(env);
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec == std::errc() && end == v.data() + v.size() && n > 0) return n;
+  }
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
+}
+
 Result<JobLayout> LayOutJobs(Design& design, int jobs, const std::atomic<bool>* cancel) {
   JobLayout layout;
   layout.sources.push_back(design.source.get());
+  const int cores = UsableCores();
   // How each table splits (min/max of its split column; the ranges only
   // balance the work, so reading them before the snapshot the jobs share is
   // fine), then as many more connections on one snapshot as the widest
@@ -321,7 +336,7 @@ Result<JobLayout> LayOutJobs(Design& design, int jobs, const std::atomic<bool>* 
   // rights for it learns it now).
   size_t widest = 1;
   for (const TablePlan* tp : design.tables) {
-    WIDEN_ASSIGN_OR_RETURN(RowSplit split, SplitRows(*tp, design.source.get(), jobs));
+    WIDEN_ASSIGN_OR_RETURN(RowSplit split, SplitRows(*tp, design.source.get(), jobs, cores));
     widest = std::max(widest, split.ranges.size());
     layout.splits.push_back(std::move(split));
   }
@@ -537,9 +552,10 @@ Result<MigrateResult> Migrate(const MigrateRequest& r) {
     Status s = RunJobs(
         tp, split, jobs.sources, [&]() { return store->NewSink(target.name); }, ao, &stats);
     if (split.ranges.size() > 1) {
-      result.job_notes.push_back(fmt::format("{}: {} jobs, by ranges of {}{}", target.name,
-                                             split.ranges.size(), split.column,
-                                             split.in_key_order ? ", written in key order" : ""));
+      result.job_notes.push_back(fmt::format(
+          "{}: {} jobs, by ranges of {}{}{}", target.name, split.ranges.size(), split.column,
+          split.in_key_order ? ", written in key order" : "",
+          split.why_not.empty() ? "" : fmt::format(" (not {}: {})", r.jobs, split.why_not)));
     } else if (!split.why_not.empty()) {
       result.job_notes.push_back(fmt::format("{}: one job: {}", target.name, split.why_not));
     }

@@ -34,10 +34,23 @@ class LockedRejects : public RejectHandler {
 
 }  // namespace
 
-Result<RowSplit> SplitRows(const TablePlan& plan, Source* source, int jobs) {
+Result<RowSplit> SplitRows(const TablePlan& plan, Source* source, int jobs, int cores) {
   RowSplit one;
   one.ranges.resize(1);
   if (jobs < 2) return one;
+  std::string fewer;
+  if (cores > 0 && jobs > std::max(1, cores / 2)) {
+    fewer = fmt::format(
+        "{} core{} for this run (WIDEN_CORES, else the cores the process may use), and each job "
+        "keeps about two busy (reading and encoding; writing, with the store's compaction) beside "
+        "the database server: more jobs would take longer",
+        cores, cores == 1 ? "" : "s");
+    jobs = std::max(1, cores / 2);
+    if (jobs < 2) {
+      one.why_not = fewer;
+      return one;
+    }
+  }
   std::optional<ColumnExpr> column = SplitColumn(plan);
   if (!column) {
     one.why_not = plan.scan.query.empty()
@@ -96,6 +109,7 @@ Result<RowSplit> SplitRows(const TablePlan& plan, Source* source, int jobs) {
   }
   ranges.back().with_null = true;
   split.in_key_order = KeyFollowsSplit(plan);
+  split.why_not = fewer;
   return split;
 }
 
