@@ -200,11 +200,11 @@ TEST(ParallelJobsTest, JobsTheCoresCannotRunAreNotMade) {
   const std::string dir = MakeTempDir();
   const widen::testing::Run one = Migrate(db, dir, 1, 5000);
   ASSERT_EQ(one.result.exit_code, 0) << one.result.output;
-  std::ofstream(dir + "/fewer.sh") << "exec env WIDEN_CORES=$1 " << WidenBinary()
-                                    << " migrate -m " << dir << "/mapping.yaml --source "
-                                    << ShellQuote(db) << " --target leveldb:" << dir
-                                    << "/store.$1 --timestamp-ms 1600000000000 --jobs $2 "
-                                    << "--rejects " << dir << "/rejects.$1\n";
+  std::ofstream(dir + "/fewer.sh")
+      << "exec env WIDEN_CORES=$1 " << WidenBinary() << " migrate -m " << dir
+      << "/mapping.yaml --source " << ShellQuote(db) << " --target leveldb:" << dir
+      << "/store.$1 --timestamp-ms 1600000000000 --jobs $2 "
+      << "--rejects " << dir << "/rejects.$1\n";
   CommandResult two = RunCommand("sh " + dir + "/fewer.sh 2 2");
   ASSERT_EQ(two.exit_code, 0) << two.output;
   EXPECT_NE(two.output.find("t:parents: one job: 2 cores for this run"), std::string::npos)
