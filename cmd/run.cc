@@ -312,12 +312,18 @@ Status CheckScans(const TablePlan& tp, Source* source) {
   });
 }
 
-int UsableCores() {
+Result<int> UsableCores() {
   if (const char* env = std::getenv("WIDEN_CORES")) {
     int n = 0;
     const std::string_view v(env);
     auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-    if (ec == std::errc() && end == v.data() + v.size() && n > 0) return n;
+    if (ec != std::errc() || end != v.data() + v.size() || n < 1) {
+      return Status(StatusCode::kInvalidArgument,
+                    fmt::format("WIDEN_CORES: '{}' is not a positive whole number (the cores "
+                                "this run may use)",
+                                v));
+    }
+    return n;
   }
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -328,7 +334,7 @@ int UsableCores() {
 Result<JobLayout> LayOutJobs(Design& design, int jobs, const std::atomic<bool>* cancel) {
   JobLayout layout;
   layout.sources.push_back(design.source.get());
-  const int cores = UsableCores();
+  WIDEN_ASSIGN_OR_RETURN(const int cores, UsableCores());
   // How each table splits (min/max of its split column; the ranges only
   // balance the work, so reading them before the snapshot the jobs share is
   // fine), then as many more connections on one snapshot as the widest

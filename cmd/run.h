@@ -96,10 +96,11 @@ struct JobLayout {
   SourceReads reads;
 };
 
-/// The cores a run may use, for SplitRows: WIDEN_CORES when it is a
-/// positive integer, else the processors this process may run on
-/// (sched_getaffinity, as nproc counts them).
-int UsableCores();
+/// The cores a run may use, for SplitRows: WIDEN_CORES when set (a
+/// positive integer), else the processors this process may run on
+/// (sched_getaffinity, as nproc counts them). Errors: InvalidArgument
+/// naming WIDEN_CORES and its value when it is set to anything else.
+Result<int> UsableCores();
 
 /// Lays out `jobs` parallel jobs per table (SplitRows, with UsableCores()), decides whether
 /// jobs spool to keep the key order (RowSplit::in_key_order, from

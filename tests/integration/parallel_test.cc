@@ -191,7 +191,7 @@ TEST(ParallelJobsTest, MySqlJobsWriteTheCellsOfOneJob) {
 // Jobs the cores cannot run at once are not made: each job keeps about two
 // cores busy, so with WIDEN_CORES=2 (this run may use 2 cores) --jobs 2
 // runs one job and says why, with 6 cores --jobs 5 runs 3; the store is the
-// same either way.
+// same either way. A WIDEN_CORES that is not a count is refused.
 TEST(ParallelJobsTest, JobsTheCoresCannotRunAreNotMade) {
   WIDEN_REQUIRE_PG(server);
   const std::string db = FreshPgDatabase(server, "widen_it_jobs_cores");
@@ -216,6 +216,16 @@ TEST(ParallelJobsTest, JobsTheCoresCannotRunAreNotMade) {
             std::string::npos)
       << six.output;
   ExpectSameStores(one.store, "leveldb:" + dir + "/store.6");
+  // A WIDEN_CORES that is not a positive whole number stops the run before
+  // the target is opened, naming it.
+  for (const std::string bad : {"two", "0", "2x"}) {
+    CommandResult run = RunCommand("sh " + dir + "/fewer.sh " + bad + " 2");
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_NE(run.output.find("WIDEN_CORES: '" + bad + "' is not a positive whole number"),
+              std::string::npos)
+        << run.output;
+    EXPECT_FALSE(std::filesystem::exists(dir + "/store." + bad)) << bad;
+  }
 }
 
 // A child just below a range's end whose parent does not exist, next to a
