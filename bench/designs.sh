@@ -69,7 +69,7 @@ if [[ ${1:-} == --inner ]]; then
     {
       cat "/proc/$server_pid/stat"
       for f in /proc/[0-9]*/stat; do
-        read -r line <"$f" 2>/dev/null || continue
+        { read -r line <"$f"; } 2>/dev/null || continue  # a process that ended meanwhile
         if [[ $line == *") "?" $server_pid "* ]]; then echo "$line"; fi
       done
     } | awk -v tck="$tck" '{ sub(/^.*\) /, ""); t += $12 + $13 + $14 + $15 } END { printf "%.2f\n", t / tck }'
