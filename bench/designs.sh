@@ -25,7 +25,8 @@
 #       SELECTs when they differ (a database sort by the key);
 #   (b) the store limit: bench/store_bench.cc writes the cells of (c)'s
 #       store, pre-made in memory and in key order, into a new store
-#       through widen's LevelDbStore sink (4 MiB batches).
+#       through widen's LevelDbStore sink (4 MiB batches), with its CPU
+#       (user + sys of the timed phase), set beside widen's;
 # Each timed step runs --repeat N times (default 3 for S <= 200,000, else 1)
 # and the fastest run counts; the 1-minute load average is recorded with it.
 # Then it writes --out (default: print only) with the commands and the table.
@@ -298,9 +299,9 @@ report() {
     }
     END {
       nj = split(jobs, J, ",")
-      printf "| engine | S | design | cells | (a) s | (a-w) s | (b) s | (c) s | c / min(a, b) | widen CPU s | server CPU s | peak RSS MB | sort runs |"
+      printf "| engine | S | design | cells | (a) s | (a-w) s | (b) s | (c) s | c / min(a, b) | widen CPU s | server CPU s | (b) CPU s | (b) CPU / widen CPU | peak RSS MB | sort runs |"
       for (j = 2; j <= nj; j++) printf " (c) --jobs %s s | jobs %s / jobs %s |", J[j], J[1], J[j]
-      printf " load avg |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+      printf " load avg |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
       for (j = 2; j <= nj; j++) printf "---:|---:|"
       printf "---:|\n"
       for (k = 1; k <= n; k++) {
@@ -312,9 +313,11 @@ report() {
         c = rest[e, S, d, "c" J[1]]; tc = secs[e, S, d, "c" J[1]]
         slow = (ta > tb) ? ta : tb
         r = (tc > 0 && tc != "-") ? sprintf("%.2f", slow / tc) : "–"
-        printf "| %s | %s | %s | %s | %.2f | %s | %.2f | **%s** | **%s** | %.1f | %.1f | %.0f | %s |", e, grp(S), d,
+        bcpu = kv(rest[e, S, d, "b"], "cpu"); wcpu = kv(c, "user") + kv(c, "sys")
+        printf "| %s | %s | %s | %s | %.2f | %s | %.2f | **%s** | **%s** | %.1f | %.1f | %.1f | %s | %.0f | %s |", e, grp(S), d,
           grp(kv(c, "cells")), ta, taw == "" ? "" : sprintf("%.2f", taw), tb, tc, r,
-          kv(c, "user") + kv(c, "sys"), kv(c, "server"), kv(c, "rss_kb") / 1024, kv(c, "runs")
+          wcpu, kv(c, "server"), bcpu, (wcpu > 0) ? sprintf("%.2f", bcpu / wcpu) : "–",
+          kv(c, "rss_kb") / 1024, kv(c, "runs")
         for (j = 2; j <= nj; j++) {
           t2 = secs[e, S, d, "c" J[j]]
           printf " %s | %s |", t2, (t2 > 0 && tc > 0) ? sprintf("%.2f", tc / t2) : "–"
