@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
 # gen.sh — print the SQL that fills the bench shop at scale S.
 #
-# Usage: bench/gen.sh pg|mysql S [CHUNK]
+# Usage: bench/gen.sh [--payments] pg|mysql S [CHUNK]
 #
 # Expands bench/gen.sql.in for one engine: customers S/10, products 10,000,
 # orders S (inserted in chunks of CHUNK order ids, default 250,000) with about
 # 5·S order lines, S text-keyed vouchers and S voucher uses. Run it after schema.<engine>.sql and dict.sql, and before
 # keys.<engine>.sql (bench/run.sh does all of that). Both engines get the
-# same rows: every value is computed by the same expressions.
+# same rows: every value is computed by the same expressions. --payments
+# also fills the typed table `payment` (one row per order: timestamptz /
+# TIMESTAMP(6) instants in UTC, exact decimals, long text; bench/designs.sh).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+payments=0
+if [[ ${1:-} == --payments ]]; then
+  payments=1
+  shift
+fi
 engine=${1:?usage: gen.sh pg|mysql S [CHUNK]}
 S=${2:?usage: gen.sh pg|mysql S [CHUNK]}
 chunk=${3:-250000}
@@ -22,10 +29,14 @@ case $engine in
   pg)
     series='generate_series(\1, \2) AS s(seq)'
     ts="(TIMESTAMP '2015-01-01 00:00:00' + INTERVAL '1 second' * (\\1))"
+    tsu="(TIMESTAMP '2015-01-01 00:00:00' + INTERVAL '1 microsecond' * (\\1))"
+    utc="SET TIME ZONE 'UTC';"
     ;;
   mysql)
     series='seq_\1_to_\2 AS s'
     ts="TIMESTAMPADD(SECOND, (\\1), TIMESTAMP'2015-01-01 00:00:00')"
+    tsu="TIMESTAMPADD(MICROSECOND, (\\1), TIMESTAMP'2015-01-01 00:00:00')"
+    utc="SET time_zone = '+00:00';"
     ;;
   *) echo "gen.sh: engine must be pg or mysql" >&2; exit 2 ;;
 esac
@@ -37,6 +48,7 @@ section() {
     sed -e "s/{{S}}/$S/g; s/{{C}}/$C/g; s/{{K}}/$K/g; s/{{A}}/$2/g; s/{{B}}/$3/g" |
     sed -E -e 's/H\{([^{}]*)\}/(((\1) * 2654435761) % 4294967296 >> 8)/g' \
       -e 's/H\{([^{}]*)\}/(((\1) * 2654435761) % 4294967296 >> 8)/g' \
+      -e "s/TSU\{([^{}]*)\}/$tsu/g" \
       -e "s/TS\{([^{}]*)\}/$ts/g" \
       -e "s/SERIES\{([0-9]+),([0-9]+)\}/$series/g"
 }
@@ -52,3 +64,12 @@ for ((a = 1; a <= S; a += chunk)); do
   section orders "$a" "$b"
 done
 section vouchers 0 0
+if ((payments)); then
+  # Instants are written as UTC wall-clock times.
+  echo "$utc"
+  for ((a = 1; a <= S; a += chunk)); do
+    b=$((a + chunk - 1))
+    ((b > S)) && b=$S
+    section payments "$a" "$b"
+  done
+fi

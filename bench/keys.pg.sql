@@ -9,6 +9,7 @@ ALTER TABLE orders     ADD CONSTRAINT orders_customer_fk    FOREIGN KEY (custome
 ALTER TABLE order_line ADD CONSTRAINT order_line_order_fk   FOREIGN KEY (order_id)    REFERENCES orders (order_id);
 ALTER TABLE order_line ADD CONSTRAINT order_line_product_fk FOREIGN KEY (product_id)  REFERENCES product (product_id);
 ALTER TABLE voucher     ADD PRIMARY KEY (code);
+ALTER TABLE payment     ADD PRIMARY KEY (payment_id);
 ALTER TABLE voucher_use ADD PRIMARY KEY (use_id);
 CREATE INDEX voucher_use_code_idx ON voucher_use (code);
 DROP TABLE bench_first, bench_last, bench_city, bench_word, bench_n;

@@ -26,25 +26,27 @@ SHOP_Q_LINES='SELECT "order_line"."order_id", "order_line"."line_no", "order_lin
 pg_url() { echo "postgresql://$WIDEN_TEST_PG_USER@$WIDEN_TEST_PG_HOST:$WIDEN_TEST_PG_PORT/$BENCH_DB"; }
 mysql_url() { echo "mysql://$WIDEN_TEST_MYSQL_USER@$WIDEN_TEST_MYSQL_HOST:$WIDEN_TEST_MYSQL_PORT/$BENCH_DB"; }
 
-# load_pg S: (re)creates the shop at scale S in PostgreSQL; prints seconds.
+# load_pg S [--payments]: (re)creates the shop at scale S in PostgreSQL
+# (with --payments also the typed table, bench/gen.sh); prints seconds.
 load_pg() {
-  local S=$1 t0
+  local S=$1 extra=${2:-} t0
   t0=$(date +%s.%N)
   PGOPTIONS="-c client_min_messages=warning" psql -X -q -v ON_ERROR_STOP=1 -h "$WIDEN_TEST_PG_HOST" -p "$WIDEN_TEST_PG_PORT" \
     -U "$WIDEN_TEST_PG_USER" -d postgres -c "DROP DATABASE IF EXISTS $BENCH_DB" \
     -c "CREATE DATABASE $BENCH_DB"
   pg_psql -f "$BENCH_DIR/schema.pg.sql" -f "$BENCH_DIR/dict.sql"
-  "$BENCH_DIR/gen.sh" pg "$S" | pg_psql
+  "$BENCH_DIR/gen.sh" $extra pg "$S" | pg_psql
   pg_psql -f "$BENCH_DIR/keys.pg.sql"
   elapsed_since "$t0"
 }
 
-# load_mysql S: (re)creates the shop at scale S in MariaDB; prints seconds.
+# load_mysql S [--payments]: (re)creates the shop at scale S in MariaDB
+# (with --payments also the typed table); prints seconds.
 # The throwaway server starts with a 64 MiB buffer pool; it is raised to
 # 1 GiB here (online) so that the data set stays in memory, as PostgreSQL's
 # does in the OS page cache.
 load_mysql() {
-  local S=$1 t0
+  local S=$1 extra=${2:-} t0
   t0=$(date +%s.%N)
   mariadb --no-defaults -h "$WIDEN_TEST_MYSQL_HOST" -P "$WIDEN_TEST_MYSQL_PORT" \
     -u "$WIDEN_TEST_MYSQL_USER" -e "SET GLOBAL innodb_buffer_pool_size = 1073741824;
@@ -52,7 +54,7 @@ load_mysql() {
       CREATE DATABASE $BENCH_DB CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
   my_client <"$BENCH_DIR/schema.mysql.sql"
   my_client <"$BENCH_DIR/dict.sql"
-  "$BENCH_DIR/gen.sh" mysql "$S" | my_client
+  "$BENCH_DIR/gen.sh" $extra mysql "$S" | my_client
   my_client <"$BENCH_DIR/keys.mysql.sql" >/dev/null
   elapsed_since "$t0"
 }

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # profile.sh — where `widen migrate` spends its time, with perf.
 #
-# Usage: bench/profile.sh [S] [OUT_DIR]     (default S=1000000,
-#                                             OUT_DIR=${TMPDIR:-/tmp}/widen-profile)
+# Usage: bench/profile.sh [--table shop:DESIGN] [S] [OUT_DIR]
+#                          (default S=1000000, OUT_DIR=${TMPDIR:-/tmp}/widen-profile)
 #
 # Builds like bench/run.sh (RelWithDebInfo, build-bench/), starts a throwaway
 # PostgreSQL, loads the shop at scale S, then records two runs of
-# `widen migrate -m bench/shop.yaml`:
+# `widen migrate -m bench/shop.yaml` (with --table: of that key design of
+# bench/designs.yaml, `widen migrate -m bench/designs.yaml --table
+# shop:DESIGN`, the shop loaded with its typed table, bench/gen.sh --payments):
 #   1. perf record -F 499 --call-graph dwarf on widen alone (every thread):
 #      OUT_DIR/self.txt   hottest functions by self time (--no-children)
 #      OUT_DIR/children.txt  by inclusive time (--children)
@@ -22,6 +24,11 @@ REPO=$(cd "$BENCH_DIR/.." && pwd)
 log() { echo "profile: $*" >&2; }
 
 if [[ ${1:-} != --inner ]]; then
+  table=""
+  if [[ ${1:-} == --table ]]; then
+    table=${2:?--table needs a target table of bench/designs.yaml (shop:payments)}
+    shift 2
+  fi
   S=${1:-1000000}
   out=${2:-${TMPDIR:-/tmp}/widen-profile}
   command -v perf >/dev/null || { log "perf not found (apt-get install linux-perf)"; exit 1; }
@@ -30,16 +37,22 @@ if [[ ${1:-} != --inner ]]; then
   cmake --build "$build" >/dev/null
   mkdir -p "$out"
   exec env WIDEN_REQUIRE_SERVERS=1 "$REPO/scripts/with-servers.sh" --pg -- \
-    "$0" --inner "$S" "$out" "$build"
+    "$0" --inner "$S" "$out" "$build" "$table"
 fi
 
-S=$2 out=$3 build=$4
+S=$2 out=$3 build=$4 table=${5:-}
 source "$BENCH_DIR/lib.sh"
 widen=$build/widen/cmd/widen
 log "loading S=$S"
-log "loaded in $(load_pg "$S") s"
 target=$out/store
-migrate=("$widen" migrate -m "$BENCH_DIR/shop.yaml" --source "$(pg_url)" --target "leveldb:$target" -q)
+if [[ -z $table ]]; then
+  log "loaded in $(load_pg "$S") s"
+  migrate=("$widen" migrate -m "$BENCH_DIR/shop.yaml" --source "$(pg_url)" --target "leveldb:$target" -q)
+else
+  log "loaded in $(load_pg "$S" --payments) s"
+  migrate=("$widen" migrate -m "$BENCH_DIR/designs.yaml" --table "$table" --source "$(pg_url)"
+    --target "leveldb:$target" -q)
+fi
 
 rm -rf "$target"
 log "run 1: perf record --call-graph dwarf on widen"

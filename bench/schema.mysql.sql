@@ -4,7 +4,7 @@
 -- checked off during the load.
 SET NAMES utf8mb4;
 SET foreign_key_checks = 0;
-DROP TABLE IF EXISTS order_line, orders, product, customer, voucher_use, voucher,
+DROP TABLE IF EXISTS order_line, orders, product, customer, voucher_use, voucher, payment,
   bench_first, bench_last, bench_city, bench_word, bench_n;
 
 CREATE TABLE customer (
@@ -76,6 +76,26 @@ CREATE TABLE voucher_use (
     PRIMARY KEY (use_id),
     KEY voucher_use_code_idx (code)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci;
+
+-- The typed table (bench/designs.yaml, design `typed`), loaded only by
+-- bench/designs.sh (bench/gen.sh --payments). TIMESTAMP(6) is MariaDB's
+-- instant type (PostgreSQL's timestamptz).
+CREATE TABLE payment (
+    payment_id   INT           NOT NULL,
+    order_id     INT           NOT NULL,
+    created_at   TIMESTAMP(6)  NOT NULL,
+    authorized_at TIMESTAMP(6) NULL,
+    settled_at   TIMESTAMP(6)  NULL,
+    amount       NUMERIC(14,4) NOT NULL,
+    fee          NUMERIC(12,6) NOT NULL,
+    fx_rate      NUMERIC(18,10) NOT NULL,
+    currency     CHAR(3)       NOT NULL,
+    method       VARCHAR(20)   NOT NULL,
+    reference    VARCHAR(64)   NOT NULL,
+    description  TEXT          NOT NULL,
+    response     TEXT          NULL,
+    PRIMARY KEY (payment_id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 -- Lookup lists for the generator (bench/dict.sql fills them).
 CREATE TABLE bench_first (i INT PRIMARY KEY, name VARCHAR(40) NOT NULL) DEFAULT CHARSET=utf8mb4;

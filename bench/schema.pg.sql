@@ -3,7 +3,7 @@
 -- into heaps without indexes). Keep in step with schema.mysql.sql: the same
 -- tables, columns, types and keys.
 SET client_min_messages = warning;
-DROP TABLE IF EXISTS order_line, orders, product, customer, voucher_use, voucher,
+DROP TABLE IF EXISTS order_line, orders, product, customer, voucher_use, voucher, payment,
   bench_first, bench_last, bench_city, bench_word, bench_n CASCADE;
 
 CREATE TABLE customer (
@@ -61,6 +61,26 @@ CREATE TABLE voucher_use (
     code         VARCHAR(24)   NOT NULL,
     used_at      TIMESTAMP     NOT NULL,
     amount       NUMERIC(10,2) NOT NULL
+);
+
+-- The typed table (bench/designs.yaml, design `typed`): one payment per
+-- order, loaded only by bench/designs.sh (bench/gen.sh --payments): time
+-- zones, exact decimals and long text, the columns whose values cost most to
+-- produce and read.
+CREATE TABLE payment (
+    payment_id   INT           NOT NULL,
+    order_id     INT           NOT NULL,
+    created_at   TIMESTAMPTZ   NOT NULL,
+    authorized_at TIMESTAMPTZ  NULL,
+    settled_at   TIMESTAMPTZ   NULL,
+    amount       NUMERIC(14,4) NOT NULL,
+    fee          NUMERIC(12,6) NOT NULL,
+    fx_rate      NUMERIC(18,10) NOT NULL,
+    currency     CHAR(3)       NOT NULL,
+    method       VARCHAR(20)   NOT NULL,
+    reference    VARCHAR(64)   NOT NULL,
+    description  TEXT          NOT NULL,
+    response     TEXT          NULL
 );
 
 -- Lookup lists for the generator (bench/dict.sql fills them).

@@ -77,12 +77,17 @@ int main(int argc, char** argv) {
                    "Timestamp of every cell in ms since the epoch (default: the mapping's "
                    "timestamp_ms, else the run's start time)")
       ->check(CLI::Range(kMinCellTimestampMs, kMaxCellTimestampMs));
-  migrate->add_option("--fetch-rows", mo.fetch_rows, "Rows fetched per round trip from the source")
+  migrate
+      ->add_option("--fetch-rows", mo.fetch_rows,
+                   "Rows per round trip: MySQL's page size, PostgreSQL's cursor fetch for scans "
+                   "with bound values (the others stream through COPY) (default 5000)")
       ->check(CLI::Range(1, 1000000));
   migrate
       ->add_option("-j,--jobs", mo.jobs,
                    "Parallel jobs per table: the driving rows are split into ranges of an "
-                   "integer key read on one snapshot by as many connections (default 1)")
+                   "integer key read on one snapshot by as many connections (default 1); at "
+                   "most one job per two cores the run may use (WIDEN_CORES=N, else the "
+                   "processors the process may run on)")
       ->check(CLI::Range(1, 64));
   migrate
       ->add_option("--writers", mo.writers,

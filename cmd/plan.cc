@@ -272,6 +272,7 @@ void PrintText(const PlanOptions& o, const Design& in, const std::vector<TableRe
       }
       *out += line + "\n";
     }
+    *out += fmt::format("key order  {}: {}\n", KeyOrderName(tp.order.how), tp.order.why);
     const auto queries = Queries(tp, in.source.get());
     for (size_t i = 0; i < queries.size(); ++i) {
       const Query& q = queries[i];
@@ -514,6 +515,7 @@ Json ToJson(const PlanOptions& o, const Design& in, const std::vector<TableResul
     }
     key["parts"] = parts;
     t["key"] = key;
+    t["key_order"] = Json{{"how", KeyOrderName(tp.order.how)}, {"why", tp.order.why}};
     Json queries = Json::array();
     for (const Query& q : Queries(tp, in.source.get())) {
       queries.push_back(Json{{"role", q.role},

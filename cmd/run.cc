@@ -1,5 +1,6 @@
 #include "cmd/run.h"
 
+#include <sched.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -311,15 +312,35 @@ Status CheckScans(const TablePlan& tp, Source* source) {
   });
 }
 
+Result<int> UsableCores() {
+  if (const char* env = std::getenv("WIDEN_CORES")) {
+    int n = 0;
+    const std::string_view v(env);
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec != std::errc() || end != v.data() + v.size() || n < 1) {
+      return Status(StatusCode::kInvalidArgument,
+                    fmt::format("WIDEN_CORES: '{}' is not a positive whole number (the cores "
+                                "this run may use)",
+                                v));
+    }
+    return n;
+  }
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
+}
+
 Result<JobLayout> LayOutJobs(Design& design, int jobs, const std::atomic<bool>* cancel) {
   JobLayout layout;
+  WIDEN_ASSIGN_OR_RETURN(const int cores, UsableCores());
   // How each table splits (min/max of its split column; the ranges only
   // balance the work, so reading them before the snapshot the jobs share is
   // fine), then as many more connections on one snapshot as the widest
   // split needs, opened before the target is touched (a user without the
   // rights for it learns it now).
   for (const TablePlan* tp : design.tables) {
-    WIDEN_ASSIGN_OR_RETURN(RowSplit split, SplitRows(*tp, design.source.get(), jobs));
+    WIDEN_ASSIGN_OR_RETURN(RowSplit split, SplitRows(*tp, design.source.get(), jobs, cores));
     layout.splits.push_back(std::move(split));
   }
   WIDEN_RETURN_IF_ERROR(OpenJobSources(design, &layout, cancel));
@@ -381,9 +402,13 @@ std::string TableFingerprint(const TablePlan& tp) {
   }
   // What each scan reads (not its SQL text, which depends on the engine and
   // on --fetch-rows).
+  // The join and columns that order a nested scan in key order (widen_lead)
+  // change no cell: left out, so that a table keeps its fingerprint.
   auto columns = [&field](const std::vector<ColumnExpr>& cs) {
     std::string t;
-    for (const auto& c : cs) t += c.alias + "." + c.column + ",";
+    for (const auto& c : cs) {
+      if (c.alias != "widen_lead") t += c.alias + "." + c.column + ",";
+    }
     field(t);
   };
   (void)ForEachScan(tp, [&](const ScanSpec& scan, const SourceLocation&) {
@@ -393,6 +418,7 @@ std::string TableFingerprint(const TablePlan& tp) {
     field(scan.alias);
     field(scan.where);
     for (const auto& j : scan.joins) {
+      if (j.alias == "widen_lead") continue;
       field(j.table + " " + j.alias);
       for (const auto& [mine, theirs] : j.on) field(mine.alias + "." + mine.column + "=" + theirs);
     }
@@ -629,9 +655,10 @@ Result<MigrateResult> Migrate(const MigrateRequest& r) {
     Status s = RunJobs(
         tp, split, jobs.sources, [&]() { return store->NewSink(target.name); }, ao, &stats);
     if (split.ranges.size() > 1) {
-      result.job_notes.push_back(fmt::format("{}: {} jobs, by ranges of {}{}", target.name,
-                                             split.ranges.size(), split.column,
-                                             split.in_key_order ? ", written in key order" : ""));
+      result.job_notes.push_back(fmt::format(
+          "{}: {} jobs, by ranges of {}{}{}", target.name, split.ranges.size(), split.column,
+          split.in_key_order ? ", written in key order" : "",
+          split.why_not.empty() ? "" : fmt::format(" (not {}: {})", r.jobs, split.why_not)));
     } else if (!split.why_not.empty() && (r.jobs > 1 || !shard.active())) {
       result.job_notes.push_back(fmt::format("{}: one job: {}", target.name, split.why_not));
     }
@@ -804,8 +831,8 @@ Result<SyncResult> Sync(const SyncRequest& r) {
     // The table is recorded loading only just before its first write: a
     // run stopped while reading the source leaves it as it was. Every row
     // the source gives now is compared with the stored one in row key order:
-    // streamed as it comes when the row keys follow the read order (one job,
-    // KeyFollowsSplit; a cell out of order all the same sends the table
+    // streamed as it comes when the rows come in key order (one job, and the
+    // plan's KeyOrder read or database; a cell out of order all the same sends the table
     // through the external sort, where the rows written meanwhile are found
     // unchanged), else sorted on disk first.
     std::unique_ptr<RowDigestReader> stored;
@@ -825,7 +852,7 @@ Result<SyncResult> Sync(const SyncRequest& r) {
     out.watermarks_after = target.after;
     out.notes = target.notes;
     out.why = target.watermark.why;
-    bool sorted = jobs.splits[i].ranges.size() > 1 || !KeyFollowsSplit(tp);
+    bool sorted = jobs.splits[i].ranges.size() > 1 || tp.order.how == KeyOrder::kSort;
     std::unique_ptr<SyncIndexRecorder> recorder;
     if (s.ok() && target.incremental) {
       out.mode = "watermark";
@@ -1035,11 +1062,11 @@ Result<VerifyResult> Verify(const VerifyRequest& r) {
       WIDEN_ASSIGN_OR_RETURN(stored, store->NewReader(out.table, ro));
       return stored->status();
     };
-    // As sync: streamed when the row keys follow the read order (a cell out
-    // of order all the same sends the table through the external sort),
+    // As sync: streamed when the rows come in key order (KeyOrder read or
+    // database; a cell out of order all the same sends the table through the external sort),
     // else sorted on disk first.
     Status s = start();
-    bool sorted = jobs.splits[i].ranges.size() > 1 || !KeyFollowsSplit(tp);
+    bool sorted = jobs.splits[i].ranges.size() > 1 || tp.order.how == KeyOrder::kSort;
     if (s.ok() && !sorted) {
       s = RunJobs(
           tp, jobs.splits[i], jobs.sources,

@@ -98,7 +98,13 @@ struct JobLayout {
   SourceReads reads;
 };
 
-/// Lays out `jobs` parallel jobs per table (SplitRows), decides whether
+/// The cores a run may use, for SplitRows: WIDEN_CORES when set (a
+/// positive integer), else the processors this process may run on
+/// (sched_getaffinity, as nproc counts them). Errors: InvalidArgument
+/// naming WIDEN_CORES and its value when it is set to anything else.
+Result<int> UsableCores();
+
+/// Lays out `jobs` parallel jobs per table (SplitRows, with UsableCores()), decides whether
 /// jobs spool to keep the key order (RowSplit::in_key_order, from
 /// KeyFollowsSplit), and opens as many sibling connections on one snapshot
 /// as the widest split needs, telling the source which tables the plan reads

@@ -110,7 +110,8 @@ void CollectChangeScans(const TablePlan& tp, const SyncPlan& sync, std::vector<C
       out->push_back(ChangeScan{&scan, nest, scan.alias, s});
     }
     for (const ScanJoin& j : scan.joins) {
-      if (j.alias == "widen_parent") continue;  // read as a nest already
+      // Read as a nest (widen_parent) or as the driving table (widen_lead) already.
+      if (j.alias == "widen_parent" || j.alias == "widen_lead") continue;
       if (const SourceSync* s = WatermarkOf(sync, j.table)) {
         out->push_back(ChangeScan{&scan, nest, j.alias, s});
       }

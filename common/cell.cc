@@ -57,9 +57,57 @@ CellView CellBatch::View(const Entry& e) const {
 CellView CellBatch::Get(size_t i) const { return View(entries_[i]); }
 
 void CellBatch::Sort() {
-  std::stable_sort(entries_.begin(), entries_.end(), [this](const Entry& a, const Entry& b) {
-    return CompareCells(View(a), View(b)) < 0;
-  });
+  // Cells come row by row (each row's cells put together, in order, by the
+  // assembler), so the rows are sorted as whole spans by their keys; cells
+  // are compared one by one only within a span out of order, or where spans
+  // share a key. A batch sorted already costs one pass.
+  struct Span {
+    size_t begin = 0, end = 0;
+    std::string_view row;
+    bool sorted = true;
+  };
+  std::vector<Span> spans;
+  bool in_order = true;
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    const CellView c = View(entries_[i]);
+    if (!spans.empty() && c.row == spans.back().row) {
+      Span& s = spans.back();
+      if (s.sorted && CompareCells(View(entries_[i - 1]), c) > 0) {
+        s.sorted = false;
+        in_order = false;
+      }
+      s.end = i + 1;
+      continue;
+    }
+    if (!spans.empty() && c.row < spans.back().row) in_order = false;
+    spans.push_back(Span{i, i + 1, c.row, true});
+  }
+  if (in_order) return;
+  std::stable_sort(spans.begin(), spans.end(),
+                   [](const Span& a, const Span& b) { return a.row < b.row; });
+  std::vector<Entry> out;
+  out.reserve(entries_.size());
+  for (size_t k = 0; k < spans.size();) {
+    size_t last = k + 1;
+    bool sorted = spans[k].sorted;
+    while (last < spans.size() && spans[last].row == spans[k].row) {
+      sorted = false;  // rows with one key: their cells interleave
+      ++last;
+    }
+    const size_t first_out = out.size();
+    for (size_t j = k; j < last; ++j) {
+      out.insert(out.end(), entries_.begin() + static_cast<std::ptrdiff_t>(spans[j].begin),
+                 entries_.begin() + static_cast<std::ptrdiff_t>(spans[j].end));
+    }
+    if (!sorted) {
+      // Stable: cells with equal coordinates keep the order they were added.
+      std::stable_sort(
+          out.begin() + static_cast<std::ptrdiff_t>(first_out), out.end(),
+          [this](const Entry& a, const Entry& b) { return CompareCells(View(a), View(b)) < 0; });
+    }
+    k = last;
+  }
+  entries_.swap(out);
 }
 
 void CellBatch::Iterate(Handler* handler) const {

@@ -70,7 +70,8 @@ class CellBatch {
   CellView Get(size_t i) const;
 
   /// Sorts the cells in HBase's cell order (stable for equal cells: a later
-  /// Add of the same coordinates stays after the earlier one).
+  /// Add of the same coordinates stays after the earlier one). Cells added
+  /// row by row cost a sort of the rows; a sorted batch one pass.
   void Sort();
 
   void Iterate(Handler* handler) const;

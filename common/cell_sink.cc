@@ -4,13 +4,6 @@ namespace widen {
 
 namespace {
 
-bool IsSorted(const CellBatch& batch) {
-  for (size_t i = 1; i < batch.size(); ++i) {
-    if (CompareCells(batch.Get(i - 1), batch.Get(i)) > 0) return false;
-  }
-  return true;
-}
-
 CellCoordinates Copy(const CellView& c) {
   return CellCoordinates{std::string(c.row), std::string(c.family), std::string(c.qualifier),
                          c.timestamp_ms, c.type};
@@ -59,7 +52,7 @@ Status BufferedCellSink::WriteBatch(CellBatch* batch) {
       return s;
     }
   }
-  if (!IsSorted(*batch)) batch->Sort();  // stable: cells with equal coordinates keep their order
+  batch->Sort();  // stable: cells with equal coordinates keep their order; one pass if sorted
   Status s;
   if (mode_ == Mode::kUndecided) {
     Result<bool> empty = StartsEmpty();

@@ -115,6 +115,14 @@ class MySqlSource : public Source, public SourceStats {
   Result<std::vector<std::unique_ptr<Source>>> OpenSiblings(int n,
                                                             const SourceReads& reads) override;
   std::string dialect() const override { return "mysql"; }
+  /// Scans are read in pages by keyset: an order no index serves would be
+  /// sorted again for every page (and a nested scan's order through its
+  /// parent's table is never an index's).
+  std::string LeadOrderLimit() const override {
+    return "MySQL reads each scan in pages by its primary key; ordering the rows by the row "
+           "key's columns instead, which no index serves, would sort the table again for every "
+           "page";
+  }
 
   /// Quotes an identifier: `name` with embedded backticks doubled.
   static std::string QuoteIdent(const std::string& name);

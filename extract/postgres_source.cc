@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "extract/pg_copy_internal.h"
 #include "extract/pg_errors_internal.h"
 #include "extract/pg_text_internal.h"
 #include "extract/postgres_dialect_internal.h"
@@ -21,9 +22,22 @@
 
 namespace widen {
 
+namespace pg_internal {
+
+// A connection of a reader pool (PostgresSource::Session::readers): a
+// sibling source on the same snapshot, and its libpq handle and watch.
+struct ReaderConn {
+  std::unique_ptr<PostgresSource> source;
+  PGconn* conn = nullptr;
+  ServerWatch* watch = nullptr;
+};
+
+}  // namespace pg_internal
+
 using pg_internal::CodeForSqlState;
 using pg_internal::FromVerboseMessage;
 using pg_internal::PgParamText;
+using pg_internal::ReaderConn;
 using pg_internal::SqlStateOf;
 using source_internal::OverQuery;
 using source_internal::Unordered;
@@ -219,38 +233,33 @@ std::vector<std::string> ParamTexts(const std::vector<Value>& params) {
   return out;
 }
 
-class PostgresRowStream : public RowStream {
+// What the streams of both kinds share: the result's columns, described
+// from a query's result (types by OID, enums and arrays resolved through the
+// catalog of the main connection), and the decoding of one value's text.
+class PgStream : public RowStream {
  public:
-  PostgresRowStream(pqxx::dbtransaction* txn, const std::string* server_error, ServerWatch* watch,
-                    std::string cursor, std::string table, int fetch_rows)
-      : txn_(txn),
-        server_error_(server_error),
-        watch_(watch),
-        cursor_(std::move(cursor)),
-        table_(std::move(table)),
-        fetch_rows_(fetch_rows) {}
+  PgStream(pqxx::dbtransaction* txn, const std::string* server_error, ServerWatch* watch,
+           std::string table)
+      : txn_(txn), server_error_(server_error), watch_(watch), table_(std::move(table)) {}
 
-  ~PostgresRowStream() override {
-    ServerWatch::Scope wait(watch_);
-    try {
-      if (txn_ != nullptr && status_.ok()) txn_->exec("CLOSE " + cursor_);
-    } catch (const std::exception&) {
-      // The transaction is read-only and ends with the source; nothing to undo.
-    }
-  }
+  bool Valid() const override { return valid_; }
+  const Row& row() const override { return row_; }
+  const RowSchema& schema() const override { return schema_; }
+  Status status() const override { return status_; }
 
-  // Fetches the first batch and sets up the schema.
-  Status Start() {
-    Fetch();
-    if (!status_.ok()) return status_;
-    const int n = batch_.columns();
+ protected:
+  static constexpr uint32_t kTextOid = 25;
+
+  // Sets up the schema from `r`'s columns.
+  Status Describe(const pqxx::result& r) {
+    const int n = r.columns();
     schema_.resize(n);
     oids_.resize(n);
     lists_.assign(n, ListForm::kNone);
     elements_.assign(n, ValueType::kText);
     for (int i = 0; i < n; ++i) {
-      schema_[i].name = batch_.column_name(i);
-      oids_[i] = batch_.column_type(i);
+      schema_[i].name = r.column_name(i);
+      oids_[i] = r.column_type(i);
       schema_[i].type = pg_internal::TypeForOid(oids_[i]);
       schema_[i].source_type = std::to_string(oids_[i]);
       // Result columns carry a domain's base type; an enum type has its own
@@ -269,22 +278,23 @@ class PostgresRowStream : public RowStream {
       if (!status_.ok()) return status_;
     }
     row_.values.resize(n);
-    Position();
     return status_;
   }
 
-  bool Valid() const override { return valid_; }
-  void Next() override {
-    ++index_;
-    if (index_ >= batch_.size() && !exhausted_) Fetch();
-    Position();
+  // Decodes the text of column i (not NULL) into the row; false (status_
+  // set) when it is not of the column's form.
+  bool Decode(size_t i, std::string_view text) {
+    Value& v = row_.values[i];
+    if (!pg_internal::ParseText(oids_[i], text, &v)) {
+      status_ = Status::InvalidArgument(
+          fmt::format("table {}, column {}: cannot read value '{}' of type oid {}", table_,
+                      schema_[i].name, text.substr(0, 80), oids_[i]));
+      valid_ = false;
+      return false;
+    }
+    if (lists_[i] != ListForm::kNone) v.SetList(lists_[i], elements_[i]);
+    return true;
   }
-  const Row& row() const override { return row_; }
-  const RowSchema& schema() const override { return schema_; }
-  Status status() const override { return status_; }
-
- private:
-  static constexpr uint32_t kTextOid = 25;
 
   // What a type widen keeps as text is: an enum, or an array (with ','
   // between elements) of elements of which widen type (domains and enums
@@ -325,6 +335,54 @@ class PostgresRowStream : public RowStream {
     return o;
   }
 
+  pqxx::dbtransaction* txn_;
+  const std::string* server_error_;  // the connection's (RememberError)
+  ServerWatch* watch_;               // the connection's (may be null)
+  std::string table_;
+  bool valid_ = false;
+  RowSchema schema_;
+  std::vector<uint32_t> oids_;
+  std::vector<ListForm> lists_;      // per column: arrays
+  std::vector<ValueType> elements_;  // per column: the arrays' element type
+  Row row_;
+  Status status_;
+};
+
+// Rows through a server-side cursor, `fetch_rows` per FETCH: for scans with
+// bound values (COPY takes no parameters).
+class PostgresRowStream : public PgStream {
+ public:
+  PostgresRowStream(pqxx::dbtransaction* txn, const std::string* server_error, ServerWatch* watch,
+                    std::string cursor, std::string table, int fetch_rows)
+      : PgStream(txn, server_error, watch, std::move(table)),
+        cursor_(std::move(cursor)),
+        fetch_rows_(fetch_rows) {}
+
+  ~PostgresRowStream() override {
+    ServerWatch::Scope wait(watch_);
+    try {
+      if (txn_ != nullptr && status_.ok()) txn_->exec("CLOSE " + cursor_);
+    } catch (const std::exception&) {
+      // The transaction is read-only and ends with the source; nothing to undo.
+    }
+  }
+
+  // Fetches the first batch and sets up the schema.
+  Status Start() {
+    Fetch();
+    if (!status_.ok()) return status_;
+    WIDEN_RETURN_IF_ERROR(Describe(batch_));
+    Position();
+    return status_;
+  }
+
+  void Next() override {
+    ++index_;
+    if (index_ >= batch_.size() && !exhausted_) Fetch();
+    Position();
+  }
+
+ private:
   void Fetch() {
     ServerWatch::Scope wait(watch_);
     try {
@@ -347,39 +405,109 @@ class PostgresRowStream : public RowStream {
     const pqxx::row r = batch_[static_cast<pqxx::result::size_type>(index_)];
     pqxx::row::const_iterator f = r.begin();
     for (size_t i = 0; i < oids_.size(); ++i, ++f) {
-      Value& v = row_.values[i];
       if (f->is_null()) {
-        v.SetNull(schema_[i].type);
+        row_.values[i].SetNull(schema_[i].type);
         continue;
       }
-      std::string_view text(f->c_str(), f->size());
-      if (!pg_internal::ParseText(oids_[i], text, &v)) {
-        status_ = Status::InvalidArgument(
-            fmt::format("table {}, column {}: cannot read value '{}' of type oid {}", table_,
-                        schema_[i].name, text.substr(0, 80), oids_[i]));
-        valid_ = false;
-        return;
-      }
-      if (lists_[i] != ListForm::kNone) v.SetList(lists_[i], elements_[i]);
+      if (!Decode(i, std::string_view(f->c_str(), f->size()))) return;
     }
   }
 
-  pqxx::dbtransaction* txn_;
-  const std::string* server_error_;  // the connection's (RememberError)
-  ServerWatch* watch_;               // the connection's (may be null)
   std::string cursor_;
-  std::string table_;
   int fetch_rows_;
   pqxx::result batch_;
   size_t index_ = 0;
   bool exhausted_ = false;
-  bool valid_ = false;
-  RowSchema schema_;
-  std::vector<uint32_t> oids_;
-  std::vector<ListForm> lists_;      // per column: arrays
-  std::vector<ValueType> elements_;  // per column: the arrays' element type
-  Row row_;
-  Status status_;
+};
+
+// Rows through `COPY (SELECT ...) TO STDOUT` on a connection of its own that
+// shares the source's snapshot, received by a thread of its own
+// (pg_internal::CopyReader) while this one decodes: the server's work and
+// widen's overlap, with no round trip per batch. The schema comes from the
+// same SELECT run with LIMIT 0 on the source's connection. The connection
+// goes back to `idle` when the COPY ended cleanly, else it is closed.
+class PostgresCopyStream : public PgStream {
+ public:
+  PostgresCopyStream(pqxx::dbtransaction* txn, const std::string* server_error, ServerWatch* watch,
+                     std::string table, ReaderConn reader, std::vector<ReaderConn>* idle)
+      : PgStream(txn, server_error, watch, std::move(table)),
+        reader_(std::move(reader)),
+        idle_(idle) {}
+
+  ~PostgresCopyStream() override {
+    const bool usable = copy_ != nullptr && copy_->done_cleanly();
+    copy_.reset();  // stops the thread (and the COPY, when unfinished)
+    if (usable) idle_->push_back(std::move(reader_));
+  }
+
+  // Sets up the schema from `described` and starts the COPY of `sql`.
+  Status Start(const pqxx::result& described, const std::string& sql) {
+    WIDEN_RETURN_IF_ERROR(Describe(described));
+    copy_ = std::make_unique<pg_internal::CopyReader>(reader_.conn, reader_.watch);
+    if (!copy_->Start("COPY (\n" + sql + "\n) TO STDOUT")) {
+      status_ = Failure(fmt::format("table {}: query failed ({})", table_, sql));
+      return status_;
+    }
+    Position();
+    return status_;
+  }
+
+  void Next() override { Position(); }
+
+ private:
+  // The COPY's failure as a Status coded by its SQLSTATE.
+  Status Failure(const std::string& context) const {
+    WIDEN_RETURN_IF_ERROR(CutStatus(context));  // the watcher closed the socket
+    const pg_internal::CopyReader::Outcome& o = copy_->outcome();
+    std::string msg = OneLine(o.message, false);
+    if (o.lost || o.sqlstate.empty() || o.sqlstate.rfind("08", 0) == 0) {
+      msg = OneLine(o.message, true);
+      return Status::Unavailable(fmt::format(
+          "{}: the connection to the source was lost: {}", context,
+          msg.empty() ? "the server closed the connection (no reason reached widen)" : msg));
+    }
+    return Status(pg_internal::CodeForSqlState(o.sqlstate), fmt::format("{}: {}", context, msg));
+  }
+
+  void Position() {
+    valid_ = false;
+    if (!status_.ok()) return;
+    if (pos_ >= chunk_.size()) {
+      if (!copy_->NextChunk(&chunk_)) {
+        if (!copy_->outcome().ok) status_ = Failure(fmt::format("reading table {}", table_));
+        return;
+      }
+      pos_ = 0;
+    }
+    const size_t nl = chunk_.find('\n', pos_);
+    const std::string_view line(chunk_.data() + pos_,
+                                (nl == std::string::npos ? chunk_.size() : nl) - pos_);
+    pos_ = nl == std::string::npos ? chunk_.size() : nl + 1;
+    if (!pg_internal::SplitCopyRow(line, &fields_, &nulls_, &scratch_) ||
+        fields_.size() != oids_.size()) {
+      status_ = Status::Internal(fmt::format(
+          "table {}: a row of COPY's output has {} fields where the query has {} columns", table_,
+          fields_.size(), oids_.size()));
+      return;
+    }
+    valid_ = true;
+    for (size_t i = 0; i < oids_.size(); ++i) {
+      if (nulls_[i]) {
+        row_.values[i].SetNull(schema_[i].type);
+      } else if (!Decode(i, fields_[i])) {
+        return;
+      }
+    }
+  }
+
+  ReaderConn reader_;
+  std::vector<ReaderConn>* idle_;
+  std::unique_ptr<pg_internal::CopyReader> copy_;
+  std::string chunk_;  // rows received, each ended by '\n'
+  size_t pos_ = 0;     // the next row's offset in chunk_
+  std::vector<std::string_view> fields_;
+  std::vector<bool> nulls_;
+  std::vector<std::string> scratch_;
 };
 
 }  // namespace
@@ -389,6 +517,13 @@ struct PostgresSource::Session {
   // which writes it.
   std::string server_error;
   std::unique_ptr<Connection> conn;
+  PGconn* pg = nullptr;  // conn's libpq handle
+  // The transaction's snapshot (pg_export_snapshot), once a reader needed it.
+  std::string snapshot;
+  // Reader connections on the snapshot, idle (PostgresCopyStream).
+  std::vector<ReaderConn> readers;
+  // No reader connection could be opened: scans use cursors.
+  bool no_readers = false;
   // Writes server_error; reset before conn.
   std::unique_ptr<RememberFatal> fatal;
   std::unique_ptr<pqxx::dbtransaction> txn;
@@ -465,6 +600,7 @@ PostgresSource::PostgresSource(std::string url, SourceOptions options)
 }
 
 PostgresSource::~PostgresSource() {
+  session_->readers.clear();
   try {
     ServerWatch::Scope wait(session_->watch.get());
     if (session_->txn) session_->txn->abort();  // read-only: nothing to keep
@@ -495,6 +631,7 @@ Result<std::unique_ptr<PostgresSource>> PostgresSource::Open(const std::string& 
   } catch (const std::exception& e) {
     return ConnectError(url, e);
   }
+  src->session_->pg = last_connected;
   PQregisterEventProc(last_connected, RememberError, "widen", &src->session_->server_error);
   src->session_->fatal =
       std::make_unique<RememberFatal>(*src->session_->conn, &src->session_->server_error);
@@ -742,10 +879,12 @@ Status PostgresSource::CheckLinkCollations(const ScanSpec& spec) {
   }
   for (const ScanJoin& j : spec.joins) {
     for (const auto& [c, right] : j.on) {
-      // widen's own join of a second-level child to its parent's table.
-      WIDEN_RETURN_IF_ERROR(j.alias == "widen_parent"
-                                ? check("nest", j.table, right, table_of(c.alias), c.column)
-                                : check("join", table_of(c.alias), c.column, j.table, right));
+      // widen's own join of a second-level child to its parent's table, or
+      // of a nested scan to the driving table (the order of the keys).
+      const std::string& column = j.ColumnOf(right);
+      WIDEN_RETURN_IF_ERROR((j.alias == "widen_parent" || j.alias == "widen_lead")
+                                ? check("nest", j.table, column, table_of(c.alias), c.column)
+                                : check("join", table_of(c.alias), c.column, j.table, column));
     }
   }
   return Status::OK();
@@ -779,18 +918,76 @@ Result<std::unique_ptr<RowStream>> PostgresSource::Scan(const ScanSpec& spec) {
   return ScanWith(spec, {});
 }
 
+Result<ReaderConn> PostgresSource::OpenReader() {
+  if (!session_->readers.empty()) {
+    ReaderConn r = std::move(session_->readers.back());
+    session_->readers.pop_back();
+    return r;
+  }
+  if (session_->snapshot.empty()) {
+    try {
+      // Importable while this transaction is open, which outlives the readers.
+      pqxx::result r = session_->txn->exec("SELECT pg_export_snapshot()");
+      session_->snapshot = r[0][0].c_str();
+    } catch (const std::exception& e) {
+      return QueryError(fmt::format("source {}: exporting the snapshot", MaskUrl(url_)), e,
+                        &session_->server_error);
+    }
+  }
+  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<PostgresSource> s, Open(url_, options_));
+  try {
+    // Must be the first statement of the REPEATABLE READ transaction.
+    s->session_->txn->exec("SET TRANSACTION SNAPSHOT " +
+                           s->session_->txn->quote(session_->snapshot));
+  } catch (const std::exception& e) {
+    return QueryError(fmt::format("source {}: importing the snapshot", MaskUrl(url_)), e,
+                      &s->session_->server_error);
+  }
+  ReaderConn r;
+  r.conn = s->session_->pg;
+  r.watch = s->session_->watch.get();
+  r.source = std::move(s);
+  return r;
+}
+
 Result<std::unique_ptr<RowStream>> PostgresSource::ScanWith(const ScanSpec& spec,
                                                             std::vector<Value> inner_params) {
   ServerWatch::Scope wait(session_->watch.get());
   // Every read (plan's sample, a job's range, ...) stops on such a link
   // before its query runs, not on the server's error after rows were used.
   WIDEN_RETURN_IF_ERROR(CheckLinkCollations(spec));
-  std::string cursor = fmt::format("widen_c{}", ++next_cursor_);
   BuiltQuery q = SelectBuilder(*dialect_).Build(spec);
   if (!inner_params.empty() && !q.params.empty()) {
     return Status::Internal("a scan over a query with parameters has parameters of its own");
   }
   if (q.params.empty()) q.params = std::move(inner_params);
+  if (q.params.empty() && !session_->no_readers) {
+    // COPY takes no parameters: scans without bound values only. A source
+    // that refuses a further connection (a connection limit) is read
+    // through cursors instead, as fast as before.
+    Result<ReaderConn> reader = OpenReader();
+    if (!reader.ok()) {
+      WIDEN_RETURN_IF_ERROR(CutStatus(fmt::format("source {}", MaskUrl(url_))));
+      session_->no_readers = true;
+    } else {
+      pqxx::result described;
+      try {
+        // The columns: the query run with LIMIT 0 (the extended protocol:
+        // one statement, as the COPY's).
+        described = session_->txn->exec_params(q.sql + "\nLIMIT 0");
+      } catch (const std::exception& e) {
+        session_->readers.push_back(std::move(*reader));
+        return QueryError(fmt::format("table {}: query failed ({})", spec.table, q.sql), e,
+                          &session_->server_error);
+      }
+      auto stream = std::make_unique<PostgresCopyStream>(
+          session_->txn.get(), &session_->server_error, session_->watch.get(), spec.table,
+          std::move(*reader), &session_->readers);
+      WIDEN_RETURN_IF_ERROR(stream->Start(described, q.sql));
+      return std::unique_ptr<RowStream>(std::move(stream));
+    }
+  }
+  std::string cursor = fmt::format("widen_c{}", ++next_cursor_);
   try {
     // exec_params uses the extended protocol: the text is one statement, so a
     // `where` cannot smuggle in a second one (COMMIT; DROP ...). Values are

@@ -12,13 +12,19 @@
 // extra_float_digits 3 (shortest exact floats), IntervalStyle iso_8601,
 // lc_monetary C, idle_in_transaction_session_timeout 0 (docs/types.md). Domains read as their base
 // type, enum types as text (their labels). All reads happen in one `REPEATABLE READ READ ONLY`
-// transaction (one snapshot for the whole run); rows stream through server-side cursors,
-// `fetch_rows` at a time, so memory does not grow with table size. Text ORDER BY uses COLLATE "C"
+// transaction (one snapshot for the whole run). A scan without bound values streams through
+// `COPY (SELECT ...) TO STDOUT` (text format) on a reader connection whose transaction imports
+// that snapshot (pg_export_snapshot / SET TRANSACTION SNAPSHOT), received by a thread of its own
+// (extract/pg_copy_internal.h) so that the server's work overlaps widen's; reader connections are
+// kept for the next scan. A scan with bound values (COPY takes no parameters), or every scan once
+// a reader connection could not be opened, streams through a server-side cursor, `fetch_rows` at
+// a time. Memory does not grow with table size either way. Text ORDER BY uses COLLATE "C"
 // (bytewise). A nest's child rows (ScanSpec::merge) are read LEFT JOINed to the parent table on
 // the nest's `=` and carry the parent's values as merge keys, so that the database matches them
 // whatever the collation (docs/types.md, "Reading order and paging").
 //
-// Thread safety: not thread safe; one thread uses the source and its streams.
+// Thread safety: not thread safe; one thread uses the source and its streams (a COPY
+// stream's own thread uses only its reader connection).
 #pragma once
 
 #include <memory>
@@ -32,7 +38,8 @@ namespace widen {
 
 namespace pg_internal {
 class PostgresDialect;
-}
+struct ReaderConn;
+}  // namespace pg_internal
 
 class PostgresSource : public Source, public SourceStats {
  public:
@@ -73,6 +80,10 @@ class PostgresSource : public Source, public SourceStats {
   // two different collations, neither the default, which PostgreSQL cannot
   // do (a nest link, a second-level nest's join to its parent, a join).
   Status CheckLinkCollations(const ScanSpec& spec);
+
+  // A reader connection on this transaction's snapshot: an idle one of the
+  // pool, else a new one (the snapshot exported on first use).
+  Result<pg_internal::ReaderConn> OpenReader();
 
   // Scan, with `inner_params` bound to the placeholders of spec.query (a
   // query built around another scan's; spec itself then has none).

@@ -158,6 +158,17 @@ BuiltQuery SelectBuilder::Build(const ScanSpec& spec, const SelectOptions& optio
     }
     order.push_back(std::move(t));
   };
+  for (const LeadTerm& l : spec.lead) {
+    OrderTerm t = d.OrderBy(spec, l.column);
+    if (l.desc) t.suffix = " DESC";
+    // Where the engine puts NULLs by itself (ascending: PostgreSQL last,
+    // MySQL first; descending the other way), it is told otherwise.
+    const bool engine_first = d.NullsFirst().empty() != l.desc;
+    if (l.nullable && engine_first != l.nulls_first) {
+      t.suffix += l.nulls_first ? " NULLS FIRST" : " NULLS LAST";
+    }
+    add_term(std::move(t));
+  }
   std::vector<std::string> merge_joins;
   for (size_t l = 0; l < spec.merge.size(); ++l) {
     MergeKeys m = d.Merge(spec, l);
@@ -172,9 +183,11 @@ BuiltQuery SelectBuilder::Build(const ScanSpec& spec, const SelectOptions& optio
   for (const auto& c : options.page_key) add_term(d.KeyOrder(spec, c));
 
   Predicates preds(d, spec, &q.params);
-  // With a bound or pages the order must put NULLs first, as bounds do.
+  // With a bound or pages the order must put NULLs first, as bounds do
+  // (leading terms say their own order).
   if (paged || options.after || spec.bound) {
-    for (auto& t : order) {
+    for (size_t i = spec.lead.size(); i < order.size(); ++i) {
+      OrderTerm& t = order[i];
       if (t.suffix.empty() && !preds.NotNull(t)) t.suffix = d.NullsFirst();
     }
   }
@@ -208,15 +221,33 @@ BuiltQuery SelectBuilder::Build(const ScanSpec& spec, const SelectOptions& optio
     q.from = " FROM (" + spec.query + ") AS " + d.QuoteIdent(spec.alias);
   }
   for (const auto& j : spec.joins) {
-    q.from += " LEFT JOIN " + d.QuoteIdent(j.table) + " AS " + d.QuoteIdent(j.alias) + " ON ";
+    if (j.project.empty()) {
+      q.from += " LEFT JOIN " + d.QuoteIdent(j.table) + " AS " + d.QuoteIdent(j.alias) + " ON ";
+    } else {
+      std::string inner;
+      for (const auto& [column, name] : j.project) {
+        inner += (inner.empty() ? "SELECT " : ", ") + d.QuoteIdent(j.alias) + "." +
+                 d.QuoteIdent(column) + " AS " + d.QuoteIdent(name);
+      }
+      inner += " FROM " + d.QuoteIdent(j.table) + " AS " + d.QuoteIdent(j.alias);
+      // A row that counts as absent is not there to be found.
+      std::vector<std::string> absent;
+      for (const auto& e : spec.exclude) {
+        if (e.alias == j.alias) absent.push_back(preds.Exclusion(e));
+      }
+      if (!absent.empty()) inner += " WHERE " + Join(absent, " AND ");
+      q.from += " LEFT JOIN (" + inner + ") AS " + d.QuoteIdent(j.alias) + " ON ";
+    }
     for (size_t i = 0; i < j.on.size(); ++i) {
       if (i) q.from += " AND ";
       q.from += d.QuoteIdent(j.alias) + "." + d.QuoteIdent(j.on[i].second) + " = " +
                 d.Column(j.on[i].first);
     }
     // A joined row that counts as absent is not found (its columns read NULL).
-    for (const auto& e : spec.exclude) {
-      if (e.alias == j.alias) q.from += " AND " + preds.Exclusion(e);
+    if (j.project.empty()) {
+      for (const auto& e : spec.exclude) {
+        if (e.alias == j.alias) q.from += " AND " + preds.Exclusion(e);
+      }
     }
   }
   for (const auto& j : merge_joins) q.from += j;

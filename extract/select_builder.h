@@ -6,7 +6,7 @@
 //   LEFT JOIN <joined table> AS <alias> ON ... [AND <exclude>] [<merge link joins>]
 //   WHERE (<where>) AND <not_null> IS NOT NULL AND <is_null> IS NULL AND <exclude>
 //         AND <range> AND <any_of> AND <bound> AND <after>
-//   ORDER BY <merge keys>, <order_by>[, <page key>]
+//   ORDER BY <lead>, <merge keys>, <order_by>[, <page key>]
 //   [LIMIT n]
 //
 // Predicates on values are written with placeholders and the values returned
@@ -26,6 +26,8 @@
 //   after   SelectOptions::after, keyset paging: the rows at or after the
 //           previous page's last row in the scan's order, the same expansion
 //           over every ORDER BY term
+// Lead terms (ScanSpec::lead) say their direction and where NULLs go
+// (NULLS FIRST / LAST only where the engine would put them elsewhere).
 // Identifiers are quoted by the dialect; `where` and free-form `query` text
 // come from the mapping and are written as they are.
 //

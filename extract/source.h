@@ -49,6 +49,22 @@ struct ScanJoin {
   std::string alias;
   /// (column of an alias already in the scan, column of this joined table).
   std::vector<std::pair<ColumnExpr, std::string>> on;
+  /// When not empty, only these columns of the joined table are visible, as
+  /// (column, name): the join reads `(SELECT alias.column AS name, ... FROM
+  /// table AS alias) AS alias`, so that a `where` naming the scan's own
+  /// columns unqualified cannot find them in the joined table too. `on` and
+  /// the scan's columns then name the joined columns by `name`; rows an
+  /// exclusion of the alias leaves out are left out inside.
+  std::vector<std::pair<std::string, std::string>> project = {};
+
+  /// The joined table's column that `name` stands for (`name` itself
+  /// without a projection).
+  const std::string& ColumnOf(const std::string& name) const {
+    for (const auto& [column, shown] : project) {
+      if (shown == name) return column;
+    }
+    return name;
+  }
 };
 
 /// A half-open range of one column, lo <= column < hi, restricting the rows
@@ -127,6 +143,17 @@ struct MergeLink {
   bool by_value = false;
 };
 
+/// One leading term of a scan's order (ScanSpec::lead): a column, ascending
+/// or descending, NULLs first or last (`nullable` false: the column holds no
+/// NULL, either will do). Text columns (`column.is_text`) sort as unsigned
+/// bytes, as in order_by.
+struct LeadTerm {
+  ColumnExpr column;
+  bool desc = false;
+  bool nulls_first = true;
+  bool nullable = true;
+};
+
 /// Rows of one table of a scan that count as absent (a soft delete,
 /// transform/sync_plan.h): those whose `column` holds `value` as the
 /// database's `=` compares them (text in the column's collation). A NULL in
@@ -166,9 +193,14 @@ struct ScanSpec {
   /// table's column, the rows whose join found no row (widen sync
   /// --reconcile finds the rows that joined a deleted row so).
   std::vector<ColumnExpr> is_null;
-  /// Nest links (see MergeLink). The rows come ordered by the merge keys of
-  /// merge[0], then of merge[1], ..., then by order_by. Each row holds the
-  /// keys after `columns`, link by link (MergeKeyIndexes).
+  /// Terms the rows are ordered by before anything else (the row key's
+  /// columns, when the database orders a table's rows in key order:
+  /// transform/plan.h KeyOrder). Each term's column must be one of
+  /// `columns` (or of a join). Empty: none.
+  std::vector<LeadTerm> lead;
+  /// Nest links (see MergeLink). The rows come ordered by `lead`, then the
+  /// merge keys of merge[0], then of merge[1], ..., then by order_by. Each
+  /// row holds the keys after `columns`, link by link (MergeKeyIndexes).
   std::vector<MergeLink> merge;
   /// Ascending order after the merge keys; text sorts as unsigned bytes ("C"
   /// collation) so that the rows can be compared with CompareValues.
@@ -345,6 +377,14 @@ class Source {
 
   /// "postgresql" or "mysql".
   virtual std::string dialect() const = 0;
+
+  /// Why a scan ordered by leading terms that no index of its table serves
+  /// (ScanSpec::lead: a row key that does not follow the table's keys) would
+  /// cost more than the same scan unordered, for the planner's choice of key
+  /// order; "" when the database sorts such a scan once (the default:
+  /// PostgreSQL reads each scan through one cursor or COPY). MySQL reads
+  /// scans in pages by keyset, so each page would sort again.
+  virtual std::string LeadOrderLimit() const { return ""; }
 
  private:
   std::unique_ptr<SourceStats> unsupported_stats_;  // what stats() gives by default

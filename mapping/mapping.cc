@@ -329,9 +329,11 @@ class Loader {
                                        "(set 'as')",
                                        j->alias, t.own));
     }
-    // A second-level nest is read joined to its parent's table under this alias.
-    if (j->alias == "widen_parent") {
-      return ctx_.Error(n, "join alias 'widen_parent' is widen's own (set 'as')");
+    // A second-level nest is read joined to its parent's table under
+    // widen_parent, a nested scan ordered in key order to the driving table
+    // under widen_lead.
+    if (j->alias == "widen_parent" || j->alias == "widen_lead") {
+      return ctx_.Error(n, fmt::format("join alias '{}' is widen's own (set 'as')", j->alias));
     }
     for (const auto& other : *t.joins) {
       if (other.alias == j->alias) {

@@ -20,18 +20,35 @@ namespace {
 // bounded however many children one parent has.
 constexpr size_t kRowSpillBytes = 8 << 20;
 
+// Compares the keys `ai` of `a` with the keys `bi` of `b` in the order the
+// rows come: key i as order[i] says (order may be shorter: the rest ascend,
+// NULLs first, as CompareValues).
 int CompareKeys(const Row& a, const std::vector<size_t>& ai, const Row& b,
-                const std::vector<size_t>& bi) {
+                const std::vector<size_t>& bi, const std::vector<KeyDirection>& order = {}) {
   for (size_t i = 0; i < ai.size(); ++i) {
-    int c = CompareValues(a[ai[i]], b[bi[i]]);
-    if (c != 0) return c;
+    const Value& x = a[ai[i]];
+    const Value& y = b[bi[i]];
+    if (i < order.size() && (x.is_null() || y.is_null())) {
+      if (x.is_null() == y.is_null()) continue;
+      return x.is_null() == order[i].nulls_first ? -1 : 1;
+    }
+    const int c = CompareValues(x, y);
+    if (c != 0) return i < order.size() && order[i].desc ? -c : c;
   }
   return 0;
 }
 
-bool AnyNull(const Row& r, const std::vector<size_t>& idx) {
-  for (size_t i : idx) {
-    if (r[i].is_null()) return true;
+// A nest's keys (NestPlan::parent_key / child_key) in the order the rows come.
+int CompareKeys(const Row& a, const std::vector<size_t>& ai, const Row& b,
+                const std::vector<size_t>& bi, const NestPlan& n) {
+  return CompareKeys(a, ai, b, bi, n.key_order);
+}
+
+// True when a link key from `from` on (the lead columns before it are
+// values, NULL or not) is NULL: such a row has no nested rows.
+bool AnyNull(const Row& r, const std::vector<size_t>& idx, size_t from = 0) {
+  for (size_t i = from; i < idx.size(); ++i) {
+    if (r[idx[i]].is_null()) return true;
   }
   return false;
 }
@@ -105,8 +122,9 @@ class TableAssembler {
       if (!plan_.nests.empty()) {
         const NestPlan& first = plan_.nests.front();
         const auto& pk = first.parent_key;
-        if (have_prev_parent && !AnyNull(row, pk) && !AnyNull(prev_parent, pk)) {
-          int c = CompareKeys(prev_parent, pk, row, pk);
+        if (have_prev_parent && !AnyNull(row, pk, first.lead) &&
+            !AnyNull(prev_parent, pk, first.lead)) {
+          int c = CompareKeys(prev_parent, pk, row, pk, first);
           if (c > 0) return OutOfOrder("driving", plan_.scan.alias, row, first.parent_values);
           if (c == 0) return Repeated(plan_.scan.alias, row, prev_parent, first.parent_values);
         }
@@ -336,10 +354,10 @@ class TableAssembler {
   // go with a rejected parent.
   Status SkipUnder(const Row& parent, Child* ch) {
     const NestPlan& n = *ch->plan;
-    if (AnyNull(parent, n.parent_key)) return Status::OK();
+    if (AnyNull(parent, n.parent_key, n.lead)) return Status::OK();
     while (ch->stream->Valid()) {
       const Row& r = ch->stream->row();
-      const int c = CompareKeys(r, n.child_key, parent, n.parent_key);
+      const int c = CompareKeys(r, n.child_key, parent, n.parent_key, n);
       if (c > 0) break;
       ++stats_->source_rows;
       if (c < 0) {
@@ -388,18 +406,19 @@ class TableAssembler {
   // alone (RejectChild).
   Status EmitChildren(const Row& parent, Child* ch, std::string_view outer) {
     const NestPlan& n = *ch->plan;
-    if (AnyNull(parent, n.parent_key)) return Status::OK();
+    if (AnyNull(parent, n.parent_key, n.lead)) return Status::OK();
     RowStream* s = ch->stream.get();
     std::string qualifier;
     while (s->Valid()) {
       const Row& child = s->row();
-      if (ch->has_prev && CompareKeys(ch->prev, n.child_key, child, n.child_key) > 0) {
+      if (ch->has_prev && CompareKeys(ch->prev, n.child_key, child, n.child_key, n) > 0) {
         return OutOfOrder("child", n.scan.table, child, n.child_values);
       }
-      int c = CompareKeys(child, n.child_key, parent, n.parent_key);
+      int c = CompareKeys(child, n.child_key, parent, n.parent_key, n);
       if (c > 0) break;
       // Its own children merge on link_key, which must name one row.
-      if (c == 0 && !ch->kids.empty() && ch->has_prev && !AnyNull(child, n.link_key) &&
+      const size_t kid_lead = ch->kids.empty() ? 0 : ch->kids.front().plan->lead;
+      if (c == 0 && !ch->kids.empty() && ch->has_prev && !AnyNull(child, n.link_key, kid_lead) &&
           CompareKeys(ch->prev, n.link_key, child, n.link_key) == 0) {
         return Repeated(n.scan.table, child, ch->prev, ch->kids.front().plan->parent_values);
       }

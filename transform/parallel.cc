@@ -103,10 +103,23 @@ RowSplit SliceRows(const TablePlan& plan, const SplitBounds& bounds, int parts, 
   return split;
 }
 
-Result<RowSplit> SplitRows(const TablePlan& plan, Source* source, int jobs) {
+Result<RowSplit> SplitRows(const TablePlan& plan, Source* source, int jobs, int cores) {
   RowSplit one;
   one.ranges.resize(1);
   if (jobs < 2) return one;
+  std::string fewer;
+  if (cores > 0 && jobs > std::max(1, cores / 2)) {
+    fewer = fmt::format(
+        "{} core{} for this run (WIDEN_CORES, else the cores the process may use), and each job "
+        "keeps about two busy (reading and encoding; writing, with the store's compaction) beside "
+        "the database server: more jobs would take longer",
+        cores, cores == 1 ? "" : "s");
+    jobs = std::max(1, cores / 2);
+    if (jobs < 2) {
+      one.why_not = fewer;
+      return one;
+    }
+  }
   WIDEN_ASSIGN_OR_RETURN(SplitBounds bounds, ReadSplitBounds(plan, source));
   if (bounds.column.empty()) {
     one.why_not = bounds.why_not;
@@ -116,7 +129,9 @@ Result<RowSplit> SplitRows(const TablePlan& plan, Source* source, int jobs) {
     one.why_not = fmt::format("{} has fewer distinct values than jobs", bounds.column);
     return one;
   }
-  return SliceRows(plan, bounds, jobs, 0, jobs);
+  RowSplit split = SliceRows(plan, bounds, jobs, 0, jobs);
+  split.why_not = fewer;
+  return split;
 }
 
 bool KeyFollowsSplit(const TablePlan& plan) {

@@ -29,7 +29,8 @@ namespace widen {
 struct RowSplit {
   std::vector<RowRange> ranges;  // at least one
   std::string column;            // "alias.column" split on (empty: not split)
-  std::string why_not;           // when `jobs` > 1 but one range: the reason, for the user
+  /// When fewer ranges than the jobs asked: the reason, for the user.
+  std::string why_not;
   /// Several ranges whose row keys sort like the ranges (KeyFollowsSplit):
   /// the first job writes to the store while the others spool, so the store
   /// gets the cells in key order. False with several ranges: every job sorts
@@ -44,8 +45,12 @@ struct RowSplit {
 /// split (bounds at most 2^63 - 1; the last range is open above). One
 /// unbounded range when `jobs` < 2, when there is no split column, when it
 /// is not an integer column, or when it has fewer distinct values than jobs.
-/// Sets in_key_order. Errors: the source's.
-Result<RowSplit> SplitRows(const TablePlan& plan, Source* source, int jobs);
+/// Jobs the machine has no cores for are not made, and why_not says so:
+/// with `cores` > 0 (the cores the run may use) at most cores / 2 jobs, each
+/// keeping about two busy (reading and encoding; writing, with the store's
+/// compaction) beside a database server's work. Sets in_key_order. Errors:
+/// the source's.
+Result<RowSplit> SplitRows(const TablePlan& plan, Source* source, int jobs, int cores = 0);
 
 /// What the ranges of a table are cut from: its SplitColumn ("alias.column")
 /// and that column's smallest and largest value (the largest capped at

@@ -162,6 +162,93 @@ void ExcludeSoftDeleted(const SyncPlan& sync, std::vector<NestPlan>* nests) {
   }
 }
 
+// True when the database orders a text column's values as their bytes under
+// a bytewise collation (text, varchar, name): not char(n), whose comparison
+// ignores trailing blanks the value keeps, nor enums (declared order).
+bool TextOrdersAsBytes(const SourceColumn& c) {
+  if (c.type != ValueType::kText || c.is_enum) return false;
+  std::string t = c.storage_type();
+  for (char& ch : t) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const std::string word = t.substr(0, t.find_first_of("( "));
+  return word == "text" || word == "varchar" || word == "name" ||
+         t.rfind("character varying", 0) == 0;
+}
+
+// Whether key part `p` (the key's last column part when `last`) encodes so
+// that keys sort as the database orders the column's values, and in which
+// direction and with NULLs where: *term gets it (its column and whether it
+// can be NULL set by the caller); else false with
+// the reason in *why. Ties the bytes do not keep (two timestamps in one
+// millisecond, -0.0 and 0.0) may leave a key out of order: the sink checks.
+bool PartSortsLikeColumn(const KeyPartPlan& p, KeyForm form, bool last, LeadTerm* term,
+                         std::string* why) {
+  const ValueType vt = p.value_type;
+  term->column.is_text = vt == ValueType::kText;
+  if (form == KeyForm::kText) {
+    term->nulls_first = true;
+    if (p.reverse) {
+      term->desc = true;  // Long.MAX_VALUE - ms in 19 digits
+      return true;
+    }
+    if (IsIntegerType(vt) && p.width > 0) return true;  // zero-padded, fixed width
+    if (last && vt == ValueType::kText) return true;    // the value's bytes, nothing after
+    *why = fmt::format(
+        "key part '{}' ({} in the text form{}) does not sort like its column's values as text: "
+        "only zero-padded integers (width), reverse timestamps and, as the last part, text do",
+        p.name, p.source_type,
+        vt == ValueType::kText ? ", before the separator of the next part" : "");
+    return false;
+  }
+  bool ok = false;
+  if (p.reverse) {
+    ok = vt == ValueType::kTimestamp || vt == ValueType::kTimestampTz || vt == ValueType::kDate ||
+         vt == ValueType::kInt;
+  } else {
+    switch (p.type) {
+      case KeyType::kInt8:
+      case KeyType::kInt16:
+      case KeyType::kInt32:
+      case KeyType::kInt64:
+      case KeyType::kUInt64:
+        ok = IsIntegerType(vt);
+        break;
+      case KeyType::kFloat32:
+      case KeyType::kFloat64:
+        ok = vt == ValueType::kFloat;
+        break;
+      case KeyType::kDecimal:
+        ok = vt == ValueType::kDecimal || IsIntegerType(vt);
+        break;
+      case KeyType::kBool:
+        ok = vt == ValueType::kBool;
+        break;
+      case KeyType::kDate:
+        ok = vt == ValueType::kDate;
+        break;
+      case KeyType::kTime:
+        ok = vt == ValueType::kTime;
+        break;
+      case KeyType::kTimestamp:
+        ok = vt == ValueType::kTimestamp || vt == ValueType::kTimestampTz;
+        break;
+      case KeyType::kString:
+        ok = vt == ValueType::kText;
+        break;
+      case KeyType::kBytes:
+        ok = vt == ValueType::kBytes;
+        break;
+    }
+  }
+  if (!ok) {
+    *why = fmt::format("key part '{}' encodes {} values as {}, whose bytes do not sort like them",
+                       p.name, p.source_type, KeyTypeName(p.type));
+    return false;
+  }
+  term->desc = p.desc != p.reverse;  // reverse: newest first
+  term->nulls_first = !p.desc;       // the NULL marker sorts first, last when desc (inverted)
+  return true;
+}
+
 // Collects the columns one query selects, without duplicates.
 class ColumnSet {
  public:
@@ -195,7 +282,10 @@ struct Scope {
 class Planner {
  public:
   Planner(const Mapping& m, const SourceSchema& s, Source* source)
-      : mapping_(m), schema_(s), source_(source) {}
+      : mapping_(m),
+        schema_(s),
+        source_(source),
+        lead_limit_(source == nullptr ? std::string() : source->LeadOrderLimit()) {}
 
   Result<Plan> Make() {
     Plan plan;
@@ -533,8 +623,192 @@ class Planner {
       MarkShared(&tp->nests);
     }
     tp->scan.columns = cols.Take();
+    tp->order = PlanKeyOrder(*driving, !t.query.empty(), scope, tp);
     SetMergeKeys(tp->scan, {}, 0, false, &tp->nests);
+    if (tp->order.how == KeyOrder::kDatabase) PrependLead(tp->scan, &tp->nests);
     return CheckQualifierCollisions(*tp);
+  }
+
+  // Chooses how the table's cells reach the store in key order (KeyOrder)
+  // and, for kDatabase, orders the scans by the key's columns: the driving
+  // scan by them (ScanSpec::lead), each nested scan through a join to the
+  // driving table on its link (alias widen_lead), whose key columns it
+  // selects and is ordered by first. REQUIRES: the scans' columns are final
+  // but for the lead columns this adds at their end.
+  KeyOrderPlan PlanKeyOrder(const SourceTable& driving, bool is_query, const Scope& scope,
+                            TablePlan* tp) {
+    const KeyCodec& key = tp->key;
+    if (key.salt().size > 0) {
+      return {KeyOrder::kSort,
+              fmt::format("the key starts with a salt byte ({} buckets) that widen computes from "
+                          "the encoded parts: the database cannot order the rows by it",
+                          key.salt().size)};
+    }
+    if (key.hash_prefix().size > 0) {
+      return {KeyOrder::kSort,
+              fmt::format("the key starts with a {}-byte hash prefix that widen computes from the "
+                          "encoded parts: the database cannot order the rows by it",
+                          key.hash_prefix().size)};
+    }
+    const auto parts = key.parts();
+    size_t last = parts.size();
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (!parts[i].is_literal) last = i;
+    }
+    std::vector<LeadTerm> terms;
+    std::vector<std::string> names;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      const KeyPartPlan& p = parts[i];
+      if (p.is_literal) continue;  // the same bytes in every key
+      LeadTerm term;
+      std::string why;
+      if (!PartSortsLikeColumn(p, key.form(), i == last, &term, &why)) {
+        return {KeyOrder::kSort, why};
+      }
+      const ColumnExpr& c = tp->scan.columns[p.index];
+      const SourceTable* st = scope.Find(c.alias);
+      const SourceColumn* sc = st == nullptr ? nullptr : st->FindColumn(c.column);
+      if (term.column.is_text && (sc == nullptr || !TextOrdersAsBytes(*sc))) {
+        return {
+            KeyOrder::kSort,
+            fmt::format(
+                "key part '{}' is {}, which the database does not order by its bytes "
+                "as the key does{}",
+                p.name, p.source_type,
+                sc != nullptr && sc->is_enum ? " (an enum: by the labels' declared order)" : "")};
+      }
+      // Rows whose part is NULL come too (a marker, or rejected): placed
+      // where the key places them, or first.
+      term.nullable = sc == nullptr || sc->nullable || scope.IsJoined(c.alias);
+      term.column.alias = c.alias;
+      term.column.column = c.column;
+      names.push_back(fmt::format("{}.{}{}", c.alias, c.column, term.desc ? " DESC" : ""));
+      terms.push_back(std::move(term));
+    }
+    if (terms.empty()) return {KeyOrder::kRead, "every row has the same key"};
+    // The scans' own order: by the nest link (numbers, dates: by value),
+    // and on MySQL by the primary key (its pages), which the key may follow.
+    std::vector<ColumnExpr> own;
+    if (!tp->nests.empty()) {
+      if (tp->scan.merge.front().by_value) {
+        for (const auto& on : tp->scan.merge.front().on) own.push_back(on.first);
+      }
+    } else if (!lead_limit_.empty()) {
+      own = tp->scan.unique_key;
+    }
+    size_t same = 0;
+    while (same < terms.size() && same < own.size() && !terms[same].desc &&
+           !terms[same].column.is_text && terms[same].column.alias == own[same].alias &&
+           terms[same].column.column == own[same].column) {
+      ++same;
+    }
+    // The nest link and the primary key are keys: once they are all in the
+    // key, the parts after them change nothing in the order.
+    if (same > 0 && (same == terms.size() || same == own.size())) {
+      std::vector<std::string> by;
+      for (size_t i = 0; i < same; ++i) by.push_back(own[i].alias + "." + own[i].column);
+      return {KeyOrder::kRead, fmt::format("the scans read the rows in key order already (by {})",
+                                           fmt::join(by, ", "))};
+    }
+    if (!lead_limit_.empty()) return {KeyOrder::kSort, lead_limit_};
+    if (!tp->nests.empty()) {
+      if (is_query || driving.is_view) {
+        return {KeyOrder::kSort,
+                fmt::format("nested rows are ordered through their parent's table, and the rows "
+                            "come from a {}",
+                            is_query ? "free-form query" : "view")};
+      }
+      for (const LeadTerm& t : terms) {
+        if (t.column.alias != tp->scan.alias) {
+          return {KeyOrder::kSort,
+                  fmt::format("nested rows are ordered through their parent's table, and key "
+                              "part {}.{} comes from a joined table",
+                              t.column.alias, t.column.column)};
+        }
+      }
+    }
+    tp->scan.lead = terms;
+    for (NestPlan& n : tp->nests) {
+      LeadChild(driving.name, terms, n.spec->on, n.scan.alias, &n.scan);
+      for (NestPlan& g : n.children) {
+        LeadChild(driving.name, terms, n.spec->on, "widen_parent", &g.scan);
+      }
+    }
+    return {KeyOrder::kDatabase,
+            fmt::format(
+                "the database orders the rows by the key's columns ({}){}", fmt::join(names, ", "),
+                tp->nests.empty() ? "" : ", and each nested scan through its parent's table")};
+  }
+
+  // Orders a nested scan by the driving row's key columns: joins the
+  // driving table (alias widen_lead, its columns projected as widen_l0,
+  // widen_l1, ...) on `on` (driving column, column of `via`: the child's own
+  // alias, or widen_parent for a second-level child) and selects and orders
+  // by its `terms` columns first.
+  static void LeadChild(const std::string& driving, const std::vector<LeadTerm>& terms,
+                        const std::vector<std::pair<std::string, std::string>>& on,
+                        const std::string& via, ScanSpec* scan) {
+    ScanJoin j;
+    j.table = driving;
+    j.alias = "widen_lead";
+    // The driving table's columns under names of widen's own (a nest's
+    // `where` names its table's columns unqualified).
+    auto name = [&j](const std::string& column) {
+      for (const auto& [c, n] : j.project) {
+        if (c == column) return n;
+      }
+      j.project.emplace_back(column, fmt::format("widen_l{}", j.project.size()));
+      return j.project.back().second;
+    };
+    for (const auto& [pcol, ccol] : on) j.on.emplace_back(ColumnExpr{via, ccol, false}, name(pcol));
+    for (const LeadTerm& t : terms) {
+      LeadTerm c = t;
+      c.column.alias = "widen_lead";
+      c.column.column = name(t.column.column);
+      c.nullable = true;  // a child whose parent is not there reads NULL
+      scan->columns.push_back(c.column);
+      scan->lead.push_back(std::move(c));
+    }
+    scan->joins.push_back(std::move(j));
+  }
+
+  // Puts the lead columns in front of every nest's merge keys (SetMergeKeys
+  // ran): the driving row's key columns against the child's copies of them.
+  static void PrependLead(const ScanSpec& driving, std::vector<NestPlan>* nests) {
+    const size_t n_lead = driving.lead.size();
+    std::vector<size_t> top;  // the lead columns in the driving rows
+    for (const LeadTerm& t : driving.lead) {
+      for (size_t i = 0; i < driving.columns.size(); ++i) {
+        if (driving.columns[i].alias == t.column.alias &&
+            driving.columns[i].column == t.column.column) {
+          top.push_back(i);
+          break;
+        }
+      }
+    }
+    // The lead columns of a nested scan: the last n_lead of its columns.
+    auto own = [n_lead](const ScanSpec& s) {
+      std::vector<size_t> idx;
+      for (size_t i = s.columns.size() - n_lead; i < s.columns.size(); ++i) idx.push_back(i);
+      return idx;
+    };
+    auto prepend = [&](const std::vector<size_t>& parent, const ScanSpec& child, NestPlan* n) {
+      std::vector<size_t> pk = parent, ck = own(child);
+      pk.insert(pk.end(), n->parent_key.begin(), n->parent_key.end());
+      ck.insert(ck.end(), n->child_key.begin(), n->child_key.end());
+      n->parent_key = std::move(pk);
+      n->child_key = std::move(ck);
+      n->lead = n_lead;
+      n->key_order.clear();
+      for (const LeadTerm& t : driving.lead) {
+        n->key_order.push_back(KeyDirection{t.desc, t.nulls_first});
+      }
+    };
+    for (NestPlan& n : *nests) {
+      prepend(top, n.scan, &n);
+      for (NestPlan& g : n.children) prepend(own(n.scan), g.scan, &g);
+      if (!n.children.empty()) n.link_key = n.children.front().parent_key;
+    }
   }
 
   // `e` with is_text set from its column's type in `scope`.
@@ -768,6 +1042,7 @@ class Planner {
   const Mapping& mapping_;
   const SourceSchema& schema_;
   Source* source_;
+  const std::string lead_limit_;  // Source::LeadOrderLimit
   std::vector<std::unique_ptr<SourceTable>> queries_;
 };
 
@@ -824,7 +1099,9 @@ std::vector<SourceUse> SourceUses(const TablePlan& tp) {
     for (const ScanJoin& j : scan.joins) {
       // A grandchild's scan joins its parent's table to be ordered like
       // it: that table is read as a nest already.
-      if (j.alias != "widen_parent") use(j.table).joined = true;
+      // widen_lead: a nested scan joins the driving table to be ordered
+      // in key order (KeyOrder::kDatabase); it is read as driving already.
+      if (j.alias != "widen_parent" && j.alias != "widen_lead") use(j.table).joined = true;
     }
     return Status::OK();
   });
@@ -908,6 +1185,18 @@ HBaseType DefaultHBaseType(const SourceColumn& c) {
     default:
       return HBaseType::kString;
   }
+}
+
+std::string_view KeyOrderName(KeyOrder order) {
+  switch (order) {
+    case KeyOrder::kRead:
+      return "read";
+    case KeyOrder::kDatabase:
+      return "database";
+    case KeyOrder::kSort:
+      return "sort";
+  }
+  return "sort";
 }
 
 Result<Plan> Plan::Make(const Mapping& mapping, const SourceSchema& schema, Source* source) {

@@ -14,8 +14,12 @@
 // (ScanSpec::exclude), so that every command reads the source as if they
 // were not there. Scans of a table with nests are marked
 // ScanSpec::shared; a table without a declared key gets the columns that
-// place its cells as its ScanSpec::unique_key. Every error names the mapping's
-// file:line:col, the target table and the source table/column.
+// place its cells as its ScanSpec::unique_key. It chooses how each table's
+// cells reach the store in row key order (KeyOrder): the scans' own order,
+// the database's ORDER BY of the key's columns (ScanSpec::lead; nested scans
+// joined to the driving table as widen_lead), or widen's external sort.
+// Every error names the mapping's file:line:col, the target table and the
+// source table/column.
 //
 // Thread safety: immutable after Make; plans point into the Mapping they were
 // made from, which must outlive them.
@@ -50,6 +54,13 @@ struct CellPlan {
   std::string column;      // "alias.column", for messages
 };
 
+/// How one merge key compares in the order the rows come: descending or
+/// not, NULLs first or last.
+struct KeyDirection {
+  bool desc = false;
+  bool nulls_first = true;
+};
+
 /// One nested child entity (and, recursively, its own children).
 struct NestPlan {
   const NestSpec* spec = nullptr;
@@ -58,9 +69,16 @@ struct NestPlan {
   /// links after it (if any) to this nest's children.
   ScanSpec scan;
   /// Merge keys (MergeKeyIndexes) compared to match a child row to its
-  /// parent row: indexes into the parent's row and into the child row.
+  /// parent row: indexes into the parent's row and into the child row. With
+  /// KeyOrder::kDatabase they start with the `lead` key columns of the
+  /// driving row (the child's from its join to the driving table).
   std::vector<size_t> parent_key;
   std::vector<size_t> child_key;
+  /// How many of the keys are lead columns (never NULL-checked: a NULL key
+  /// part is a value), and how each key compares in the order the rows
+  /// come (shorter than the keys: the rest ascend, NULLs first).
+  size_t lead = 0;
+  std::vector<KeyDirection> key_order;
   /// The `on` columns' own values, for messages: into the parent's row, into
   /// the child row (a second-level nest: its parent's link first).
   std::vector<size_t> parent_values;
@@ -79,6 +97,30 @@ struct NestPlan {
   std::vector<std::pair<std::string, size_t>> identity;
 };
 
+/// How a table's cells reach the store in row key order, which keeps the
+/// store from rewriting them (shown by `widen plan`).
+enum class KeyOrder : uint8_t {
+  /// The scans' own order (the nest link, MySQL's primary key) is the row
+  /// key's order.
+  kRead,
+  /// The database orders the driving rows by the key's columns (ScanSpec::
+  /// lead), and each nested scan the same way through its parent's table.
+  kDatabase,
+  /// widen sorts the cells in temporary runs and merges them into the store
+  /// (common/cell_runs.h): a salt or hash prefix, a part whose bytes do not
+  /// sort like its column, or a source that cannot order the scans cheaply.
+  kSort,
+};
+
+/// "read", "database" or "sort".
+std::string_view KeyOrderName(KeyOrder order);
+
+/// The planner's choice of KeyOrder, and what decided it (for people).
+struct KeyOrderPlan {
+  KeyOrder how = KeyOrder::kSort;
+  std::string why;
+};
+
 struct TablePlan {
   const TableMapping* mapping = nullptr;
   TableDescriptor descriptor;
@@ -89,6 +131,9 @@ struct TablePlan {
   int version_index = -1;  // column giving the row's default cell timestamp
   /// Driving-table primary key (name, index), to name a row in messages.
   std::vector<std::pair<std::string, size_t>> identity;
+  /// How the cells reach the store in key order. Whatever it says, a sink
+  /// checks the order it gets and sorts cells that do not follow it.
+  KeyOrderPlan order;
 };
 
 struct Plan {

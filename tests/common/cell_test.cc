@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
 namespace widen {
 namespace {
 
@@ -41,6 +46,67 @@ TEST(CellTest, BatchOwnsBytesAndSorts) {
   batch.Clear();
   EXPECT_TRUE(batch.empty());
   EXPECT_EQ(batch.bytes(), 0u);
+}
+
+// Sort against a stable sort of every cell: rows added as spans of their
+// cells, in order or not, a key repeated in spans apart, cells with equal
+// coordinates (their values tell the order they were added in); bytes 0x00
+// and 0xff and rows that are prefixes of others.
+TEST(CellTest, SortGivesTheStableCellOrder) {
+  std::mt19937 rng(11);
+  const std::string alphabet(
+      "\x00\x01\x7f\xff"
+      "ab",
+      6);
+  auto random_bytes = [&](size_t max) {
+    std::string s(rng() % (max + 1), '\0');
+    for (char& c : s) c = alphabet[rng() % alphabet.size()];
+    return s;
+  };
+  for (int round = 0; round < 200; ++round) {
+    struct Owned {
+      std::string row, qualifier, value;
+      int64_t ts;
+    };
+    std::vector<Owned> added;
+    const int rows = 1 + static_cast<int>(rng() % 30);
+    const bool sorted_rows = round % 3 == 0;  // a batch in order already
+    std::vector<std::string> keys;
+    for (int r = 0; r < rows; ++r) keys.push_back(random_bytes(3));
+    if (sorted_rows) {
+      std::sort(keys.begin(), keys.end());
+      keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    }
+    for (const std::string& key : keys) {
+      std::vector<Owned> cells;
+      const int n = 1 + static_cast<int>(rng() % 5);
+      for (int i = 0; i < n; ++i) {
+        cells.push_back(Owned{key, random_bytes(2), "", static_cast<int64_t>(rng() % 3)});
+      }
+      if (sorted_rows || rng() % 2 == 0) {
+        std::sort(cells.begin(), cells.end(), [](const Owned& a, const Owned& b) {
+          return CompareCells(CellView{a.row, "f", a.qualifier, a.ts, CellType::kPut, ""},
+                              CellView{b.row, "f", b.qualifier, b.ts, CellType::kPut, ""}) < 0;
+        });
+      }
+      for (Owned& c : cells) {
+        c.value = std::to_string(added.size());
+        added.push_back(c);
+      }
+    }
+    CellBatch batch;
+    for (const Owned& c : added) batch.Add(c.row, "f", c.qualifier, c.ts, c.value);
+    std::vector<Owned> want = added;
+    std::stable_sort(want.begin(), want.end(), [](const Owned& a, const Owned& b) {
+      return CompareCells(CellView{a.row, "f", a.qualifier, a.ts, CellType::kPut, ""},
+                          CellView{b.row, "f", b.qualifier, b.ts, CellType::kPut, ""}) < 0;
+    });
+    batch.Sort();
+    ASSERT_EQ(batch.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(batch.Get(i).value, want[i].value) << "round " << round << " cell " << i;
+    }
+  }
 }
 
 }  // namespace

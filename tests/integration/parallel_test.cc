@@ -188,6 +188,46 @@ TEST(ParallelJobsTest, MySqlJobsWriteTheCellsOfOneJob) {
   ExpectJobsAgree(db);
 }
 
+// Jobs the cores cannot run at once are not made: each job keeps about two
+// cores busy, so with WIDEN_CORES=2 (this run may use 2 cores) --jobs 2
+// runs one job and says why, with 6 cores --jobs 5 runs 3; the store is the
+// same either way. A WIDEN_CORES that is not a count is refused.
+TEST(ParallelJobsTest, JobsTheCoresCannotRunAreNotMade) {
+  WIDEN_REQUIRE_PG(server);
+  const std::string db = FreshPgDatabase(server, "widen_it_jobs_cores");
+  PgQuery(db, kSchema);
+  PgQuery(db, kPgData);
+  const std::string dir = MakeTempDir();
+  const widen::testing::Run one = Migrate(db, dir, 1, 5000);
+  ASSERT_EQ(one.result.exit_code, 0) << one.result.output;
+  std::ofstream(dir + "/fewer.sh")
+      << "exec env WIDEN_CORES=$1 " << WidenBinary() << " migrate -m " << dir
+      << "/mapping.yaml --source " << ShellQuote(db) << " --target leveldb:" << dir
+      << "/store.$1 --timestamp-ms 1600000000000 --jobs $2 "
+      << "--rejects " << dir << "/rejects.$1\n";
+  CommandResult two = RunCommand("sh " + dir + "/fewer.sh 2 2");
+  ASSERT_EQ(two.exit_code, 0) << two.output;
+  EXPECT_NE(two.output.find("t:parents: one job: 2 cores for this run"), std::string::npos)
+      << two.output;
+  ExpectSameStores(one.store, "leveldb:" + dir + "/store.2");
+  CommandResult six = RunCommand("sh " + dir + "/fewer.sh 6 5");
+  ASSERT_EQ(six.exit_code, 0) << six.output;
+  EXPECT_NE(six.output.find("t:parents: 3 jobs, by ranges of parent.grp (not 5: 6 cores"),
+            std::string::npos)
+      << six.output;
+  ExpectSameStores(one.store, "leveldb:" + dir + "/store.6");
+  // A WIDEN_CORES that is not a positive whole number stops the run before
+  // the target is opened, naming it.
+  for (const std::string bad : {"two", "0", "2x"}) {
+    CommandResult run = RunCommand("sh " + dir + "/fewer.sh " + bad + " 2");
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_NE(run.output.find("WIDEN_CORES: '" + bad + "' is not a positive whole number"),
+              std::string::npos)
+        << run.output;
+    EXPECT_FALSE(std::filesystem::exists(dir + "/store." + bad)) << bad;
+  }
+}
+
 // A child just below a range's end whose parent does not exist, next to a
 // rejected parent: an orphan whether or not a job's range ends there.
 TEST(ParallelJobsTest, OrphansBesideARejectedParentCountTheSameInEveryJobCount) {

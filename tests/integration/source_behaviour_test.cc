@@ -602,19 +602,32 @@ TEST(SourceErrorsTest, WidenExitCodesForMySqlConnections) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/store")) << "nothing written on failure";
 }
 
+// The backend ends while rows stream: the stream fails as Unavailable, for
+// both ways PostgreSQL scans are read: COPY on a reader connection (a scan
+// without bound values; the table is larger than what the socket and the
+// reader's queue hold, so the COPY cannot have ended) and a cursor (a scan
+// with a range, whose values are bound: 10 rows a FETCH).
 TEST(SourceErrorsTest, PostgresServerGoneMidRunIsUnavailable) {
   WIDEN_REQUIRE_PG(url);
   std::string db = FreshPgDatabase(url, "widen_it_pggone");
-  PgQuery(db, "CREATE TABLE g (id INT PRIMARY KEY); INSERT INTO g SELECT generate_series(1, 100)");
-  auto src = OpenSource(db, 10);
-  ASSERT_NE(src, nullptr);
-  auto s = src->Scan(Spec("g", {{"g", "id"}}, {}, {{"g", "id"}}));
-  ASSERT_TRUE(s.ok());
+  PgQuery(db,
+          "CREATE TABLE g (id INT PRIMARY KEY, pad text); INSERT INTO g SELECT i, repeat('x', "
+          "200) FROM generate_series(1, 200000) i");
   const std::string dbname = db.substr(db.rfind('/') + 1);
-  PgQuery(url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" + dbname +
-                   "' AND pid <> pg_backend_pid()");
-  while ((*s)->Valid()) (*s)->Next();
-  EXPECT_EQ((*s)->status().code(), StatusCode::kUnavailable) << (*s)->status().ToString();
+  for (const bool bound : {false, true}) {
+    SCOPED_TRACE(bound ? "cursor" : "copy");
+    auto src = OpenSource(db, 10);
+    ASSERT_NE(src, nullptr);
+    ScanSpec spec = Spec("g", {{"g", "id"}, {"g", "pad"}}, {{"g", "id"}}, {{"g", "id"}});
+    if (bound) spec.range = ScanRange{{"g", "id"}, Value::Int(0), Value::Int(1000000), false};
+    auto s = src->Scan(spec);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    ASSERT_TRUE((*s)->Valid());
+    PgQuery(url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" +
+                     dbname + "' AND pid <> pg_backend_pid()");
+    while ((*s)->Valid()) (*s)->Next();
+    EXPECT_EQ((*s)->status().code(), StatusCode::kUnavailable) << (*s)->status().ToString();
+  }
 }
 
 // PostgreSQL errors are coded by the SQLSTATE the server sends (also while

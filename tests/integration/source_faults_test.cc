@@ -34,7 +34,7 @@ tables:
     families: [d]
     key:
       parts: [id]
-    columns: [label]
+    columns: [label]{where}
 )";
 
 // A widen process started in the background, its output in a file.
@@ -109,9 +109,12 @@ class SourceFaultsTest : public ::testing::Test {
     dir_ = MakeTempDir();
     ASSERT_FALSE(dir_.empty());
   }
-  std::string WriteMapping(const std::string& source) {
+  // `where`: the driving table's filter (none when empty).
+  std::string WriteMapping(const std::string& source, const std::string& where = "") {
     const std::string path = dir_ + "/m.yaml";
-    std::ofstream(path) << fmt::format(kMapping, fmt::arg("source", source), fmt::arg("dir", dir_));
+    std::ofstream(path) << fmt::format(
+        kMapping, fmt::arg("source", source), fmt::arg("dir", dir_),
+        fmt::arg("where", where.empty() ? "" : "\n    where: \"" + where + "\""));
     return path;
   }
   // A PostgreSQL database with a table `big` of 200000 rows; *name its name.
@@ -123,12 +126,16 @@ class SourceFaultsTest : public ::testing::Test {
     *name = PgQuery(db, "SELECT current_database()")[0][0];
     return db;
   }
-  // The pid of the backend serving a widen connection to database `name`
-  // once one has read rows; 0 when none came.
-  static pid_t WidenBackend(const std::string& url, const std::string& name) {
+  // The pid of the backend sending rows to a widen connection to database
+  // `name` (a cursor's FETCH, or the COPY of a reader connection; `like`:
+  // only a statement LIKE it) once one has read rows; 0 when none came.
+  static pid_t WidenBackend(const std::string& url, const std::string& name,
+                            const std::string& like = "") {
+    const std::string which =
+        like.empty() ? "(query LIKE 'FETCH%' OR query LIKE 'COPY%')" : "query LIKE '" + like + "'";
     return PollFor([&]() -> pid_t {
       auto rows = PgQuery(url, "SELECT pid FROM pg_stat_activity WHERE datname = '" + name +
-                                   "' AND pid <> pg_backend_pid() AND query LIKE 'FETCH%'");
+                                   "' AND pid <> pg_backend_pid() AND " + which);
       return rows.empty() ? 0 : static_cast<pid_t>(std::stol(rows[0][0]));
     });
   }
@@ -157,15 +164,22 @@ class SourceFaultsTest : public ::testing::Test {
   }
 
   // pg_terminate_backend on widen's backend during a migrate: exit 3, and
-  // the cause the server gives is in the message. `between_queries`: widen is
-  // stopped while its backend ends and let go after, so the server's reason
-  // comes as a notice, not as a query's result.
+  // the cause the server gives is in the message. Without `between_queries`
+  // the backend streams the rows of a COPY, each after a short sleep (the
+  // `where`), so that the server is never blocked sending (PostgreSQL then
+  // ends a connection without its reason) and the reason comes as the
+  // COPY's result. With `between_queries` the rows come through cursors
+  // (--jobs 2: the jobs' ranges are bound values, which COPY does not take)
+  // and widen is stopped while its backend ends and let go after, so the
+  // server's reason comes as a notice, not as a query's result.
   void ExpectEndedByAdministratorNamed(const std::string& url, bool between_queries) {
     std::string name;
     const std::string db = PgSource(url, &name);
-    const std::string m = WriteMapping(db);
-    Widen w = Widen::Start(dir_, "migrate -q --fetch-rows 50 -m " + m);
-    const pid_t backend = WidenBackend(url, name);
+    const std::string m =
+        WriteMapping(db, between_queries ? "" : "(SELECT true FROM pg_sleep(0.0001))");
+    Widen w = Widen::Start(dir_, std::string("migrate -q --fetch-rows 50 ") +
+                                     (between_queries ? "--jobs 2 " : "") + "-m " + m);
+    const pid_t backend = WidenBackend(url, name, between_queries ? "FETCH%" : "COPY%");
     ASSERT_NE(backend, 0) << "widen never read";
     {
       std::optional<Frozen> stopped;

@@ -27,16 +27,23 @@ inline std::unique_ptr<Source> OpenSource(const std::string& url, int fetch_rows
 }
 
 /// Reads `columns` of `table` ordered by its primary key `key` (keyset paging
-/// on MySQL). A failure is a test failure and an empty result.
+/// on MySQL). With `bounded`, through a range over the integer `key` from
+/// -32768 on (every row of a table keyed by ids above that; a bound value
+/// that fits a smallint), a scan with bound values: PostgreSQL reads it
+/// through a cursor, not COPY. A failure is a test failure and an empty
+/// result.
 inline ScannedTable ScanTable(Source* source, const std::string& table,
                               const std::vector<std::string>& columns,
-                              const std::string& key = "id") {
+                              const std::string& key = "id", bool bounded = false) {
   ScannedTable out;
   ScanSpec spec;
   spec.table = table;
   spec.alias = table;
   for (const auto& c : columns) spec.columns.push_back(ColumnExpr{table, c, false});
   spec.unique_key.push_back(ColumnExpr{table, key, false});
+  if (bounded) {
+    spec.range = ScanRange{ColumnExpr{table, key, false}, Value::Int(-32768), std::nullopt, true};
+  }
   auto stream = source->Scan(spec);
   EXPECT_TRUE(stream.ok()) << stream.status().ToString();
   if (!stream.ok()) return out;

@@ -329,6 +329,8 @@ TEST(MappingTest, NestJoinAliasesAreChecked) {
       << s.message();
   s = ErrorOf(std::string(kGood) + "        joins: [{table: t, as: widen_parent, on: {a: b}}]\n");
   EXPECT_NE(s.message().find("'widen_parent' is widen's own"), std::string::npos) << s.message();
+  s = ErrorOf(std::string(kGood) + "        joins: [{table: t, as: widen_lead, on: {a: b}}]\n");
+  EXPECT_NE(s.message().find("'widen_lead' is widen's own"), std::string::npos) << s.message();
   // A joined column's attribute is its column name: p.qty and qty collide.
   s = ErrorOf(std::string(kGood) + join + "        columns: [qty, p.qty]\n");
   EXPECT_NE(s.message().find("attribute 'qty' appears twice"), std::string::npos) << s.message();

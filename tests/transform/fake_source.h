@@ -1,7 +1,8 @@
 // FakeSource: an in-memory Source for unit tests of the planner's consumers
 // (preview, lint, split points). Tables are given as a schema and rows; Scan
 // evaluates a ScanSpec the way a database would for the features the planner
-// uses (LEFT JOINs on equality, NOT NULL filters, ORDER BY with CompareValues,
+// uses (LEFT JOINs on equality, NOT NULL filters, ORDER BY with CompareValues
+// — the lead terms first, in their direction and NULL placement —
 // merge keys: a database whose `=` is CompareValues, so the keys are the
 // columns' own values); `where` and free-form queries are not supported.
 #pragma once
@@ -57,25 +58,45 @@ class FakeSource : public Source, public SourceStats {
   Result<std::unique_ptr<RowStream>> Scan(const ScanSpec& spec) override {
     ++scans;
     WIDEN_ASSIGN_OR_RETURN(auto contexts, Rows(spec));
-    // Sort by the merge keys and order_by, then project the columns and
-    // append the merge keys.
+    // Sort by the lead terms, the merge keys and order_by, then project the
+    // columns and append the merge keys.
+    struct Order {
+      bool desc = false;
+      bool nulls_first = true;
+    };
+    std::vector<Order> order;
     std::vector<std::pair<std::vector<Value>, Row>> sorted;
     for (const auto& ctx : contexts) {
       std::pair<std::vector<Value>, Row> e;
+      order.clear();
       for (const auto& c : spec.columns) e.second.values.push_back(Get(ctx, c));
+      for (const auto& l : spec.lead) {
+        e.first.push_back(Get(ctx, l.column));
+        order.push_back(Order{l.desc, l.nulls_first});
+      }
       for (const auto& link : spec.merge) {
         for (const auto& on : link.on) {
           e.first.push_back(Get(ctx, on.first));
           e.second.values.push_back(e.first.back());
+          order.push_back(Order{});
         }
       }
-      for (const auto& o : spec.order_by) e.first.push_back(Get(ctx, o));
+      for (const auto& o : spec.order_by) {
+        e.first.push_back(Get(ctx, o));
+        order.push_back(Order{});
+      }
       sorted.push_back(std::move(e));
     }
-    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+    std::stable_sort(sorted.begin(), sorted.end(), [&order](const auto& a, const auto& b) {
       for (size_t i = 0; i < a.first.size(); ++i) {
-        const int c = CompareValues(a.first[i], b.first[i]);
-        if (c != 0) return c < 0;
+        const Value& x = a.first[i];
+        const Value& y = b.first[i];
+        if (x.is_null() || y.is_null()) {
+          if (x.is_null() == y.is_null()) continue;
+          return x.is_null() == order[i].nulls_first;
+        }
+        const int c = CompareValues(x, y);
+        if (c != 0) return order[i].desc ? c > 0 : c < 0;
       }
       return false;
     });
