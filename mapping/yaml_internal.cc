@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/suggest.h"
+#include "mapping/fields.h"
 
 namespace widen::mapping_internal {
 
@@ -24,7 +25,7 @@ Status YamlContext::Error(const YAML::Node& node, const std::string& what) const
 }
 
 Status YamlContext::CheckMap(const YAML::Node& node, std::string_view what,
-                             std::initializer_list<const char*> allowed) const {
+                             std::span<const std::string_view> allowed) const {
   if (!node.IsMap()) return Error(node, fmt::format("{} must be a map of fields", what));
   std::vector<std::string> names(allowed.begin(), allowed.end());
   std::vector<std::string> seen;
@@ -47,6 +48,11 @@ Status YamlContext::CheckMap(const YAML::Node& node, std::string_view what,
                     hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint), expected));
   }
   return Status::OK();
+}
+
+Status YamlContext::CheckMap(const YAML::Node& node, std::string_view what,
+                             std::string_view kind) const {
+  return CheckMap(node, what, MappingFields(kind));
 }
 
 Status YamlContext::CheckSequence(const YAML::Node& node, std::string_view what) const {

@@ -297,4 +297,41 @@ KeyAnatomy DescribeRowKey(const TablePlan& plan, const SourceSchema& schema) {
   return a;
 }
 
+std::string KeyOrderProblem(const KeyPartPlan& p, const SourceColumn& c, bool text) {
+  if (p.is_literal || p.reverse || IsIntegerType(c.type)) return "";
+  if (c.is_enum) {
+    return fmt::format(
+        "{} is an enum: the key sorts its labels as text, the database's ORDER BY in the "
+        "order the labels were declared",
+        c.name);
+  }
+  if (!text) return "";
+  switch (c.type) {
+    case ValueType::kDecimal:
+    case ValueType::kFloat:
+      return fmt::format(
+          "{} is {}: numbers as text do not sort numerically (10.5 < 9.5, "
+          "-1 < -2)",
+          c.name, c.source_type);
+    case ValueType::kTimestampTz:
+      return fmt::format(
+          "{} is {}: instants as text end in 'Z', which sorts after a fraction's '.', so a "
+          "whole second sorts after its fractions (...:00Z > ...:00.5Z)",
+          c.name, c.source_type);
+    case ValueType::kTime:
+      if (c.storage_type().find("time zone") != std::string::npos) return "";
+      return fmt::format(
+          "{} is {}: times that can be negative or beyond 99 hours do not sort "
+          "as text (-00:00:02 > -00:00:01, 100:00:00 < 99:00:00)",
+          c.name, c.source_type);
+    case ValueType::kOther:
+    case ValueType::kJson:
+      if (TextSortsLikeValues(c)) return "";
+      return fmt::format("{} is {}, whose text form does not sort like its values", c.name,
+                         c.storage_type());
+    default:
+      return "";
+  }
+}
+
 }  // namespace widen

@@ -54,6 +54,14 @@ KeyAnatomy DescribeRowKey(const TablePlan& plan, const SourceSchema& schema);
 const SourceColumn* KeyPartColumn(const TablePlan& plan, const KeyPartPlan& part,
                                   const SourceSchema& schema, std::string* table = nullptr);
 
+/// Why key part `p` over source column `c` does not sort like its values,
+/// or "" when it does (in `text` form when true): decimals, floats,
+/// instants, signed times and types kept as text whose text does not sort
+/// in the text form; enum labels (which the database orders by declaration)
+/// in either. Integers, reversed timestamps and literals give "" (an
+/// unpadded integer in a text key is W112's).
+std::string KeyOrderProblem(const KeyPartPlan& p, const SourceColumn& c, bool text);
+
 /// The declared length of a character type ("character varying(20)",
 /// "varchar(20)", "char(3)" -> 20, 20, 3); -1 when it has none.
 int DeclaredLength(const std::string& source_type);

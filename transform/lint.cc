@@ -672,43 +672,6 @@ class Linter {
   // Why the bytes of key part `p` over column `c` do not sort like its
   // values ("" when they do): text-form numbers, instants and times, types
   // kept as text, and enum labels in either form. Integers are W112/W115's.
-  static std::string OrderProblem(const KeyPartPlan& p, const SourceColumn& c, bool text) {
-    if (p.is_literal || p.reverse || IsIntegerType(c.type)) return "";
-    if (c.is_enum) {
-      return fmt::format(
-          "{} is an enum: the key sorts its labels as text, the database's ORDER BY in the "
-          "order the labels were declared",
-          c.name);
-    }
-    if (!text) return "";
-    switch (c.type) {
-      case ValueType::kDecimal:
-      case ValueType::kFloat:
-        return fmt::format(
-            "{} is {}: numbers as text do not sort numerically (10.5 < 9.5, "
-            "-1 < -2)",
-            c.name, c.source_type);
-      case ValueType::kTimestampTz:
-        return fmt::format(
-            "{} is {}: instants as text end in 'Z', which sorts after a fraction's '.', so a "
-            "whole second sorts after its fractions (...:00Z > ...:00.5Z)",
-            c.name, c.source_type);
-      case ValueType::kTime:
-        if (c.storage_type().find("time zone") != std::string::npos) return "";
-        return fmt::format(
-            "{} is {}: times that can be negative or beyond 99 hours do not sort "
-            "as text (-00:00:02 > -00:00:01, 100:00:00 < 99:00:00)",
-            c.name, c.source_type);
-      case ValueType::kOther:
-      case ValueType::kJson:
-        if (TextSortsLikeValues(c)) return "";
-        return fmt::format("{} is {}, whose text form does not sort like its values", c.name,
-                           c.storage_type());
-      default:
-        return "";
-    }
-  }
-
   // W116 on row key parts, I117 on nested id parts.
   void LintKeyOrder(const TableMapping& t, const TablePlan& tp) {
     // The fix for a part of `form` over column `c`.
@@ -728,7 +691,7 @@ class Linter {
       const KeyPartPlan& p = tp.key.parts()[i];
       const SourceColumn* c = p.is_literal ? nullptr : KeyPartColumn(tp, p, schema_);
       if (c == nullptr) continue;
-      const std::string why = OrderProblem(p, *c, tp.key.form() == KeyForm::kText);
+      const std::string why = KeyOrderProblem(p, *c, tp.key.form() == KeyForm::kText);
       if (why.empty()) continue;
       Add("W116", t.key.parts[i].loc, t.name,
           fmt::format("row key part '{}' does not sort like its values ({}): range scans by it "
@@ -746,7 +709,7 @@ class Linter {
         const KeyPartPlan& p = n->qualifier.parts()[j];
         const SourceColumn* c = st == nullptr || p.is_literal ? nullptr : st->FindColumn(p.name);
         if (c == nullptr) continue;
-        const std::string why = OrderProblem(p, *c, n->qualifier.form() == KeyForm::kText);
+        const std::string why = KeyOrderProblem(p, *c, n->qualifier.form() == KeyForm::kText);
         if (why.empty()) continue;
         Add("I117", n->spec->id[j].loc, t.name,
             fmt::format("nested id '{}' (prefix '{}') does not sort like its values ({}): "
