@@ -599,7 +599,8 @@ Result<SourceSchema> PostgresSource::Introspect() {
       schema.tables.back().columns.push_back(std::move(col));
     }
     pqxx::result keys = session_->txn->exec(R"SQL(
-      SELECT c.relname, con.contype, a.attname, rc.relname, ra.attname, con.conname, k.ord
+      SELECT c.relname, con.contype, a.attname, rc.relname, ra.attname, con.conname, k.ord,
+             con.confdeltype
       FROM pg_constraint con
       JOIN pg_class c ON c.oid = con.conrelid
       JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -628,7 +629,17 @@ Result<SourceSchema> PostgresSource::Introspect() {
         t->unique_keys.back().push_back(r[2].c_str());
       } else {
         if (id != last_fk) {
-          t->foreign_keys.push_back(ForeignKey{{}, r[3].c_str(), {}});
+          ForeignKey fk;
+          fk.name = r[5].c_str();
+          fk.ref_table = r[3].c_str();
+          // pg_constraint.confdeltype: a no action, r restrict, c cascade, n set null, d set
+          // default.
+          const std::string rule = r[7].c_str();
+          fk.on_delete = rule == "c"   ? ForeignKeyAction::kCascade
+                         : rule == "n" ? ForeignKeyAction::kSetNull
+                         : rule == "d" ? ForeignKeyAction::kSetDefault
+                                       : ForeignKeyAction::kNoAction;
+          t->foreign_keys.push_back(std::move(fk));
           last_fk = id;
         }
         t->foreign_keys.back().columns.push_back(r[2].c_str());

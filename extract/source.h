@@ -241,10 +241,22 @@ std::optional<IntegerRange> DeclaredIntegerRange(const SourceColumn& column);
 /// (PostgreSQL real, MySQL FLOAT in every form: FLOAT(5,2), FLOAT UNSIGNED).
 bool IsSinglePrecision(const SourceColumn& column);
 
+/// What a foreign key does to the referencing rows when the referenced row
+/// is deleted (its ON DELETE rule).
+enum class ForeignKeyAction {
+  kNoAction,    // NO ACTION (the default) or RESTRICT: the delete is refused
+  kCascade,     // CASCADE: the referencing rows are deleted with it
+  kSetNull,     // SET NULL
+  kSetDefault,  // SET DEFAULT
+};
+
+/// A foreign key of a table (a FOREIGN KEY constraint), as introspected.
 struct ForeignKey {
-  std::vector<std::string> columns;
+  std::string name;                  // the constraint's name
+  std::vector<std::string> columns;  // of the referencing table, in constraint order
   std::string ref_table;
-  std::vector<std::string> ref_columns;
+  std::vector<std::string> ref_columns;  // of ref_table, paired with `columns`
+  ForeignKeyAction on_delete = ForeignKeyAction::kNoAction;
 };
 
 struct SourceTable {

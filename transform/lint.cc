@@ -14,6 +14,7 @@
 #include "common/table_descriptor.h"
 #include "common/temporal.h"
 #include "extract/source_stats.h"
+#include "transform/access_plan.h"
 #include "transform/cell_timestamp.h"
 #include "transform/key_anatomy.h"
 #include "transform/plan.h"
@@ -47,6 +48,8 @@ constexpr LintRule kRules[] = {
     {"W118", Severity::kWarning, "a nested table without an index on its link (MySQL pages)"},
     {"E120", Severity::kError, "nest link columns that repeat in a view's or query's rows"},
     {"I121", Severity::kInfo, "a large table synced in digest mode that has a watermark column"},
+    {"E122", Severity::kError, "an access pattern that no table's row key serves"},
+    {"E123", Severity::kError, "a name that breaks the naming policy"},
 };
 
 Severity SeverityOf(const std::string& rule) {
@@ -72,7 +75,14 @@ bool IsTemporal(ValueType t) {
 
 class Linter {
  public:
-  Linter(const Mapping& m, Source* source, const LintOptions& o) : m_(m), source_(source), o_(o) {}
+  Linter(const Mapping& m, Source* source, const LintOptions& o)
+      : m_(m),
+        source_(source),
+        o_(o),
+        policy_(o.policy != nullptr ? *o.policy : m.policy),
+        max_families_(o.max_families.value_or(policy_.max_families)),
+        max_family_bytes_(o.max_family_name_bytes.value_or(
+            static_cast<size_t>(policy_.rule(NameKind::kFamily).max_bytes))) {}
 
   Result<LintReport> Run() {
     if (source_ != nullptr) {
@@ -81,11 +91,15 @@ class Linter {
       schema_ = std::move(*schema);
     } else {
       report_.notes.push_back(
-          "no source: only the mapping rules ran (E101, W102, W103, W107); the rules that need "
+          "no source: only the mapping rules ran (E101, W102, W103, W107, E123); the rules that "
+          "need "
           "the source schema or data were skipped");
     }
     for (const auto& t : m_.tables) WIDEN_RETURN_IF_ERROR(LintTable(t));
-    if (source_ != nullptr) LintSyncModes();
+    if (source_ != nullptr) {
+      LintSyncModes();
+      LintAccess();
+    }
     std::stable_sort(report_.findings.begin(), report_.findings.end(),
                      [](const LintFinding& a, const LintFinding& b) {
                        if (a.loc.line != b.loc.line) return a.loc.line < b.loc.line;
@@ -175,8 +189,62 @@ class Linter {
     return SourceLocation{m_.file};
   }
 
+  // E122: access patterns that no planned table serves.
+  void LintAccess() {
+    std::vector<const TablePlan*> tables;
+    for (const auto& p : plans_) tables.push_back(&p->tables.front());
+    for (const AccessProof& proof : ProveAccessPatterns(tables, schema_)) {
+      if (proof.kind != AccessKind::kNotServed) continue;
+      Add("E122", proof.pattern->loc, proof.declared_on->mapping->name,
+          fmt::format("access pattern '{}' is not served by any table's row key: {}; it would "
+                      "take a full scan",
+                      proof.pattern->name, proof.problem),
+          proof.fix);
+    }
+    for (const auto& t : m_.tables) {
+      bool planned = false;
+      for (const TablePlan* tp : tables) planned = planned || tp->mapping->name == t.name;
+      if (!planned && !t.access.empty()) {
+        Note(fmt::format("{}: E122 skipped for its access patterns: the table was not planned",
+                         t.name));
+      }
+    }
+  }
+
+  // E123: every name the mapping gives, against the naming policy.
+  void LintPolicy(const TableMapping& t) {
+    auto check = [&](NameKind kind, const std::string& name, const SourceLocation& loc,
+                     bool length = true) {
+      const std::string why = NameProblem(policy_, kind, name, length);
+      if (why.empty()) return;
+      const NameRule& r = policy_.rule(kind);
+      const std::string styled = ApplyNameStyle(r.style, name);
+      Add("E123", loc, t.name, why,
+          styled != name && NameProblem(policy_, kind, styled, length).empty()
+              ? fmt::format("rename it '{}'", styled)
+              : fmt::format("rename it to follow the policy ({})", r.Where()));
+    };
+    const size_t colon = t.name.find(':');
+    check(NameKind::kNamespace, colon == std::string::npos ? "default" : t.name.substr(0, colon),
+          t.name_loc);
+    check(NameKind::kTable, colon == std::string::npos ? t.name : t.name.substr(colon + 1),
+          t.name_loc);
+    for (const auto& f : t.families) check(NameKind::kFamily, f.name, f.loc, false);
+    for (const auto& c : t.columns) check(NameKind::kQualifier, c.qualifier, c.to_loc);
+    std::vector<const NestSpec*> nests;
+    for (const auto& n : t.nests) nests.push_back(&n);
+    for (size_t i = 0; i < nests.size(); ++i) {
+      const NestSpec* n = nests[i];
+      for (const auto& g : n->nests) nests.push_back(&g);
+      if (!n->prefix.empty()) check(NameKind::kPrefix, n->prefix, n->prefix_loc);
+      if (n->layout == NestLayout::kValue) continue;
+      for (const auto& v : n->values) check(NameKind::kAttribute, v.attribute(), v.loc);
+    }
+  }
+
   Status LintTable(const TableMapping& t) {
     const bool names_ok = LintNames(t);
+    if (policy_.given) LintPolicy(t);
     LintFamilies(t);
     LintVersions(t);
     if (source_ == nullptr) return Status::OK();
@@ -213,7 +281,8 @@ class Linter {
       return Status::OK();
     }
     mappings_.push_back(std::move(single));
-    const TablePlan& tp = plan->tables.front();
+    plans_.push_back(std::make_unique<Plan>(std::move(*plan)));
+    const TablePlan& tp = plans_.back()->tables.front();
     WIDEN_ASSIGN_OR_RETURN(const bool queries_ok, LintQueries(t, tp));
     if (!queries_ok) return Status::OK();
     LintKey(t, tp);
@@ -394,8 +463,8 @@ class Linter {
 
   // W102, W103.
   void LintFamilies(const TableMapping& t) {
-    if (static_cast<int>(t.families.size()) > o_.max_families) {
-      Add("W102", t.families[o_.max_families].loc, t.name,
+    if (static_cast<int>(t.families.size()) > max_families_) {
+      Add("W102", t.families[static_cast<size_t>(max_families_)].loc, t.name,
           fmt::format("{} column families; HBase does not do well with more than two or three "
                       "(flushes and compactions are per region, so a busy family makes the "
                       "others flush small files)",
@@ -404,7 +473,7 @@ class Linter {
           "different access or retention (versions, TTL)");
     }
     for (const auto& f : t.families) {
-      if (f.name.size() > o_.max_family_name_bytes) {
+      if (max_family_bytes_ > 0 && f.name.size() > max_family_bytes_) {
         Add("W103", f.loc, t.name,
             fmt::format("column family name '{}' has {} bytes; HBase stores it in every cell",
                         f.name, f.name.size()),
@@ -1054,6 +1123,10 @@ class Linter {
   SourceSchema schema_;
   LintReport report_;
   std::vector<std::unique_ptr<Mapping>> mappings_;  // the single-table copies plans point into
+  std::vector<std::unique_ptr<Plan>> plans_;        // the tables planned, in mapping order
+  const NamingPolicy& policy_;
+  const int max_families_;
+  const size_t max_family_bytes_;
 };
 
 }  // namespace

@@ -1,0 +1,1143 @@
+#include "transform/draft.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <memory>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "extract/source_stats.h"
+#include "transform/plan.h"
+
+namespace widen {
+
+namespace {
+
+// ---------------------------------------------------------------- YAML text
+
+bool PlainScalar(std::string_view s) {
+  if (s.empty()) return false;
+  const char c0 = s.front();
+  if (!(std::isalpha(static_cast<unsigned char>(c0)) || c0 == '_')) return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    // ':' inside a word is plain ("music:artists"); at the end it would start a map.
+    const bool colon = c == ':' && i + 1 < s.size();
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' ||
+          colon)) {
+      return false;
+    }
+  }
+  std::string lower(s);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* word : {"true", "false", "yes", "no", "on", "off", "null", "y", "n"}) {
+    if (lower == word) return false;
+  }
+  return true;
+}
+
+// A double-quoted YAML scalar.
+std::string Quoted(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20 || u == 0x7F) {
+      out += fmt::format("\\x{:02X}", u);
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+// A scalar: plain when YAML reads it back as the same text, else quoted.
+std::string Y(std::string_view s) { return PlainScalar(s) ? std::string(s) : Quoted(s); }
+
+// Comment lines ("# ...") at `indent`, wrapped at 99 columns; leading
+// spaces of `text` indent every line of it.
+std::string Comment(int indent, const std::string& text) {
+  size_t i = text.find_first_not_of(' ');
+  if (i == std::string::npos) i = text.size();
+  const std::string lead =
+      std::string(static_cast<size_t>(indent), ' ') + "# " + std::string(i, ' ');
+  std::string out, line;
+  while (i < text.size()) {
+    size_t j = text.find(' ', i);
+    if (j == std::string::npos) j = text.size();
+    const std::string word = text.substr(i, j - i);
+    if (!line.empty() && lead.size() + line.size() + 1 + word.size() > 99) {
+      out += lead + line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    i = j + 1;
+  }
+  if (!line.empty()) out += lead + line + "\n";
+  return out;
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// `name` with every byte outside `allowed` turned into '_'.
+std::string Sanitize(std::string_view name, bool dots) {
+  std::string out;
+  for (char c : name) {
+    const bool ok =
+        std::isalnum(static_cast<unsigned char>(c)) || c == '_' || (dots && (c == '.' || c == '-'));
+    out += ok ? c : '_';
+  }
+  if (out.empty() || out.front() == '.' || out.front() == '-') out.insert(out.begin(), 't');
+  return out;
+}
+
+// The digits of the widest value of an integer column's type (10 for int4).
+int IntegerDigits(const SourceColumn& c) {
+  const auto range = DeclaredIntegerRange(c);
+  if (!range) return 20;
+  return static_cast<int>(std::to_string(range->max).size());
+}
+
+std::string Avg(const SourceTable& child, const SourceTable& parent) {
+  if (child.estimated_rows < 0 || parent.estimated_rows <= 0) {
+    return "no row counts in the database's statistics (ANALYZE gathers them)";
+  }
+  return fmt::format(
+      "avg {:.1f} per parent from statistics",
+      static_cast<double>(child.estimated_rows) / static_cast<double>(parent.estimated_rows));
+}
+
+std::string Rows(const SourceTable& t) {
+  return t.estimated_rows < 0 ? "no row count in the statistics"
+                              : fmt::format("about {} rows", t.estimated_rows);
+}
+
+// ------------------------------------------------------------- the graph
+
+// A table placed in the draft: a root (level 0) or nested under `parent`.
+struct Placed {
+  const SourceTable* table = nullptr;
+  int level = 0;
+  Placed* parent = nullptr;
+  const ForeignKey* via = nullptr;  // the table's foreign key to its parent
+  const ForeignKey* far = nullptr;  // a link table: its foreign key to the far end
+  std::string why;                  // the comment on the choice
+  std::vector<Placed*> children;
+  std::vector<const SourceTable*> extensions;  // 1:1 children copied in by joins
+};
+
+// Tables with at least this many rows (by the statistics) and a key that
+// grows with every row get a salt.
+constexpr int64_t kSaltRows = 1000000;
+
+class Drafter {
+ public:
+  Drafter(const SourceSchema& schema, Source* source, const DraftOptions& o)
+      : schema_(schema), source_(source), o_(o) {}
+
+  Result<Draft> Run() {
+    WIDEN_RETURN_IF_ERROR(Scope());
+    Classify();
+    WIDEN_RETURN_IF_ERROR(Place());
+    return Emit();
+  }
+
+ private:
+  // ------------------------------------------------------------ scope
+
+  Status Scope() {
+    std::vector<std::string> names = o_.tables;
+    for (const std::string& r : o_.roots) {
+      if (!names.empty() && std::find(names.begin(), names.end(), r) == names.end()) {
+        names.push_back(r);
+      }
+    }
+    if (names.empty()) {
+      for (const SourceTable& t : schema_.tables) names.push_back(t.name);
+    }
+    for (const std::string& n : names) {
+      const SourceTable* t = schema_.FindTable(n);
+      if (t == nullptr) {
+        std::vector<std::string> known;
+        for (const SourceTable& s : schema_.tables) known.push_back(s.name);
+        return Status::InvalidArgument(fmt::format("the source has no table '{}' (its tables: {})",
+                                                   n, fmt::join(known, ", ")));
+      }
+      if (t->is_view) {
+        left_out_.push_back(
+            fmt::format("{}: a view (it declares no key; map the tables it "
+                        "reads)",
+                        n));
+        continue;
+      }
+      std::vector<std::string> key = t->primary_key;
+      if (key.empty()) {
+        for (const auto& u : t->unique_keys) {
+          const bool not_null = std::all_of(u.begin(), u.end(), [&](const std::string& c) {
+            const SourceColumn* col = t->FindColumn(c);
+            return col != nullptr && !col->nullable;
+          });
+          if (not_null && !u.empty()) {
+            key = u;
+            break;
+          }
+        }
+      }
+      if (key.empty()) {
+        left_out_.push_back(
+            fmt::format("{}: no primary key and no NOT NULL unique key to key "
+                        "its rows by (give it one, or map it by hand)",
+                        n));
+        continue;
+      }
+      key_[t->name] = key;
+      scope_.push_back(t);
+    }
+    for (const std::string& r : o_.roots) {
+      if (key_.count(r) == 0) {
+        return Status::InvalidArgument(
+            fmt::format("--root {}: the table cannot be a root ({})", r,
+                        left_out_.empty() ? "not in scope" : left_out_.back()));
+      }
+    }
+    if (scope_.empty()) return Status::InvalidArgument("no table to map (see the tables left out)");
+    return Status::OK();
+  }
+
+  bool InScope(const std::string& name) const { return key_.count(name) > 0; }
+  const std::vector<std::string>& Key(const SourceTable* t) const { return key_.at(t->name); }
+
+  // The foreign keys of `t` the draft follows: to other tables in scope.
+  std::vector<const ForeignKey*> Fks(const SourceTable* t, bool self_too = false) const {
+    std::vector<const ForeignKey*> out;
+    for (const ForeignKey& fk : t->foreign_keys) {
+      if (!InScope(fk.ref_table) || (fk.ref_table == t->name && !self_too)) continue;
+      if (fk.columns.empty() || fk.columns.size() != fk.ref_columns.size()) continue;
+      out.push_back(&fk);
+    }
+    return out;
+  }
+
+  bool NotNull(const SourceTable* t, const ForeignKey* fk) const {
+    return std::all_of(fk->columns.begin(), fk->columns.end(), [&](const std::string& c) {
+      const SourceColumn* col = t->FindColumn(c);
+      return col != nullptr && !col->nullable;
+    });
+  }
+
+  static bool Contains(const std::vector<std::string>& set, const std::string& v) {
+    return std::find(set.begin(), set.end(), v) != set.end();
+  }
+
+  // ------------------------------------------------------------ classify
+
+  struct Role {
+    enum Kind { kRoot, kChild, kLink } kind = kRoot;
+    const ForeignKey* parent = nullptr;              // kChild
+    const ForeignKey* ends[2] = {nullptr, nullptr};  // kLink
+    std::string why;
+    bool code = false;
+  };
+
+  bool IsCode(const SourceTable* t) const {
+    return Fks(t).empty() && Key(t).size() == 1 && t->columns.size() <= 2;
+  }
+
+  void Classify() {
+    for (const SourceTable* t : scope_) {
+      Role r;
+      r.code = IsCode(t);
+      const std::vector<std::string>& key = Key(t);
+      const std::vector<const ForeignKey*> fks = Fks(t, true);
+      // A link table: two foreign keys whose columns make up the key exactly.
+      for (size_t i = 0; i < fks.size() && r.kind == Role::kRoot; ++i) {
+        for (size_t j = i + 1; j < fks.size() && r.kind == Role::kRoot; ++j) {
+          std::vector<std::string> both = fks[i]->columns;
+          both.insert(both.end(), fks[j]->columns.begin(), fks[j]->columns.end());
+          const bool inside = std::all_of(both.begin(), both.end(),
+                                          [&](const std::string& c) { return Contains(key, c); });
+          std::set<std::string> distinct(both.begin(), both.end());
+          if (inside && distinct.size() == key.size() && distinct.size() == both.size()) {
+            r.kind = Role::kLink;
+            r.ends[0] = fks[i];
+            r.ends[1] = fks[j];
+            r.why = fmt::format(
+                "a link table: its key ({}) is the columns of its foreign keys to "
+                "{} and {}",
+                fmt::join(key, ", "), fks[i]->ref_table, fks[j]->ref_table);
+          }
+        }
+      }
+      if (r.kind == Role::kRoot) ChooseParent(t, &r);
+      roles_[t->name] = r;
+    }
+  }
+
+  // The parent of `t` by the rule (see draft.h), if any.
+  void ChooseParent(const SourceTable* t, Role* r) const {
+    std::vector<const ForeignKey*> candidates;
+    for (const ForeignKey* fk : Fks(t)) {
+      const SourceTable* p = schema_.FindTable(fk->ref_table);
+      if (p == nullptr || !NotNull(t, fk) || IsCode(p)) continue;
+      candidates.push_back(fk);
+    }
+    if (candidates.empty()) return;
+    const std::vector<std::string>& key = Key(t);
+    auto pick = [&](const ForeignKey* fk, std::string why) {
+      r->kind = Role::kChild;
+      r->parent = fk;
+      r->why = std::move(why);
+    };
+    for (const ForeignKey* fk : candidates) {
+      if (fk->columns.size() < key.size() &&
+          std::equal(fk->columns.begin(), fk->columns.end(), key.begin())) {
+        return pick(fk, fmt::format("identifying: ({}) leads {}'s key",
+                                    fmt::join(fk->columns, ", "), t->name));
+      }
+    }
+    for (const ForeignKey* fk : candidates) {
+      if (fk->on_delete == ForeignKeyAction::kCascade) {
+        return pick(fk, "ON DELETE CASCADE: its rows belong to their parent");
+      }
+    }
+    for (const ForeignKey* fk : candidates) {
+      if (t->name.rfind(fk->ref_table + "_", 0) == 0) {
+        return pick(fk, fmt::format("{} is named after {}", t->name, fk->ref_table));
+      }
+    }
+    if (candidates.size() == 1) {
+      return pick(candidates.front(),
+                  fmt::format("({}) is {}'s only NOT NULL foreign key to a table that is no code "
+                              "table",
+                              fmt::join(candidates.front()->columns, ", "), t->name));
+    }
+  }
+
+  // ------------------------------------------------------------- place
+
+  Placed* Add(const SourceTable* t, int level, Placed* parent) {
+    placed_.push_back(std::make_unique<Placed>());
+    Placed* p = placed_.back().get();
+    p->table = t;
+    p->level = level;
+    p->parent = parent;
+    if (parent != nullptr) parent->children.push_back(p);
+    return p;
+  }
+
+  Placed* RootOf(const std::string& table) {
+    for (auto& p : placed_) {
+      if (p->level == 0 && p->table->name == table) return p.get();
+    }
+    return nullptr;
+  }
+
+  // The placements of `table` at a level below 2 (where children can go).
+  std::vector<Placed*> Hosts(const std::string& table) {
+    std::vector<Placed*> out;
+    for (auto& p : placed_) {
+      if (p->table->name == table && p->level < 2 && p->far == nullptr) out.push_back(p.get());
+    }
+    return out;
+  }
+
+  Status Place() {
+    const bool forced = !o_.roots.empty();
+    // Roots first.
+    for (const SourceTable* t : scope_) {
+      const Role& r = roles_.at(t->name);
+      const bool root = forced ? Contains(o_.roots, t->name) : r.kind == Role::kRoot;
+      if (!root) continue;
+      Placed* p = Add(t, 0, nullptr);
+      if (forced) {
+        p->why = fmt::format("{}: a root (--root); {}", t->name, Rows(*t));
+      } else if (r.code) {
+        p->why = fmt::format(
+            "{}: a root, a code table (a key and at most one other column): "
+            "other tables copy its label; {}",
+            t->name, Rows(*t));
+      } else {
+        p->why = fmt::format(
+            "{}: a root (no NOT NULL foreign key makes it a child, and it is no "
+            "link table); {}",
+            t->name, Rows(*t));
+      }
+    }
+    // Children, level by level: a child goes under its parent's placements
+    // above level 2; one whose parent is nested two deep becomes a root.
+    std::set<std::string> done;
+    for (int round = 0; round < 4; ++round) {
+      for (const SourceTable* t : scope_) {
+        if (done.count(t->name) > 0) continue;
+        const Role& r = roles_.at(t->name);
+        if (r.kind == Role::kLink) continue;
+        const ForeignKey* via = r.kind == Role::kChild ? r.parent : nullptr;
+        std::string why = r.why;
+        if (forced && (via == nullptr || Hosts(via->ref_table).empty())) {
+          // Under --root: any NOT NULL foreign key to a placed table.
+          via = nullptr;
+          for (const ForeignKey* fk : Fks(t)) {
+            if (NotNull(t, fk) && !Hosts(fk->ref_table).empty() && via == nullptr) {
+              via = fk;
+              why = fmt::format("({}) leads to {}, a table of the draft",
+                                fmt::join(fk->columns, ", "), fk->ref_table);
+            }
+          }
+        }
+        if (via == nullptr) continue;
+        const std::vector<Placed*> hosts = Hosts(via->ref_table);
+        const bool parent_deep = [&] {
+          for (auto& p : placed_) {
+            if (p->table->name == via->ref_table && p->level == 2) return true;
+          }
+          return false;
+        }();
+        if (hosts.empty()) {
+          if (parent_deep && !forced && RootOf(t->name) == nullptr) {
+            Placed* p = Add(t, 0, nullptr);
+            p->why = fmt::format(
+                "{}: a root: its parent {} is nested two levels deep already "
+                "(nesting goes two levels at most); {} is copied in by a join",
+                t->name, via->ref_table, via->ref_table);
+            done.insert(t->name);
+          }
+          continue;
+        }
+        const SourceTable* parent = schema_.FindTable(via->ref_table);
+        // Its key minus the parent's part; empty: a 1:1 extension.
+        std::vector<std::string> id;
+        for (const std::string& c : Key(t)) {
+          if (!Contains(via->columns, c)) id.push_back(c);
+        }
+        for (Placed* h : hosts) {
+          if (id.empty()) {
+            h->extensions.push_back(t);
+            continue;
+          }
+          Placed* p = Add(t, h->level + 1, h);
+          p->via = via;
+          p->why = fmt::format("nested: {}.({}) -> {}.({}) (1:N, {}; {})", t->name,
+                               fmt::join(via->columns, ", "), parent->name,
+                               fmt::join(via->ref_columns, ", "), Avg(*t, *parent), why);
+        }
+        done.insert(t->name);
+      }
+    }
+    // Link tables, under each end that can hold children.
+    for (const SourceTable* t : scope_) {
+      const Role& r = roles_.at(t->name);
+      if (r.kind != Role::kLink) continue;
+      bool nested = false;
+      for (int e = 0; e < 2; ++e) {
+        const ForeignKey* mine = r.ends[e];
+        const ForeignKey* far = r.ends[1 - e];
+        for (Placed* h : Hosts(mine->ref_table)) {
+          Placed* p = Add(t, h->level + 1, h);
+          p->via = mine;
+          p->far = far;
+          const SourceTable* end = schema_.FindTable(mine->ref_table);
+          p->why = fmt::format(
+              "nested: {}.({}) -> {}.({}) (M:N through the link table {}, {}), "
+              "with {}'s label copied in by a nest join",
+              t->name, fmt::join(mine->columns, ", "), end->name,
+              fmt::join(mine->ref_columns, ", "), t->name, Avg(*t, *end), far->ref_table);
+          nested = true;
+        }
+      }
+      if (!nested && !forced && RootOf(t->name) == nullptr) {
+        Placed* p = Add(t, 0, nullptr);
+        p->why =
+            fmt::format("{}: a root: {}, and neither end is a table of the draft", t->name, r.why);
+      }
+    }
+    for (const SourceTable* t : scope_) {
+      bool somewhere = false;
+      for (auto& p : placed_) somewhere = somewhere || p->table == t;
+      for (auto& p : placed_) {
+        somewhere = somewhere || Contains(Names(p->extensions), t->name);
+      }
+      if (!somewhere) {
+        left_out_.push_back(fmt::format("{}: {}", t->name,
+                                        forced ? "no NOT NULL foreign key leads to a table of the "
+                                                 "draft (name it with --root to map it)"
+                                               : "its parent could not hold it"));
+      }
+    }
+    return Status::OK();
+  }
+
+  static std::vector<std::string> Names(const std::vector<const SourceTable*>& tables) {
+    std::vector<std::string> out;
+    for (const SourceTable* t : tables) out.push_back(t->name);
+    return out;
+  }
+
+  // ------------------------------------------------------------- names
+
+  // The first of `candidates` (each in the policy's style) the policy
+  // allows for `kind` and that is not in *used; added to *used.
+  Result<std::string> PickName(NameKind kind, const std::vector<std::string>& candidates,
+                               std::set<std::string>* used) {
+    const NameRule& rule = o_.policy.rule(kind);
+    std::vector<std::string> tried;
+    auto fits = [&](const std::string& n) {
+      return !n.empty() && (used == nullptr || used->count(n) == 0) &&
+             NameProblem(o_.policy, kind, n).empty();
+    };
+    for (const std::string& c : candidates) {
+      std::vector<std::string> forms = {ApplyNameStyle(rule.style, c)};
+      if (rule.max_bytes > 0 && forms.front().size() > static_cast<size_t>(rule.max_bytes)) {
+        forms.push_back(forms.front().substr(0, static_cast<size_t>(rule.max_bytes)));
+      }
+      forms.push_back(Lower(forms.front()));
+      std::string upper = forms.front();
+      for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      forms.push_back(upper);
+      for (const std::string& f : forms) {
+        if (fits(f)) {
+          if (used != nullptr) used->insert(f);
+          return f;
+        }
+        tried.push_back(f);
+      }
+    }
+    // Numbered forms of the first candidate.
+    for (int i = 2; i < 100 && !candidates.empty(); ++i) {
+      const std::string f =
+          ApplyNameStyle(rule.style, candidates.front() + (rule.style == NameStyle::kSnakeCase
+                                                               ? "_" + std::to_string(i)
+                                                               : std::to_string(i)));
+      if (fits(f)) {
+        if (used != nullptr) used->insert(f);
+        return f;
+      }
+    }
+    const std::string first = tried.empty() ? "" : tried.front();
+    return Status::InvalidArgument(
+        fmt::format("no {} name the naming policy allows: tried {} ({})",
+                    NameKindNames().Name(kind), fmt::join(tried, ", "),
+                    first.empty() ? rule.Where() : NameProblem(o_.policy, kind, first)));
+  }
+
+  // The words of a child's name that do not name its parent (invoice_line
+  // under invoice: "line"), for its prefix and family.
+  static std::string OwnPart(const std::string& child, const std::string& parent) {
+    if (child.rfind(parent + "_", 0) == 0 && child.size() > parent.size() + 1) {
+      return child.substr(parent.size() + 1);
+    }
+    return child;
+  }
+
+  // Prefix candidates: first letters of the distinguishing words.
+  static std::vector<std::string> PrefixCandidates(const std::vector<std::string>& words) {
+    std::vector<std::string> out;
+    for (const std::string& w : words) {
+      std::string clean = Lower(Sanitize(w, false));
+      size_t start = 0;
+      while (start < clean.size() && !std::isalpha(static_cast<unsigned char>(clean[start]))) {
+        ++start;
+      }
+      if (start < clean.size()) out.push_back(clean.substr(start, 1));
+    }
+    for (const std::string& w : words) {
+      std::string clean = Lower(Sanitize(w, false));
+      std::string letters;
+      for (char c : clean) {
+        if (std::isalpha(static_cast<unsigned char>(c))) letters += c;
+      }
+      if (letters.size() >= 2) out.push_back(letters.substr(0, 2));
+      if (letters.size() >= 3) out.push_back(letters.substr(0, 3));
+    }
+    for (char c = 'a'; c <= 'z'; ++c) out.push_back(std::string(1, c));
+    return out;
+  }
+
+  // ------------------------------------------------------------- labels
+
+  // The label columns of `t` (see draft.h), at most three.
+  std::vector<std::string> Labels(const SourceTable* t) const {
+    std::vector<std::string> out;
+    const std::vector<std::string>& key = Key(t);
+    auto text = [&](const SourceColumn& c) {
+      return c.type == ValueType::kText && !Contains(key, c.name);
+    };
+    for (const auto& u : t->unique_keys) {
+      for (const std::string& n : u) {
+        const SourceColumn* c = t->FindColumn(n);
+        if (c != nullptr && text(*c) && !Contains(out, n) && out.size() < 3) out.push_back(n);
+      }
+    }
+    for (const SourceColumn& c : t->columns) {
+      const std::string lower = Lower(c.name);
+      bool named = false;
+      for (const char* w : {"name", "title", "label", "code", "handle", "email"}) {
+        named = named || lower.find(w) != std::string::npos;
+      }
+      if (named && text(c) && !Contains(out, c.name) && out.size() < 3) out.push_back(c.name);
+    }
+    if (out.empty()) {
+      for (const SourceColumn& c : t->columns) {
+        if (text(c) && !c.nullable) {
+          out.push_back(c.name);
+          break;
+        }
+      }
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------- keys
+
+  struct KeyDraft {
+    std::string yaml;     // the `parts` list items / an id list, flow style
+    bool binary = false;  // form: binary
+    bool no_separator = false;
+    std::string why;
+  };
+
+  Result<int64_t> MinValue(const SourceTable* t, const std::string& column) {
+    if (source_ == nullptr) return int64_t{0};
+    ScanSpec scan;
+    scan.table = t->name;
+    scan.alias = t->name;
+    ColumnExpr c{t->name, column, false};
+    scan.columns.push_back(c);
+    auto s = source_->stats().SummarizeColumn(scan, c);
+    if (!s.ok()) {
+      if (s.status().code() == StatusCode::kInvalidArgument) return int64_t{0};
+      return s.status();
+    }
+    if (s->min.is_null()) return int64_t{0};
+    if (s->min.type() == ValueType::kInt) return s->min.as_int();
+    return int64_t{0};
+  }
+
+  // The key parts over `columns` of `t`; `row_key` false: a nested id.
+  // `continued`: a nested id its children's qualifiers continue (a text
+  // part there would let one child's qualifier run into another's).
+  Result<KeyDraft> KeyOf(const SourceTable* t, const std::vector<std::string>& columns,
+                         bool row_key, bool continued = false) {
+    KeyDraft k;
+    std::vector<std::string> text_parts, binary_parts, reasons;
+    bool text_ok = true;
+    for (const std::string& name : columns) {
+      const SourceColumn* c = t->FindColumn(name);
+      if (c == nullptr) return Status::Internal("no column " + name);
+      switch (c->type) {
+        case ValueType::kInt:
+        case ValueType::kUInt: {
+          WIDEN_ASSIGN_OR_RETURN(const int64_t min, MinValue(t, name));
+          if (min < 0) {
+            text_ok = false;
+            reasons.push_back(fmt::format("{} holds negative values (min {}): binary", name, min));
+          } else if (row_key) {
+            const int digits = IntegerDigits(*c);
+            text_parts.push_back(fmt::format("{{column: {}, width: {}}}", Y(name), digits));
+            reasons.push_back(
+                fmt::format("{} ({}) zero-padded to {} digits, so that it sorts "
+                            "numerically: every value of the type fits",
+                            name, c->source_type, digits));
+          } else {
+            text_parts.push_back(Y(name));
+            reasons.push_back(
+                fmt::format("{} unpadded (qualifiers stay short; add width: N to "
+                            "read column ranges in id order)",
+                            name));
+          }
+          break;
+        }
+        case ValueType::kDate:
+        case ValueType::kTimestamp:
+          text_parts.push_back(Y(name));
+          reasons.push_back(
+              fmt::format("{} ({}) as text, which sorts like its values", name, c->source_type));
+          break;
+        case ValueType::kText:
+          if (columns.size() == 1 && !continued) {
+            text_parts.push_back(Y(name));
+            k.no_separator = row_key;
+            reasons.push_back(fmt::format("{} ({}) as its text{}", name, c->source_type,
+                                          row_key ? ", without a separator (one part: no value "
+                                                    "is refused for holding one)"
+                                                  : ""));
+          } else {
+            text_ok = false;
+            reasons.push_back(fmt::format(
+                "{} is text {}: binary (escaped and terminated, so no "
+                "value can run into the next)",
+                name,
+                continued ? "that the children's qualifiers continue" : "beside other parts"));
+          }
+          break;
+        default:
+          text_ok = false;
+          reasons.push_back(
+              fmt::format("{} ({}) does not sort as text: binary", name, c->source_type));
+          break;
+      }
+      const bool text_sorts = c->type != ValueType::kOther && c->type != ValueType::kJson;
+      binary_parts.push_back(text_sorts || TextSortsLikeValues(*c)
+                                 ? Y(name)
+                                 : fmt::format("{{column: {}, type: string}}", Y(name)));
+    }
+    k.binary = !text_ok;
+    k.yaml = fmt::format("[{}]", fmt::join(k.binary ? binary_parts : text_parts, ", "));
+    k.why = fmt::format("{}: {}", k.binary ? "binary form" : "text form", fmt::join(reasons, "; "));
+    return k;
+  }
+
+  // ------------------------------------------------------------- emit
+
+  struct Ctx {
+    std::set<std::string> families;
+  };
+
+  std::string Namespace() {
+    if (!o_.name_space.empty()) return o_.name_space;
+    std::string url = o_.source_url;
+    url = url.substr(0, url.find('?'));
+    const size_t slash = url.rfind('/');
+    std::string db = slash == std::string::npos ? "db" : url.substr(slash + 1);
+    if (db.empty()) db = "db";
+    return Sanitize(db, false);
+  }
+
+  // The draft's source: the URL without a password.
+  std::string SourceText() const {
+    std::string url = o_.source_url;
+    const size_t scheme = url.find("://");
+    const size_t at = url.rfind('@', url.find('?'));
+    if (scheme != std::string::npos && at != std::string::npos && at > scheme) {
+      const size_t colon = url.find(':', scheme + 3);
+      if (colon != std::string::npos && colon < at) url.erase(colon, at - colon);
+    }
+    return url;
+  }
+
+  // A joined table's copied columns: (alias.column, qualifier base).
+  struct JoinDraft {
+    std::string yaml;  // "{table: t, as: a, on: {...}}"
+    std::string why;
+    std::vector<std::pair<std::string, std::string>> columns;  // column ref, name
+  };
+
+  // The join of `fk` of `t` (the referencing side), its alias unique in *aliases.
+  JoinDraft JoinOf(const SourceTable* t, const ForeignKey* fk, std::set<std::string>* aliases,
+                   const std::string& own, bool all_columns = false, bool role_alias = true) {
+    JoinDraft j;
+    const SourceTable* ref = schema_.FindTable(fk->ref_table);
+    // The alias: the reference's role, from a one-column foreign key's name
+    // (support_rep_id -> support_rep, sender_id -> sender); else the table's.
+    std::string base = fk->columns.size() == 1 ? fk->columns.front() : ref->name;
+    for (const char* suffix : {"_id", "_key", "_code", "_no", "id"}) {
+      const std::string sfx(suffix);
+      if (base.size() > sfx.size() && Lower(base).substr(base.size() - sfx.size()) == sfx) {
+        base = base.substr(0, base.size() - sfx.size());
+        break;
+      }
+    }
+    base = role_alias ? Sanitize(base, false) : ref->name;
+    std::string alias = base;
+    for (int i = 2; alias == own || aliases->count(alias) > 0; ++i) {
+      alias = base + std::to_string(i);
+    }
+    aliases->insert(alias);
+    std::vector<std::string> on;
+    for (size_t i = 0; i < fk->columns.size(); ++i) {
+      on.push_back(fmt::format("{}: {}", Y(fk->columns[i]), Y(fk->ref_columns[i])));
+    }
+    j.yaml = fmt::format("{{table: {}{}, on: {{{}}}}}", Y(ref->name),
+                         alias == ref->name ? "" : ", as: " + Y(alias), fmt::join(on, ", "));
+    std::vector<std::string> cols;
+    if (all_columns) {
+      for (const SourceColumn& c : ref->columns) {
+        if (!Contains(fk->ref_columns, c.name)) cols.push_back(c.name);
+      }
+    } else {
+      cols = Labels(ref);
+    }
+    for (const std::string& c : cols) {
+      const std::string name =
+          Lower(c).rfind(Lower(alias), 0) == 0 ? c : fmt::format("{}_{}", alias, c);
+      j.columns.emplace_back(alias + "." + c, name);
+    }
+    j.why = fmt::format("joined: {}.({}) -> {}.({}) (N:1): {}", t->name,
+                        fmt::join(fk->columns, ", "), ref->name, fmt::join(fk->ref_columns, ", "),
+                        all_columns ? "its row is this row's 1:1 extension: every column copied"
+                        : cols.empty()
+                            ? "it has no label column; the id alone is kept"
+                            : fmt::format("its label column{} {} copied",
+                                          cols.size() > 1 ? "s" : "", fmt::join(cols, ", ")));
+    return j;
+  }
+
+  // A 1:1 extension child as a join from its parent's key.
+  JoinDraft ExtensionJoin(const SourceTable* parent, const SourceTable* ext,
+                          std::set<std::string>* aliases) {
+    // The extension's foreign key to the parent.
+    const ForeignKey* to_parent = nullptr;
+    for (const ForeignKey& fk : ext->foreign_keys) {
+      if (fk.ref_table == parent->name && to_parent == nullptr) to_parent = &fk;
+    }
+    ForeignKey reversed;
+    reversed.ref_table = ext->name;
+    reversed.columns = to_parent->ref_columns;
+    reversed.ref_columns = to_parent->columns;
+    JoinDraft j = JoinOf(parent, &reversed, aliases, parent->name, true, false);
+    j.why = fmt::format(
+        "joined: {}.({}) -> {}.({}) (1:1: {}'s key is its foreign key): every "
+        "column copied",
+        ext->name, fmt::join(to_parent->columns, ", "), parent->name,
+        fmt::join(to_parent->ref_columns, ", "), ext->name);
+    return j;
+  }
+
+  Status EmitNest(Placed* n, int indent, std::set<std::string>* prefixes, const std::string& family,
+                  std::string* out) {
+    const SourceTable* t = n->table;
+    const SourceTable* parent = n->parent->table;
+    const std::string pad(static_cast<size_t>(indent), ' ');
+    *out += Comment(indent, n->why);
+    std::vector<std::string> on;
+    for (size_t i = 0; i < n->via->columns.size(); ++i) {
+      on.push_back(fmt::format("{}: {}", Y(n->via->ref_columns[i]), Y(n->via->columns[i])));
+    }
+    *out += fmt::format("{}- table: {}\n", pad, Y(t->name));
+    *out += fmt::format("{}  on: {{{}}}\n", pad, fmt::join(on, ", "));
+    if (n->level == 1) *out += fmt::format("{}  family: {}\n", pad, Y(family));
+    // Prefix: the far end's name for a link, else the child's own words.
+    std::vector<std::string> words;
+    if (n->far != nullptr) {
+      words.push_back(n->far->ref_table);
+      words.push_back(OwnPart(t->name, parent->name));
+    } else {
+      words.push_back(OwnPart(t->name, parent->name));
+      words.push_back(t->name);
+    }
+    // Prefix-free among the siblings of one family.
+    std::vector<std::string> candidates;
+    for (const std::string& c : PrefixCandidates(words)) {
+      const bool clash = std::any_of(prefixes->begin(), prefixes->end(), [&](const std::string& p) {
+        return p.rfind(c, 0) == 0 || c.rfind(p, 0) == 0;
+      });
+      if (!clash) candidates.push_back(c);
+    }
+    WIDEN_ASSIGN_OR_RETURN(const std::string prefix,
+                           PickName(NameKind::kPrefix, candidates, prefixes));
+    *out += fmt::format("{}  prefix: {}\n", pad, Y(prefix));
+    // Joins: the far end of a link, the child's other references.
+    std::set<std::string> aliases;
+    std::vector<JoinDraft> joins;
+    for (const ForeignKey* fk : Fks(t, true)) {
+      if (fk != n->via) joins.push_back(JoinOf(t, fk, &aliases, t->name));
+    }
+    if (!joins.empty()) {
+      *out += fmt::format("{}  joins:\n", pad);
+      for (const JoinDraft& j : joins) {
+        *out += Comment(indent + 4, j.why);
+        *out += fmt::format("{}    - {}\n", pad, j.yaml);
+      }
+    }
+    std::vector<std::string> id;
+    for (const std::string& c : Key(t)) {
+      if (!Contains(n->via->columns, c)) id.push_back(c);
+    }
+    WIDEN_ASSIGN_OR_RETURN(KeyDraft k, KeyOf(t, id, false, !n->children.empty()));
+    *out += Comment(indent + 2,
+                    "id: " +
+                        fmt::format("{} minus the parent's part ({}); ", fmt::join(Key(t), ", "),
+                                    fmt::join(n->via->columns, ", ")) +
+                        k.why);
+    if (k.binary) *out += fmt::format("{}  form: binary\n", pad);
+    *out += fmt::format("{}  id: {}\n", pad, k.yaml);
+    // Values: the child's own columns but the link and the id, then the joins' labels.
+    std::vector<std::string> values;
+    std::set<std::string> attributes;
+    for (const SourceColumn& c : t->columns) {
+      if (Contains(n->via->columns, c.name) || Contains(id, c.name)) continue;
+      WIDEN_ASSIGN_OR_RETURN(const std::string a,
+                             PickName(NameKind::kAttribute, {c.name}, &attributes));
+      values.push_back(a == c.name ? Y(c.name)
+                                   : fmt::format("{{column: {}, as: {}}}", Y(c.name), Y(a)));
+    }
+    for (const JoinDraft& j : joins) {
+      for (const auto& [ref, name] : j.columns) {
+        WIDEN_ASSIGN_OR_RETURN(const std::string a,
+                               PickName(NameKind::kAttribute, {name}, &attributes));
+        values.push_back(fmt::format("{{column: {}, as: {}}}", Y(ref), Y(a)));
+      }
+    }
+    const std::string flow = fmt::format("{}  columns: [{}]", pad, fmt::join(values, ", "));
+    if (values.empty()) {
+      *out += Comment(indent + 2,
+                      "no column beside its key: each child is a cell whose value is "
+                      "{} (its qualifier names it)");
+      *out += fmt::format("{}  columns: []\n", pad);
+    } else if (flow.size() <= 99) {
+      *out += flow + "\n";
+    } else {
+      *out += fmt::format("{}  columns:\n", pad);
+      for (const std::string& v : values) *out += fmt::format("{}    - {}\n", pad, v);
+    }
+    if (!n->children.empty()) {
+      *out += fmt::format("{}  nest:\n", pad);
+      std::set<std::string> inner;
+      for (Placed* c : n->children) {
+        WIDEN_RETURN_IF_ERROR(EmitNest(c, indent + 4, &inner, family, out));
+      }
+    }
+    return Status::OK();
+  }
+
+  Status EmitRoot(Placed* r, const std::string& ns, std::set<std::string>* tables,
+                  std::string* out) {
+    const SourceTable* t = r->table;
+    *out += "\n" + Comment(2, r->why);
+    WIDEN_ASSIGN_OR_RETURN(const std::string name,
+                           PickName(NameKind::kTable, {Sanitize(t->name, true)}, tables));
+    *out += fmt::format("  - name: {}\n", Y(ns + ":" + name));
+    *out += fmt::format("    from: {}\n", Y(t->name));
+    // Families.
+    std::set<std::string> fams;
+    WIDEN_ASSIGN_OR_RETURN(const std::string d,
+                           PickName(NameKind::kFamily, {"d", "f", "a"}, &fams));
+    std::vector<std::string> nest_families;
+    std::string why = fmt::format("families: {} holds the row's own columns and copied labels", d);
+    const size_t nests = r->children.size();
+    const bool shared = nests > 2;
+    std::string shared_family;
+    if (shared) {
+      WIDEN_ASSIGN_OR_RETURN(shared_family, PickName(NameKind::kFamily, {"c", "n", "k"}, &fams));
+      why += fmt::format(
+          "; {} holds every nested child ({} kinds, told apart by their qualifier "
+          "prefixes: HBase does best with two or three families, and a read of "
+          "the row's own columns skips them)",
+          shared_family, nests);
+    }
+    for (Placed* c : r->children) {
+      if (shared) {
+        nest_families.push_back(shared_family);
+        continue;
+      }
+      std::vector<std::string> cand =
+          c->far != nullptr
+              ? PrefixCandidates({c->far->ref_table, OwnPart(c->table->name, t->name)})
+              : PrefixCandidates({OwnPart(c->table->name, t->name), c->table->name});
+      WIDEN_ASSIGN_OR_RETURN(const std::string f, PickName(NameKind::kFamily, cand, &fams));
+      nest_families.push_back(f);
+      why += fmt::format(
+          "; {} holds the nested {} rows (a family of their own: a read of one "
+          "kind skips the other)",
+          f, c->table->name);
+    }
+    if (nests == 0) why += " (one family: HBase stores the family name in every cell)";
+    *out += Comment(4, why);
+    std::vector<std::string> fam_list = {d};
+    for (const std::string& f : nest_families) {
+      if (!Contains(fam_list, f)) fam_list.push_back(f);
+    }
+    *out += fmt::format("    families: [{}]\n", fmt::join(fam_list, ", "));
+    // Key.
+    WIDEN_ASSIGN_OR_RETURN(KeyDraft k, KeyOf(t, Key(t), true));
+    *out +=
+        Comment(4, fmt::format("key: {} ({}); {}", fmt::join(Key(t), ", "),
+                               t->primary_key.empty() ? "a NOT NULL unique key" : "the primary key",
+                               k.why));
+    // A large table keyed by a sequence: salted against a write hotspot (lint W105).
+    const SourceColumn* lead = t->FindColumn(Key(t).front());
+    const bool sequential =
+        Key(t).size() == 1 && lead != nullptr &&
+        (IsIntegerType(lead->type) || lead->type == ValueType::kTimestamp ||
+         lead->type == ValueType::kTimestampTz || lead->type == ValueType::kDate);
+    const bool salt = sequential && t->estimated_rows >= kSaltRows;
+    if (salt) {
+      *out += Comment(4, fmt::format("salt: {} has {} and its key increases with every new row: "
+                                     "16 buckets spread the writes over 16 regions (a Get by "
+                                     "the key still finds its bucket; a scan of a key range "
+                                     "reads all 16)",
+                                     t->name, Rows(*t)));
+    } else if (sequential) {
+      *out += Comment(4, fmt::format("no salt: {} ({}) is small; if it grows past millions of rows "
+                                     "add salt: {{buckets: 16}} (lint W105: new rows all land "
+                                     "in one region)",
+                                     t->name, Rows(*t)));
+    }
+    *out += "    key:\n";
+    if (k.binary) *out += "      form: binary\n";
+    if (k.no_separator && !salt) *out += "      separator: \"\"\n";
+    *out += fmt::format("      parts: {}\n", k.yaml);
+    if (salt) *out += "      salt: {buckets: 16}\n";
+    // Joins: every foreign key (this is a root), and 1:1 extensions.
+    std::set<std::string> aliases;
+    std::vector<JoinDraft> joins;
+    for (const ForeignKey* fk : Fks(t, true)) joins.push_back(JoinOf(t, fk, &aliases, t->name));
+    for (const SourceTable* e : r->extensions) joins.push_back(ExtensionJoin(t, e, &aliases));
+    if (!joins.empty()) {
+      *out += "    joins:\n";
+      for (const JoinDraft& j : joins) {
+        *out += Comment(6, j.why);
+        *out += fmt::format("      - {}\n", j.yaml);
+      }
+    }
+    // Columns.
+    std::set<std::string> qualifiers;
+    std::vector<std::string> cols;
+    for (const SourceColumn& c : t->columns) {
+      if (Contains(Key(t), c.name)) continue;
+      WIDEN_ASSIGN_OR_RETURN(const std::string q,
+                             PickName(NameKind::kQualifier, {c.name}, &qualifiers));
+      cols.push_back(fmt::format("{{column: {}, to: {}}}", Y(c.name), Quoted(d + ":" + q)));
+    }
+    for (const JoinDraft& j : joins) {
+      for (const auto& [ref, name] : j.columns) {
+        WIDEN_ASSIGN_OR_RETURN(const std::string q,
+                               PickName(NameKind::kQualifier, {name}, &qualifiers));
+        cols.push_back(fmt::format("{{column: {}, to: {}}}", Y(ref), Quoted(d + ":" + q)));
+      }
+    }
+    if (!cols.empty()) {
+      *out += Comment(4,
+                      "columns: the row's own columns but its key (the key holds them), then "
+                      "the joined labels");
+      *out += "    columns:\n";
+      for (const std::string& c : cols) *out += fmt::format("      - {}\n", c);
+    }
+    // Nests.
+    if (!r->children.empty()) {
+      *out += "    nest:\n";
+      std::map<std::string, std::set<std::string>> prefixes;  // by family
+      for (size_t i = 0; i < r->children.size(); ++i) {
+        WIDEN_RETURN_IF_ERROR(
+            EmitNest(r->children[i], 6, &prefixes[nest_families[i]], nest_families[i], out));
+      }
+    }
+    if (cols.empty() && r->children.empty()) {
+      // A table needs cells: keep the key columns as cells too.
+      *out += Comment(4,
+                      "columns: the key is all it has; its columns are kept as cells too, "
+                      "since a table needs at least one");
+      *out += "    columns:\n";
+      for (const std::string& c : Key(t)) {
+        WIDEN_ASSIGN_OR_RETURN(const std::string q,
+                               PickName(NameKind::kQualifier, {c}, &qualifiers));
+        *out += fmt::format("      - {{column: {}, to: {}}}\n", Y(c), Quoted(d + ":" + q));
+      }
+    }
+    // Access patterns the key serves.
+    *out += "    access:\n";
+    const std::vector<std::string>& key = Key(t);
+    *out +=
+        Comment(6, fmt::format("served by a Get: ({}) is the whole row key", fmt::join(key, ", ")));
+    *out += fmt::format("      - {{name: {}, by: [{}]}}\n",
+                        Y(fmt::format("{}_by_{}", Sanitize(t->name, false), fmt::join(key, "_"))),
+                        fmt::join(Quote(key), ", "));
+    const SourceColumn* second = key.size() > 1 ? t->FindColumn(key[1]) : nullptr;
+    if (second != nullptr && !second->is_enum) {
+      *out += Comment(6, fmt::format("served by one prefix Scan: {} leads the key, and the rows "
+                                     "come ordered by {}",
+                                     key.front(), key[1]));
+      *out += fmt::format("      - {{name: {}, by: [{}], order: [{}]}}\n",
+                          Y(fmt::format("{}_of_{}", Sanitize(t->name, false), key.front())),
+                          Y(key.front()), Y(key[1]));
+    }
+    return Status::OK();
+  }
+
+  static std::vector<std::string> Quote(const std::vector<std::string>& names) {
+    std::vector<std::string> out;
+    for (const auto& n : names) out.push_back(Y(n));
+    return out;
+  }
+
+  Result<Draft> Emit() {
+    Draft d;
+    std::set<std::string> ns_used;
+    WIDEN_ASSIGN_OR_RETURN(const std::string ns,
+                           PickName(NameKind::kNamespace, {Namespace(), "db"}, &ns_used));
+    std::string body;
+    std::set<std::string> tables;
+    std::vector<std::string> links, children, roots, codes;
+    for (const SourceTable* t : scope_) {
+      const Role& r = roles_.at(t->name);
+      if (r.kind == Role::kLink) links.push_back(t->name);
+      if (r.kind == Role::kChild) {
+        children.push_back(fmt::format("{} -> {}", t->name, r.parent->ref_table));
+      }
+      if (r.code) codes.push_back(t->name);
+    }
+    for (auto& p : placed_) {
+      if (p->level != 0) continue;
+      roots.push_back(p->table->name);
+      WIDEN_RETURN_IF_ERROR(EmitRoot(p.get(), ns, &tables, &body));
+      ++d.target_tables;
+    }
+    std::string head;
+    head += Comment(0, fmt::format("A first design drafted by widen init from the schema of {} "
+                                   "({}, {} tables in scope). Review it, then: widen lint -m "
+                                   "FILE; widen plan -m FILE (it proves the access patterns); "
+                                   "widen migrate -m FILE.",
+                                   Namespace(), o_.dialect, scope_.size()));
+    head += Comment(0,
+                    "How the draft was made (docs/design.md, \"How widen init drafts a "
+                    "design\"):");
+    if (!o_.roots.empty()) {
+      head += Comment(0, fmt::format("  roots (--root): {}", fmt::join(o_.roots, ", ")));
+    }
+    head +=
+        Comment(0, fmt::format("  link tables (a key made of two foreign keys; nested under "
+                               "their ends): {}",
+                               links.empty() ? "none" : fmt::format("{}", fmt::join(links, ", "))));
+    head += Comment(
+        0, fmt::format("  children (a NOT NULL foreign key to their owner; nested "
+                       "there): {}",
+                       children.empty() ? "none" : fmt::format("{}", fmt::join(children, ", "))));
+    head +=
+        Comment(0, fmt::format("  code tables (a key and one label; copied in by joins): {}",
+                               codes.empty() ? "none" : fmt::format("{}", fmt::join(codes, ", "))));
+    head += Comment(0, fmt::format("  target tables (one per root): {}", fmt::join(roots, ", ")));
+    for (const std::string& l : left_out_) head += Comment(0, "  not mapped: " + l);
+    if (!o_.policy_file.empty()) {
+      head += Comment(0, fmt::format("Names follow the naming policy {}: widen lint --policy {} "
+                                     "checks them.",
+                                     o_.policy_file, o_.policy_file));
+    }
+    head += fmt::format("source: {}\n", Quoted("${WIDEN_SOURCE_URL:-" + SourceText() + "}"));
+    const std::string target =
+        o_.target_url.empty() ? fmt::format("leveldb:out/{}", ns) : o_.target_url;
+    head += fmt::format("target: {}\n", Quoted("${WIDEN_TARGET_URL:-" + target + "}"));
+    head += "tables:";
+    d.yaml = head + body;
+    d.left_out = left_out_;
+    if (d.target_tables == 0) {
+      return Status::InvalidArgument("no table could be drafted: " +
+                                     fmt::format("{}", fmt::join(left_out_, "; ")));
+    }
+    return d;
+  }
+
+  const SourceSchema& schema_;
+  Source* source_;
+  const DraftOptions& o_;
+  std::vector<const SourceTable*> scope_;
+  std::map<std::string, std::vector<std::string>> key_;
+  std::map<std::string, Role> roles_;
+  std::vector<std::unique_ptr<Placed>> placed_;
+  std::vector<std::string> left_out_;
+};
+
+}  // namespace
+
+Result<Draft> DraftMapping(const SourceSchema& schema, Source* source,
+                           const DraftOptions& options) {
+  return Drafter(schema, source, options).Run();
+}
+
+}  // namespace widen
