@@ -99,6 +99,44 @@ std::string Sanitize(std::string_view name, bool dots) {
   return out;
 }
 
+// Whether table `child` is named after `parent`: its name starts with the
+// parent's, then a word boundary ('_', '-', or an upper-case letter after
+// a lower-case one: invoice_line, InvoiceLine).
+bool NamedAfter(const std::string& child, const std::string& parent) {
+  if (child.size() <= parent.size() + 1 || Lower(child.substr(0, parent.size())) != Lower(parent)) {
+    return false;
+  }
+  const char next = child[parent.size()];
+  const char last = child[parent.size() - 1];
+  return next == '_' || next == '-' ||
+         (std::isupper(static_cast<unsigned char>(next)) &&
+          std::islower(static_cast<unsigned char>(last)));
+}
+
+// The role a one-column foreign key names (support_rep_id -> support_rep,
+// SupportRepId -> SupportRep); the referenced table's name otherwise.
+std::string RoleName(const ForeignKey& fk) {
+  if (fk.columns.size() != 1) return fk.ref_table;
+  std::string base = fk.columns.front();
+  for (const char* suffix : {"_id", "_key", "_code", "_no", "id"}) {
+    const std::string sfx(suffix);
+    if (base.size() > sfx.size() && Lower(base).substr(base.size() - sfx.size()) == sfx) {
+      return base.substr(0, base.size() - sfx.size());
+    }
+  }
+  return base;
+}
+
+// The name of a copied column: `alias`_`column`, or AliasColumn when both
+// are written in CamelCase.
+std::string JoinedName(const std::string& alias, const std::string& column) {
+  if (Lower(column).rfind(Lower(alias), 0) == 0) return column;
+  const bool camel = alias.find('_') == std::string::npos &&
+                     column.find('_') == std::string::npos && !column.empty() &&
+                     std::isupper(static_cast<unsigned char>(column.front()));
+  return camel ? alias + column : alias + "_" + column;
+}
+
 // The digits of the widest value of an integer column's type (10 for int4).
 int IntegerDigits(const SourceColumn& c) {
   const auto range = DeclaredIntegerRange(c);
@@ -309,7 +347,7 @@ class Drafter {
       }
     }
     for (const ForeignKey* fk : candidates) {
-      if (t->name.rfind(fk->ref_table + "_", 0) == 0) {
+      if (NamedAfter(t->name, fk->ref_table)) {
         return pick(fk, fmt::format("{} is named after {}", t->name, fk->ref_table));
       }
     }
@@ -492,21 +530,32 @@ class Drafter {
       return !n.empty() && (used == nullptr || used->count(n) == 0) &&
              NameProblem(o_.policy, kind, n).empty();
     };
-    for (const std::string& c : candidates) {
-      std::vector<std::string> forms = {ApplyNameStyle(rule.style, c)};
-      if (rule.max_bytes > 0 && forms.front().size() > static_cast<size_t>(rule.max_bytes)) {
-        forms.push_back(forms.front().substr(0, static_cast<size_t>(rule.max_bytes)));
-      }
-      forms.push_back(Lower(forms.front()));
-      std::string upper = forms.front();
-      for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-      forms.push_back(upper);
-      for (const std::string& f : forms) {
-        if (fits(f)) {
-          if (used != nullptr) used->insert(f);
-          return f;
+    // Each candidate in the policy's style first; then shortened, lower-
+    // and upper-case forms of each.
+    for (int pass = 0; pass < 2; ++pass) {
+      for (const std::string& c : candidates) {
+        const std::string styled = ApplyNameStyle(rule.style, c);
+        std::vector<std::string> forms;
+        if (pass == 0) {
+          forms.push_back(styled);
+        } else {
+          if (rule.max_bytes > 0 && styled.size() > static_cast<size_t>(rule.max_bytes)) {
+            forms.push_back(styled.substr(0, static_cast<size_t>(rule.max_bytes)));
+          }
+          forms.push_back(Lower(styled));
+          std::string upper = styled;
+          for (char& ch : upper) {
+            ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+          }
+          forms.push_back(upper);
         }
-        tried.push_back(f);
+        for (const std::string& f : forms) {
+          if (fits(f)) {
+            if (used != nullptr) used->insert(f);
+            return f;
+          }
+          tried.push_back(f);
+        }
       }
     }
     // Numbered forms of the first candidate.
@@ -528,16 +577,33 @@ class Drafter {
   }
 
   // The words of a child's name that do not name its parent (invoice_line
-  // under invoice: "line"), for its prefix and family.
+  // under invoice: "line"; InvoiceLine under Invoice: "Line"), for its
+  // prefix and family.
   static std::string OwnPart(const std::string& child, const std::string& parent) {
-    if (child.rfind(parent + "_", 0) == 0 && child.size() > parent.size() + 1) {
-      return child.substr(parent.size() + 1);
-    }
-    return child;
+    if (!NamedAfter(child, parent)) return child;
+    std::string rest = child.substr(parent.size());
+    if (!rest.empty() && (rest.front() == '_' || rest.front() == '-')) rest.erase(0, 1);
+    return rest;
   }
 
   // Prefix candidates: first letters of the distinguishing words.
-  static std::vector<std::string> PrefixCandidates(const std::vector<std::string>& words) {
+  static std::vector<std::string> PrefixCandidates(const std::vector<std::string>& names) {
+    // Each name's words (message_recipient: message, recipient), in order.
+    std::vector<std::string> words;
+    for (const std::string& n : names) {
+      words.push_back(n);
+      std::string w;
+      for (size_t i = 0; i <= n.size(); ++i) {
+        const bool end = i == n.size() || n[i] == '_' || n[i] == '-' ||
+                         (i > 0 && std::isupper(static_cast<unsigned char>(n[i])) &&
+                          std::islower(static_cast<unsigned char>(n[i - 1])));
+        if (end && !w.empty()) {
+          if (w != n) words.push_back(w);
+          w.clear();
+        }
+        if (i < n.size() && n[i] != '_' && n[i] != '-') w += n[i];
+      }
+    }
     std::vector<std::string> out;
     for (const std::string& w : words) {
       std::string clean = Lower(Sanitize(w, false));
@@ -578,17 +644,15 @@ class Drafter {
     for (const SourceColumn& c : t->columns) {
       const std::string lower = Lower(c.name);
       bool named = false;
-      for (const char* w : {"name", "title", "label", "code", "handle", "email"}) {
+      for (const char* w :
+           {"name", "title", "label", "code", "handle", "email", "subject", "description"}) {
         named = named || lower.find(w) != std::string::npos;
       }
       if (named && text(c) && !Contains(out, c.name) && out.size() < 3) out.push_back(c.name);
     }
-    if (out.empty()) {
+    for (bool nullable : {false, true}) {
       for (const SourceColumn& c : t->columns) {
-        if (text(c) && !c.nullable) {
-          out.push_back(c.name);
-          break;
-        }
+        if (out.empty() && text(c) && c.nullable == nullable) out.push_back(c.name);
       }
     }
     return out;
@@ -736,15 +800,7 @@ class Drafter {
     const SourceTable* ref = schema_.FindTable(fk->ref_table);
     // The alias: the reference's role, from a one-column foreign key's name
     // (support_rep_id -> support_rep, sender_id -> sender); else the table's.
-    std::string base = fk->columns.size() == 1 ? fk->columns.front() : ref->name;
-    for (const char* suffix : {"_id", "_key", "_code", "_no", "id"}) {
-      const std::string sfx(suffix);
-      if (base.size() > sfx.size() && Lower(base).substr(base.size() - sfx.size()) == sfx) {
-        base = base.substr(0, base.size() - sfx.size());
-        break;
-      }
-    }
-    base = role_alias ? Sanitize(base, false) : ref->name;
+    const std::string base = role_alias ? Sanitize(RoleName(*fk), false) : ref->name;
     std::string alias = base;
     for (int i = 2; alias == own || aliases->count(alias) > 0; ++i) {
       alias = base + std::to_string(i);
@@ -764,11 +820,7 @@ class Drafter {
     } else {
       cols = Labels(ref);
     }
-    for (const std::string& c : cols) {
-      const std::string name =
-          Lower(c).rfind(Lower(alias), 0) == 0 ? c : fmt::format("{}_{}", alias, c);
-      j.columns.emplace_back(alias + "." + c, name);
-    }
+    for (const std::string& c : cols) j.columns.emplace_back(alias + "." + c, JoinedName(alias, c));
     j.why = fmt::format("joined: {}.({}) -> {}.({}) (N:1): {}", t->name,
                         fmt::join(fk->columns, ", "), ref->name, fmt::join(fk->ref_columns, ", "),
                         all_columns ? "its row is this row's 1:1 extension: every column copied"
@@ -816,6 +868,7 @@ class Drafter {
     // Prefix: the far end's name for a link, else the child's own words.
     std::vector<std::string> words;
     if (n->far != nullptr) {
+      words.push_back(RoleName(*n->far));
       words.push_back(n->far->ref_table);
       words.push_back(OwnPart(t->name, parent->name));
     } else {
@@ -929,7 +982,8 @@ class Drafter {
       }
       std::vector<std::string> cand =
           c->far != nullptr
-              ? PrefixCandidates({c->far->ref_table, OwnPart(c->table->name, t->name)})
+              ? PrefixCandidates(
+                    {RoleName(*c->far), c->far->ref_table, OwnPart(c->table->name, t->name)})
               : PrefixCandidates({OwnPart(c->table->name, t->name), c->table->name});
       WIDEN_ASSIGN_OR_RETURN(const std::string f, PickName(NameKind::kFamily, cand, &fams));
       nest_families.push_back(f);
