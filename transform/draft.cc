@@ -981,10 +981,9 @@ class Drafter {
         continue;
       }
       std::vector<std::string> cand =
-          c->far != nullptr
-              ? PrefixCandidates(
-                    {RoleName(*c->far), c->far->ref_table, OwnPart(c->table->name, t->name)})
-              : PrefixCandidates({OwnPart(c->table->name, t->name), c->table->name});
+          c->far != nullptr ? PrefixCandidates({RoleName(*c->far), c->far->ref_table,
+                                                OwnPart(c->table->name, t->name)})
+                            : PrefixCandidates({OwnPart(c->table->name, t->name), c->table->name});
       WIDEN_ASSIGN_OR_RETURN(const std::string f, PickName(NameKind::kFamily, cand, &fams));
       nest_families.push_back(f);
       why += fmt::format(
@@ -1114,8 +1113,14 @@ class Drafter {
   Result<Draft> Emit() {
     Draft d;
     std::set<std::string> ns_used;
+    // The database's name, else the first namespace the policy allows.
+    std::vector<std::string> ns_candidates = {Namespace()};
+    for (const std::string& n : o_.policy.rule(NameKind::kNamespace).allowed) {
+      ns_candidates.push_back(n);
+    }
+    ns_candidates.push_back("db");
     WIDEN_ASSIGN_OR_RETURN(const std::string ns,
-                           PickName(NameKind::kNamespace, {Namespace(), "db"}, &ns_used));
+                           PickName(NameKind::kNamespace, ns_candidates, &ns_used));
     std::string body;
     std::set<std::string> tables;
     std::vector<std::string> links, children, roots, codes;
