@@ -99,6 +99,12 @@ TEST_P(InitTest, DraftLintsPlansMigratesAndServesItsAccessPatterns) {
   EXPECT_NE(text.find("# key: "), std::string::npos);
   EXPECT_NE(text.find("access:"), std::string::npos);
 
+  // The mapping's JSON Schema takes it too.
+  const CommandResult schema = RunCommand(std::string(WIDEN_SYSTEM_PYTHON3) + " " + SourceDir() +
+                                          "/tests/mapping/mapping_schema_check.py " + SourceDir() +
+                                          "/docs/mapping.schema.json " + draft);
+  EXPECT_EQ(schema.exit_code, 0) << schema.output;
+
   const std::string env = "WIDEN_SOURCE_URL=" + ShellQuote(db_) + " ";
   const CommandResult lint = RunCommand(env + WidenBinary() + " lint -m " + draft);
   EXPECT_EQ(lint.exit_code, 0) << lint.output;
