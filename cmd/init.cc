@@ -11,6 +11,7 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cmd/commands.h"
 #include "cmd/design_util.h"
@@ -107,6 +108,13 @@ int RunInit(const InitOptions& o) {
                     run->draft.target_tables, o.output_path.empty() ? "" : " into " + o.output_path,
                     run->report.warnings());
     for (const auto& l : run->draft.left_out) s += "widen: not mapped: " + l + "\n";
+    if (!run->draft.without_statistics.empty()) {
+      s += fmt::format(
+          "widen: no row counts in the statistics of {}: the draft's comments lack "
+          "their averages and a large table gets no salt; run ANALYZE (MySQL: "
+          "ANALYZE TABLE) and init again\n",
+          fmt::join(run->draft.without_statistics, ", "));
+    }
     s += fmt::format("next: widen lint -m {0}{1}; widen plan -m {0}; widen migrate -m {0}\n", file,
                      o.policy_path.empty() ? "" : " --policy " + o.policy_path);
     std::fwrite(s.data(), 1, s.size(), stderr);

@@ -261,11 +261,13 @@ std::vector<AccessView> AccessViews(const Design& in, const std::vector<TableRes
       }
       if (!AccessPrefixes(pr, *row, &e.prefixes).ok() || e.prefixes.empty()) break;
       const std::string table = pr.served_by->descriptor.FullName();
-      e.command =
-          pr.kind == AccessKind::kGet
-              ? fmt::format("widen get {} {}", table, ShellArg(ToStringBinary(e.prefixes[0])))
-              : fmt::format("widen scan {} --prefix {}", table,
-                            ShellArg(ToStringBinary(e.prefixes[0])));
+      // With the mapping, for its target and to decode the key.
+      const std::string mapping = ShellArg(in.mapping.file);
+      e.command = pr.kind == AccessKind::kGet
+                      ? fmt::format("widen get {} {} -m {} --decode", table,
+                                    ShellArg(ToStringBinary(e.prefixes[0])), mapping)
+                      : fmt::format("widen scan {} --prefix {} -m {} --decode", table,
+                                    ShellArg(ToStringBinary(e.prefixes[0])), mapping);
       v.example = std::move(e);
       break;
     }

@@ -47,39 +47,63 @@ std::string OrderProblem(const TablePlan& tp, const KeyPartPlan& p, const Source
 
 // The key that would serve `a` on `tp`: the `by` columns, then the `order`
 // columns with their directions, then the driving table's primary key
-// columns not yet in it; as a mapping's `key:` would say it.
+// columns not yet in it; as a mapping's `key:` would say it. The text form
+// (integers zero-padded, a descending timestamp `reverse`) unless a part
+// needs the binary form: a text column beside others (it could hold the
+// separator), a type whose text does not sort like its values in the
+// order, a descending part that is no timestamp.
 std::string SuggestedKey(const TablePlan& tp, const AccessPattern& a, const SourceSchema& schema) {
   const std::string& from = tp.mapping->from;
-  std::vector<std::string> names;
-  std::vector<std::string> parts;
-  bool binary = false;
+  const SourceTable* st = tp.scan.table.empty() ? nullptr : schema.FindTable(tp.scan.table);
   auto type_of = [&](const std::string& name) -> const SourceColumn* {
-    const SourceTable* st = tp.scan.table.empty() ? nullptr : schema.FindTable(tp.scan.table);
     return st == nullptr || name.find('.') != std::string::npos ? nullptr : st->FindColumn(name);
   };
+  std::vector<std::pair<std::string, bool>> cols;  // name, desc
   auto add = [&](const std::string& name, bool desc) {
-    if (std::find(names.begin(), names.end(), name) != names.end()) return;
-    names.push_back(name);
-    if (!desc) {
-      parts.push_back(name);
-      return;
+    for (const auto& c : cols) {
+      if (c.first == name) return;
     }
-    const SourceColumn* c = type_of(name);
-    const bool time =
-        c != nullptr && (c->type == ValueType::kTimestamp || c->type == ValueType::kTimestampTz ||
-                         c->type == ValueType::kDate);
-    if (time && c->type != ValueType::kDate) {
-      parts.push_back(fmt::format("{{column: {}, reverse: true}}", name));
-    } else {
-      parts.push_back(fmt::format("{{column: {}, desc: true}}", name));
-      binary = true;
-    }
+    cols.emplace_back(name, desc);
   };
   for (const AccessColumn& c : a.by) add(Normal(c.column, from), false);
   for (const AccessColumn& c : a.order) add(Normal(c.column, from), c.desc);
-  const SourceTable* st = tp.scan.table.empty() ? nullptr : schema.FindTable(tp.scan.table);
   if (st != nullptr) {
     for (const std::string& pk : st->primary_key) add(pk, false);
+  }
+  auto is_time = [](const SourceColumn* c) {
+    return c != nullptr && (c->type == ValueType::kTimestamp || c->type == ValueType::kTimestampTz);
+  };
+  bool binary = false;
+  for (const auto& [name, desc] : cols) {
+    const SourceColumn* c = type_of(name);
+    if (c == nullptr) continue;
+    const bool ordered = std::any_of(a.order.begin(), a.order.end(), [&](const AccessColumn& o) {
+      return Normal(o.column, from) == name;
+    });
+    if (c->type == ValueType::kText && cols.size() > 1) binary = true;
+    if (desc && !is_time(c)) binary = true;
+    if (ordered && !desc &&
+        (c->type == ValueType::kDecimal || c->type == ValueType::kFloat ||
+         c->type == ValueType::kTimestampTz || c->type == ValueType::kTime ||
+         (c->type == ValueType::kOther && !TextSortsLikeValues(*c)))) {
+      binary = true;
+    }
+  }
+  std::vector<std::string> parts;
+  for (const auto& [name, desc] : cols) {
+    const SourceColumn* c = type_of(name);
+    if (desc) {
+      parts.push_back(is_time(c) ? fmt::format("{{column: {}, reverse: true}}", name)
+                                 : fmt::format("{{column: {}, desc: true}}", name));
+      continue;
+    }
+    const auto range = c == nullptr ? std::nullopt : DeclaredIntegerRange(*c);
+    if (!binary && range && IsIntegerType(c->type)) {
+      parts.push_back(
+          fmt::format("{{column: {}, width: {}}}", name, std::to_string(range->max).size()));
+    } else {
+      parts.push_back(name);
+    }
   }
   return fmt::format("key: {{{}parts: [{}]}}", binary ? "form: binary, " : "",
                      fmt::join(parts, ", "));
@@ -90,10 +114,14 @@ AccessProof NotServed(AccessProof proof, const TablePlan& tp, const AccessPatter
   proof.kind = AccessKind::kNotServed;
   proof.problem = std::move(problem);
   proof.how = "not served: it would take a full scan of the table";
+  std::string by_name;
+  for (const AccessColumn& c : a.by) by_name += "_" + c.column.column;
   proof.fix = fmt::format(
       "a table keyed by {} serves it: change this table's key, or add a table with that key "
-      "(from: {}; duplication) and declare the pattern there",
-      SuggestedKey(tp, a, schema), tp.mapping->from);
+      "(duplication: {{name: {}_by{}, from: {}, ...}} with the columns the read needs) and "
+      "declare the pattern there",
+      SuggestedKey(tp, a, schema), tp.mapping->name, by_name.empty() ? "_order" : by_name,
+      tp.mapping->from);
   return proof;
 }
 

@@ -632,8 +632,13 @@ class Drafter {
   std::vector<std::string> Labels(const SourceTable* t) const {
     std::vector<std::string> out;
     const std::vector<std::string>& key = Key(t);
+    // Text columns that are no key and no foreign key (those hold ids).
     auto text = [&](const SourceColumn& c) {
-      return c.type == ValueType::kText && !Contains(key, c.name);
+      if (c.type != ValueType::kText || Contains(key, c.name)) return false;
+      for (const ForeignKey& fk : t->foreign_keys) {
+        if (Contains(fk.columns, c.name)) return false;
+      }
+      return true;
     };
     for (const auto& u : t->unique_keys) {
       for (const std::string& n : u) {
@@ -718,6 +723,14 @@ class Drafter {
           }
           break;
         }
+        case ValueType::kOther:
+          if (!TextSortsLikeValues(*c)) {
+            text_ok = false;
+            reasons.push_back(
+                fmt::format("{} ({}) does not sort as text: binary", name, c->source_type));
+            break;
+          }
+          [[fallthrough]];  // uuid: fixed-width lower-case hex
         case ValueType::kDate:
         case ValueType::kTimestamp:
           text_parts.push_back(Y(name));
@@ -1175,6 +1188,9 @@ class Drafter {
     head += "tables:";
     d.yaml = head + body;
     d.left_out = left_out_;
+    for (const SourceTable* t : scope_) {
+      if (t->estimated_rows < 0) d.without_statistics.push_back(t->name);
+    }
     if (d.target_tables == 0) {
       return Status::InvalidArgument("no table could be drafted: " +
                                      fmt::format("{}", fmt::join(left_out_, "; ")));

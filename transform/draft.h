@@ -72,6 +72,8 @@ struct Draft {
   std::string yaml;                   // the mapping, commented
   int target_tables = 0;              // tables drafted
   std::vector<std::string> left_out;  // source tables not mapped, each with why
+  /// Tables in scope the database's statistics hold no row count for (never analyzed).
+  std::vector<std::string> without_statistics;
 };
 
 /// Drafts a mapping from `schema`. `source` (may be null) answers the
