@@ -92,18 +92,19 @@ std::string SuggestedKey(const TablePlan& tp, const AccessPattern& a, const Sour
   std::vector<std::string> parts;
   for (const auto& [name, desc] : cols) {
     const SourceColumn* c = type_of(name);
-    if (desc) {
-      parts.push_back(is_time(c) ? fmt::format("{{column: {}, reverse: true}}", name)
-                                 : fmt::format("{{column: {}, desc: true}}", name));
-      continue;
-    }
+    std::vector<std::string> fields;
+    if (desc) fields.push_back(is_time(c) ? "reverse: true" : "desc: true");
     const auto range = c == nullptr ? std::nullopt : DeclaredIntegerRange(*c);
-    if (!binary && range && IsIntegerType(c->type)) {
-      parts.push_back(
-          fmt::format("{{column: {}, width: {}}}", name, std::to_string(range->max).size()));
-    } else {
-      parts.push_back(name);
+    if (!desc && !binary && range && IsIntegerType(c->type)) {
+      fields.push_back(fmt::format("width: {}", std::to_string(range->max).size()));
     }
+    // A joined column or a nullable one needs a NULL rule (a row without
+    // one is then left out of the table).
+    if (name.find('.') != std::string::npos || (c != nullptr && c->nullable)) {
+      fields.push_back("on_null: reject");
+    }
+    parts.push_back(fields.empty() ? name
+                                   : fmt::format("{{column: {}, {}}}", name, fmt::join(fields, ", ")));
   }
   return fmt::format("key: {{{}parts: [{}]}}", binary ? "form: binary, " : "",
                      fmt::join(parts, ", "));
@@ -115,13 +116,24 @@ AccessProof NotServed(AccessProof proof, const TablePlan& tp, const AccessPatter
   proof.problem = std::move(problem);
   proof.how = "not served: it would take a full scan of the table";
   std::string by_name;
-  for (const AccessColumn& c : a.by) by_name += "_" + c.column.column;
+  std::vector<std::string> nullable;
+  const SourceTable* st = tp.scan.table.empty() ? nullptr : schema.FindTable(tp.scan.table);
+  for (const AccessColumn& c : a.by) {
+    by_name += "_" + c.column.column;
+    const SourceColumn* col =
+        st == nullptr || !c.column.alias.empty() ? nullptr : st->FindColumn(c.column.column);
+    if (col != nullptr && col->nullable) nullable.push_back(c.column.column + " IS NOT NULL");
+  }
   proof.fix = fmt::format(
       "a table keyed by {} serves it: change this table's key, or add a table with that key "
       "(duplication: {{name: {}_by{}, from: {}, ...}} with the columns the read needs) and "
-      "declare the pattern there",
+      "declare the pattern there{}",
       SuggestedKey(tp, a, schema), tp.mapping->name, by_name.empty() ? "_order" : by_name,
-      tp.mapping->from);
+      tp.mapping->from,
+      nullable.empty() ? ""
+                       : fmt::format(" (rows with a NULL there have no place in it: give that "
+                                     "table where: {})",
+                                     fmt::join(nullable, " AND ")));
   return proof;
 }
 

@@ -219,10 +219,15 @@ class Linter {
       if (why.empty()) return;
       const NameRule& r = policy_.rule(kind);
       const std::string styled = ApplyNameStyle(r.style, name);
-      Add("E123", loc, t.name, why,
-          styled != name && NameProblem(policy_, kind, styled, length).empty()
-              ? fmt::format("rename it '{}'", styled)
-              : fmt::format("rename it to follow the policy ({})", r.Where()));
+      std::string fix;
+      if (styled != name && NameProblem(policy_, kind, styled, length).empty()) {
+        fix = fmt::format("rename it '{}'", styled);
+      } else if (!r.allowed.empty()) {
+        fix = fmt::format("use one of the names the policy allows: {}", fmt::join(r.allowed, ", "));
+      } else {
+        fix = fmt::format("rename it to follow the policy ({})", r.Where());
+      }
+      Add("E123", loc, t.name, why, fix);
     };
     const size_t colon = t.name.find(':');
     check(NameKind::kNamespace, colon == std::string::npos ? "default" : t.name.substr(0, colon),
@@ -477,7 +482,11 @@ class Linter {
         Add("W103", f.loc, t.name,
             fmt::format("column family name '{}' has {} bytes; HBase stores it in every cell",
                         f.name, f.name.size()),
-            fmt::format("use a name of one or two characters (e.g. '{}')", f.name.substr(0, 1)));
+            max_family_bytes_ == 2
+                ? fmt::format("use a name of one or two characters (e.g. '{}')",
+                              f.name.substr(0, 1))
+                : fmt::format("use a name of at most {} byte(s) (e.g. '{}')", max_family_bytes_,
+                              f.name.substr(0, max_family_bytes_)));
       }
     }
   }
