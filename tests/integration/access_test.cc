@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cmd/run.h"
+#include "common/bytes.h"
 #include "store/store.h"
 #include "tests/integration/test_env.h"
 #include "transform/access_plan.h"
@@ -220,6 +221,53 @@ TEST_P(AccessPatternTest, EveryKeyFormReadsTheRowsTheSqlOrderGives) {
   ASSERT_TRUE(target.ok()) << target.status().ToString();
   ASSERT_EQ(proofs.size(), expected.size());
   const auto json = nlohmann::json::parse(plan.output.substr(plan.output.find('{')));
+  // The order_ids of the rows one read of `proof` returns: each prefix
+  // scanned in the store's order, the buckets merged by the key after the
+  // salt.
+  auto read_ids = [&](const AccessProof& proof, const std::vector<std::string>& prefixes) {
+    const TablePlan& tp = *proof.served_by;
+    const size_t salt_bytes =
+        tp.key.salt().size == 0 ? 0
+        : tp.key.form() == KeyForm::kBinary
+            ? 1
+            : std::to_string(tp.key.salt().size - 1).size() + tp.key.separator().size();
+    std::vector<std::string> keys;
+    for (const std::string& prefix : prefixes) {
+      std::vector<std::string> bucket;
+      ReadOptions ro;
+      ro.row_prefix = prefix;
+      auto reader = (*target)->NewReader(tp.descriptor.FullName(), ro);
+      EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+      if (!reader.ok()) return std::vector<std::string>();
+      for (; (*reader)->Valid(); (*reader)->Next()) {
+        const std::string_view row = (*reader)->cell().row;
+        if (bucket.empty() || bucket.back() != row) bucket.emplace_back(row);
+      }
+      EXPECT_TRUE((*reader)->status().ok());
+      EXPECT_TRUE(std::is_sorted(bucket.begin(), bucket.end()));
+      keys.insert(keys.end(), bucket.begin(), bucket.end());
+    }
+    if (proof.kind == AccessKind::kBucketScan) {
+      std::sort(keys.begin(), keys.end(), [&](const std::string& a, const std::string& b) {
+        return a.substr(salt_bytes) < b.substr(salt_bytes);
+      });
+    }
+    std::vector<std::string> ids;
+    for (const std::string& k : keys) {
+      auto row = tp.key.DecodeRow(k);
+      EXPECT_TRUE(row.ok()) << row.status().ToString();
+      if (row.ok()) ids.push_back((*row)[tp.key.parts().back().index].ToText());
+    }
+    return ids;
+  };
+  auto sql_ids = [&](const std::string& condition, const std::string& order_by) {
+    std::vector<std::string> ids;
+    for (const auto& line : Sql(fmt::format("SELECT order_id FROM orders WHERE {} ORDER BY {}",
+                                            condition, order_by))) {
+      ids.push_back(line.front());
+    }
+    return ids;
+  };
   for (const AccessProof& proof : proofs) {
     const std::string name = proof.pattern->name;
     SCOPED_TRACE(name);
@@ -234,7 +282,23 @@ TEST_P(AccessPatternTest, EveryKeyFormReadsTheRowsTheSqlOrderGives) {
         if (a["name"] != name) continue;
         in_json = true;
         EXPECT_EQ(a["served"], std::string(AccessKindNames().Name(e.kind)));
-        EXPECT_FALSE(a["example"].is_null()) << a.dump();
+        ASSERT_FALSE(a["example"].is_null()) << a.dump();
+        // The read plan gives as its example returns the SQL's rows.
+        std::vector<std::string> prefixes, where;
+        for (const auto& p : a["example"]["prefixes"]) {
+          std::string bytes;
+          ASSERT_TRUE(FromStringBinary(p.get<std::string>(), &bytes));
+          prefixes.push_back(bytes);
+        }
+        for (const auto& [column, value] : a["example"]["by"].items()) {
+          where.push_back(
+              fmt::format("{}{} = {}", !pg() && column == "region" ? "BINARY " : "", column,
+                          Literal(Value::Str(ValueType::kText, value.get<std::string>()))));
+        }
+        const std::string condition = fmt::format("{}", fmt::join(where, " AND "));
+        const std::vector<std::string> want = sql_ids(condition, e.order_by);
+        EXPECT_FALSE(want.empty());
+        EXPECT_EQ(read_ids(proof, prefixes), want) << condition;
       }
     }
     EXPECT_TRUE(in_json);
@@ -264,47 +328,9 @@ TEST_P(AccessPatternTest, EveryKeyFormReadsTheRowsTheSqlOrderGives) {
     }
     ASSERT_TRUE((*stream)->status().ok());
     ASSERT_GE(reads.size(), 6u);
-    // The salt's bytes: one byte, or (text) the bucket's digits and the separator.
-    const size_t salt_bytes =
-        tp.key.salt().size == 0 ? 0
-        : tp.key.form() == KeyForm::kBinary
-            ? 1
-            : std::to_string(tp.key.salt().size - 1).size() + tp.key.separator().size();
     for (const auto& [condition, read] : reads) {
-      // The rows of each prefix in the store's order, the buckets merged
-      // by the key after the salt.
-      std::vector<std::string> keys;
-      for (const std::string& prefix : read.first) {
-        std::vector<std::string> bucket;
-        ReadOptions ro;
-        ro.row_prefix = prefix;
-        auto reader = (*target)->NewReader(tp.descriptor.FullName(), ro);
-        ASSERT_TRUE(reader.ok()) << reader.status().ToString();
-        for (; (*reader)->Valid(); (*reader)->Next()) {
-          const std::string_view row = (*reader)->cell().row;
-          if (bucket.empty() || bucket.back() != row) bucket.emplace_back(row);
-        }
-        ASSERT_TRUE((*reader)->status().ok());
-        EXPECT_TRUE(std::is_sorted(bucket.begin(), bucket.end()));
-        keys.insert(keys.end(), bucket.begin(), bucket.end());
-      }
-      if (e.kind == AccessKind::kBucketScan) {
-        std::sort(keys.begin(), keys.end(), [&](const std::string& a, const std::string& b) {
-          return a.substr(salt_bytes) < b.substr(salt_bytes);
-        });
-      }
-      std::vector<std::string> got;
-      for (const std::string& k : keys) {
-        auto row = tp.key.DecodeRow(k);
-        ASSERT_TRUE(row.ok()) << row.status().ToString();
-        const size_t order_id = tp.key.parts().back().index;
-        got.push_back((*row)[order_id].ToText());
-      }
-      std::vector<std::string> want;
-      for (const auto& line : Sql(fmt::format("SELECT order_id FROM orders WHERE {} ORDER BY {}",
-                                              condition, e.order_by))) {
-        want.push_back(line.front());
-      }
+      const std::vector<std::string> got = read_ids(proof, read.first);
+      const std::vector<std::string> want = sql_ids(condition, e.order_by);
       EXPECT_EQ(got, want) << condition;
       if (e.kind == AccessKind::kGet) {
         EXPECT_EQ(got.size(), 1u);

@@ -325,6 +325,17 @@ TEST_F(InitOptionsTest, RootsAndTablesShapeTheDraft) {
   EXPECT_EQ(std::to_string(orders),
             PgQuery(db_, "SELECT count(*) FROM service_order").front().front());
 
+  // A password in the URL stays out of the draft (the server trusts
+  // loopback connections, so any password connects).
+  const std::string with_password = "postgresql://widen:s3cret@" + db_.substr(db_.find('@') + 1);
+  const CommandResult secret =
+      RunCommand(WidenBinary() + " init -q --source " + ShellQuote(with_password));
+  ASSERT_EQ(secret.exit_code, 0) << secret.output;
+  EXPECT_EQ(secret.output.find("s3cret"), std::string::npos) << secret.output;
+  EXPECT_NE(secret.output.find("source: \"${WIDEN_SOURCE_URL:-postgresql://widen@"),
+            std::string::npos)
+      << secret.output;
+
   const CommandResult typo = RunCommand(WidenBinary() + " init --source " + ShellQuote(db_) +
                                         " --tables customer,custmer");
   EXPECT_EQ(typo.exit_code, 2) << typo.output;
