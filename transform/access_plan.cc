@@ -103,8 +103,8 @@ std::string SuggestedKey(const TablePlan& tp, const AccessPattern& a, const Sour
     if (name.find('.') != std::string::npos || (c != nullptr && c->nullable)) {
       fields.push_back("on_null: reject");
     }
-    parts.push_back(fields.empty() ? name
-                                   : fmt::format("{{column: {}, {}}}", name, fmt::join(fields, ", ")));
+    parts.push_back(
+        fields.empty() ? name : fmt::format("{{column: {}, {}}}", name, fmt::join(fields, ", ")));
   }
   return fmt::format("key: {{{}parts: [{}]}}", binary ? "form: binary, " : "",
                      fmt::join(parts, ", "));
