@@ -6,21 +6,28 @@
 //   scan         they fix the leading key parts: one prefix Scan, and the
 //                rows come in the wanted order (the next key parts, in the
 //                order their bytes sort: ascending, or descending for a
-//                `desc` or `reverse` part);
+//                `desc` or `reverse` part; in the text form a part others
+//                follow needs a text of one width, else a shorter value
+//                sorts after the longer ones it starts; NULL markers sort
+//                first, last when `desc`; once the parts read tell every
+//                row apart, later order columns change nothing);
 //   bucket_scan  as scan, but the salt hashes a part the `by` columns do not
 //                fix: one prefix Scan per salt bucket (each in key order;
 //                merging them by the key after the salt keeps the order);
 //   not_served   anything else (a part missing from the leading parts, an
 //                order the key's bytes do not give, a hash prefix over a
-//                part not given): it would take a full scan. The proof says
-//                why, and the fix: the key order that would serve it, or
-//                another table of the mapping (a duplicate of the same
-//                driving table) that does.
+//                part not given, a table whose rows can have no cell —
+//                every mapped value NULL): it would take a full scan, or
+//                miss rows. The proof says why, and the fix: the key that
+//                would serve it, as a duplicate table named after the
+//                source table and not yet in the mapping.
 //
 // A pattern declared on one table is served when its own table serves it
-// or another table with the same driving table does (duplication). `widen
-// plan` prints the proofs; `widen lint` reports patterns that no table
-// serves (E122).
+// or another table holding the same rows does (duplication): the same
+// driving table and `where` conditions (but `c IS NOT NULL` of a `by`
+// column), the pattern's joined columns matched by a join of the same
+// table on the same columns. `widen plan` prints the proofs; `widen lint`
+// reports patterns that no table serves (E122).
 //
 // Thread safety: plain values; proofs point into the plans they were made from.
 #pragma once
@@ -73,8 +80,9 @@ AccessProof ProveAccess(const TablePlan& table, const AccessPattern& pattern,
 
 /// Proves every pattern of every table in `tables`, in mapping order: each
 /// against its own table, and when that does not serve it, against the
-/// other tables of `tables` with the same driving table (their joins matched
-/// by the joined table's name), the first that serves it being served_by.
+/// other tables of `tables` that hold the same rows (see above), the first
+/// that serves it being served_by. Suggested table names avoid the names
+/// of `tables` and each other (one name per suggested key).
 std::vector<AccessProof> ProveAccessPatterns(const std::vector<const TablePlan*>& tables,
                                              const SourceSchema& schema);
 

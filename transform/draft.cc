@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "extract/source_stats.h"
+#include "transform/key_anatomy.h"
 #include "transform/plan.h"
 
 namespace widen {
@@ -689,85 +690,153 @@ class Drafter {
     return int64_t{0};
   }
 
+  // A key part over `c` as the planner makes it (its name and types), a
+  // width for integers.
+  static KeyPartPlan Part(const SourceColumn& c) {
+    KeyPartPlan p;
+    p.name = c.name;
+    p.value_type = c.type;
+    p.source_type = c.storage_type();
+    p.width = IsIntegerType(c.type) ? IntegerDigits(c) : 0;
+    return p;
+  }
+
+  // Whether a scan over the parts before `c` returns the rows in `c`'s
+  // order, `c` in a key of that form, followed by other parts or not.
+  static bool SortsInKey(const SourceColumn& c, bool binary, bool followed) {
+    if (c.is_enum) return false;
+    const KeyPartPlan p = Part(c);
+    if (!KeyOrderProblem(p, c, !binary).empty()) return false;
+    return binary || !followed || TextWidthProblem(p, "|").empty();
+  }
+
   // The key parts over `columns` of `t`; `row_key` false: a nested id.
   // `continued`: a nested id its children's qualifiers continue (a text
-  // part there would let one child's qualifier run into another's).
+  // part there would let one child's qualifier run into another's). The
+  // text form unless a part needs the binary form; the comment says how
+  // each part is written in the form chosen.
   Result<KeyDraft> KeyOf(const SourceTable* t, const std::vector<std::string>& columns,
                          bool row_key, bool continued = false) {
     KeyDraft k;
-    std::vector<std::string> text_parts, binary_parts, reasons;
-    bool text_ok = true;
-    for (const std::string& name : columns) {
+    struct PartDraft {
+      std::string text, binary;          // the part as the form writes it
+      std::string text_why, binary_why;  // how, for the comment
+      std::string needs_binary;          // why the text form cannot hold it ("" = it can)
+    };
+    std::vector<PartDraft> drafts;
+    for (size_t i = 0; i < columns.size(); ++i) {
+      const std::string& name = columns[i];
       const SourceColumn* c = t->FindColumn(name);
       if (c == nullptr) return Status::Internal("no column " + name);
+      // Whether another part (or a child's qualifier) follows it.
+      const bool followed = continued || i + 1 < columns.size();
+      const std::string what = fmt::format("{} ({})", name, c->source_type);
+      const int digits = FractionDigits(c->storage_type());
+      PartDraft d;
+      d.text = d.binary = Y(name);
       switch (c->type) {
         case ValueType::kInt:
         case ValueType::kUInt: {
           WIDEN_ASSIGN_OR_RETURN(const int64_t min, MinValue(t, name));
+          d.binary_why = what + " big-endian with the sign bit flipped (sorts numerically)";
           if (min < 0) {
-            text_ok = false;
-            reasons.push_back(fmt::format("{} holds negative values (min {}): binary", name, min));
+            d.needs_binary = fmt::format("{} holds negative values (min {})", name, min);
           } else if (row_key) {
-            const int digits = IntegerDigits(*c);
-            text_parts.push_back(fmt::format("{{column: {}, width: {}}}", Y(name), digits));
-            reasons.push_back(
-                fmt::format("{} ({}) zero-padded to {} digits, so that it sorts "
-                            "numerically: every value of the type fits",
-                            name, c->source_type, digits));
+            const int width = IntegerDigits(*c);
+            d.text = fmt::format("{{column: {}, width: {}}}", Y(name), width);
+            d.text_why = fmt::format(
+                "{} zero-padded to {} digits, so that it sorts numerically: every value of the "
+                "type fits",
+                what, width);
           } else {
-            text_parts.push_back(Y(name));
-            reasons.push_back(
-                fmt::format("{} unpadded (qualifiers stay short; add width: N to "
-                            "read column ranges in id order)",
-                            name));
+            d.text_why = fmt::format(
+                "{} unpadded (qualifiers stay short; add width: N to read column ranges in id "
+                "order)",
+                name);
           }
           break;
         }
         case ValueType::kOther:
+        case ValueType::kJson:
           if (!TextSortsLikeValues(*c)) {
-            text_ok = false;
-            reasons.push_back(
-                fmt::format("{} ({}) does not sort as text: binary", name, c->source_type));
-            break;
+            d.needs_binary = what + " does not sort as text";
+            d.binary = fmt::format("{{column: {}, type: string}}", Y(name));
+            d.binary_why = what +
+                           " as its text (escaped and terminated; it is matched exactly, "
+                           "its order is the text's)";
+          } else {
+            if (followed && !TextWidthProblem(Part(*c), "|").empty()) {
+              d.needs_binary = what +
+                               " has no fixed width, so as text it would not keep the "
+                               "parts after it in order";
+            }
+            d.text_why = what + " as text, which sorts like its values";
+            d.binary_why = what + " as its text, escaped and terminated";
           }
-          [[fallthrough]];  // uuid: fixed-width lower-case hex
+          break;
         case ValueType::kDate:
+          d.text_why = what + " as text (YYYY-MM-DD sorts like its values)";
+          d.binary_why = what + " as days since 1970";
+          break;
         case ValueType::kTimestamp:
-          text_parts.push_back(Y(name));
-          reasons.push_back(
-              fmt::format("{} ({}) as text, which sorts like its values", name, c->source_type));
+          d.text_why = what + " as text, which sorts like its values";
+          if (followed && digits != 0) {
+            // ...:00 starts ...:00.5, and the next part's separator then
+            // sorts it after the longer one.
+            d.needs_binary = what +
+                             " can hold fractions of a second, so its text has no fixed "
+                             "width and would not keep the parts after it in order";
+          }
+          if (digits > 3 || digits < 0) {
+            d.binary = fmt::format("{{column: {}, type: string}}", Y(name));
+            d.binary_why = what +
+                           " as its text, escaped and terminated (every microsecond "
+                           "kept, in order; a binary timestamp keeps milliseconds)";
+          } else {
+            d.binary_why = what + " as milliseconds since 1970";
+          }
           break;
         case ValueType::kText:
-          if (columns.size() == 1 && !continued) {
-            text_parts.push_back(Y(name));
-            k.no_separator = row_key;
-            reasons.push_back(fmt::format("{} ({}) as its text{}", name, c->source_type,
-                                          row_key ? ", without a separator (one part: no value "
-                                                    "is refused for holding one)"
-                                                  : ""));
+          d.text_why = fmt::format("{} as its text{}", what,
+                                   row_key ? ", without a separator (one part: no value is "
+                                             "refused for holding one)"
+                                           : "");
+          d.binary_why = what + " escaped and terminated, so no value can run into the next";
+          if (columns.size() > 1 || continued) {
+            d.needs_binary = fmt::format(
+                "{} is text {}", name,
+                continued ? "that the children's qualifiers continue" : "beside other parts");
           } else {
-            text_ok = false;
-            reasons.push_back(fmt::format(
-                "{} is text {}: binary (escaped and terminated, so no "
-                "value can run into the next)",
-                name,
-                continued ? "that the children's qualifiers continue" : "beside other parts"));
+            k.no_separator = row_key;
           }
           break;
+        case ValueType::kTimestampTz:
+          d.needs_binary = what + " does not sort as text (instants end in 'Z')";
+          d.binary_why = what +
+                         " as milliseconds since 1970 (two instants within one "
+                         "millisecond would share a key)";
+          break;
         default:
-          text_ok = false;
-          reasons.push_back(
-              fmt::format("{} ({}) does not sort as text: binary", name, c->source_type));
+          d.needs_binary = what + " does not sort as text";
+          d.binary_why = what + " in its order-preserving binary encoding";
           break;
       }
-      const bool text_sorts = c->type != ValueType::kOther && c->type != ValueType::kJson;
-      binary_parts.push_back(text_sorts || TextSortsLikeValues(*c)
-                                 ? Y(name)
-                                 : fmt::format("{{column: {}, type: string}}", Y(name)));
+      drafts.push_back(std::move(d));
     }
-    k.binary = !text_ok;
-    k.yaml = fmt::format("[{}]", fmt::join(k.binary ? binary_parts : text_parts, ", "));
-    k.why = fmt::format("{}: {}", k.binary ? "binary form" : "text form", fmt::join(reasons, "; "));
+    std::vector<std::string> because, parts, how;
+    for (const PartDraft& d : drafts) {
+      if (!d.needs_binary.empty()) because.push_back(d.needs_binary);
+    }
+    k.binary = !because.empty();
+    if (k.binary) k.no_separator = false;
+    for (const PartDraft& d : drafts) {
+      parts.push_back(k.binary ? d.binary : d.text);
+      how.push_back(k.binary ? d.binary_why : d.text_why);
+    }
+    k.yaml = fmt::format("[{}]", fmt::join(parts, ", "));
+    k.why = k.binary ? fmt::format("binary form ({}): {}", fmt::join(because, "; "),
+                                   fmt::join(how, "; "))
+                     : fmt::format("text form: {}", fmt::join(how, "; "));
     return k;
   }
 
@@ -1069,10 +1138,27 @@ class Drafter {
         cols.push_back(fmt::format("{{column: {}, to: {}}}", Y(ref), Quoted(d + ":" + q)));
       }
     }
+    // A row whose cells are all left out (NULLs) is no row in HBase: when
+    // every column can be NULL, the first key column is kept as a cell too.
+    const bool always = std::any_of(
+        t->columns.begin(), t->columns.end(),
+        [&](const SourceColumn& c) { return !c.nullable && !Contains(Key(t), c.name); });
+    std::string kept;
+    if (!always && !cols.empty()) {
+      const std::string& k0 = Key(t).front();
+      WIDEN_ASSIGN_OR_RETURN(const std::string q,
+                             PickName(NameKind::kQualifier, {k0}, &qualifiers));
+      cols.push_back(fmt::format("{{column: {}, to: {}}}", Y(k0), Quoted(d + ":" + q)));
+      kept = fmt::format(
+          "; {} is kept as a cell too: every other column can be NULL, and a row whose cells "
+          "are all left out is no row in HBase (a Get would not find it)",
+          k0);
+    }
     if (!cols.empty()) {
       *out += Comment(4,
                       "columns: the row's own columns but its key (the key holds them), then "
-                      "the joined labels");
+                      "the joined labels" +
+                          kept);
       *out += "    columns:\n";
       for (const std::string& c : cols) *out += fmt::format("      - {}\n", c);
     }
@@ -1106,13 +1192,21 @@ class Drafter {
                         Y(fmt::format("{}_by_{}", Sanitize(t->name, false), fmt::join(key, "_"))),
                         fmt::join(Quote(key), ", "));
     const SourceColumn* second = key.size() > 1 ? t->FindColumn(key[1]) : nullptr;
-    if (second != nullptr && !second->is_enum) {
+    if (second != nullptr && SortsInKey(*second, k.binary, key.size() > 2)) {
       *out += Comment(6, fmt::format("served by one prefix Scan: {} leads the key, and the rows "
                                      "come ordered by {}",
                                      key.front(), key[1]));
       *out += fmt::format("      - {{name: {}, by: [{}], order: [{}]}}\n",
                           Y(fmt::format("{}_of_{}", Sanitize(t->name, false), key.front())),
                           Y(key.front()), Y(key[1]));
+    } else if (second != nullptr) {
+      *out += Comment(6, fmt::format("served by one prefix Scan: {} leads the key (the rows come "
+                                     "in key order, which is not {}'s order: its key part does "
+                                     "not sort like its values)",
+                                     key.front(), key[1]));
+      *out += fmt::format("      - {{name: {}, by: [{}]}}\n",
+                          Y(fmt::format("{}_of_{}", Sanitize(t->name, false), key.front())),
+                          Y(key.front()));
     }
     return Status::OK();
   }

@@ -769,13 +769,27 @@ class Linter {
       const KeyPartPlan& p = tp.key.parts()[i];
       const SourceColumn* c = p.is_literal ? nullptr : KeyPartColumn(tp, p, schema_);
       if (c == nullptr) continue;
-      const std::string why = KeyOrderProblem(p, *c, tp.key.form() == KeyForm::kText);
-      if (why.empty()) continue;
+      const bool text = tp.key.form() == KeyForm::kText;
+      const std::string why = KeyOrderProblem(p, *c, text);
+      if (!why.empty()) {
+        Add("W116", t.key.parts[i].loc, t.name,
+            fmt::format("row key part '{}' does not sort like its values ({}): range scans by it "
+                        "return the wrong rows",
+                        p.name, why),
+            fix(tp.key.form(), *c));
+        continue;
+      }
+      // Integers without a width are W112's.
+      if (!text || IsIntegerType(c->type) || i + 1 >= tp.key.parts().size()) continue;
+      const std::string width = TextWidthProblem(p, tp.key.separator());
+      if (width.empty()) continue;
       Add("W116", t.key.parts[i].loc, t.name,
-          fmt::format("row key part '{}' does not sort like its values ({}): range scans by it "
-                      "return the wrong rows",
-                      p.name, why),
-          fix(tp.key.form(), *c));
+          fmt::format("row key part '{}' does not keep the key in its order: {}; a scan in key "
+                      "order does not return the rows in '{}' order",
+                      p.name, width, p.name),
+          "use form: binary (its strings are escaped and terminated, so a shorter value sorts "
+          "first), or move the part to the end of the key; ignore this if the part is only "
+          "matched exactly");
     }
     std::vector<const NestPlan*> nests;
     for (const auto& n : tp.nests) nests.push_back(&n);
@@ -787,7 +801,11 @@ class Linter {
         const KeyPartPlan& p = n->qualifier.parts()[j];
         const SourceColumn* c = st == nullptr || p.is_literal ? nullptr : st->FindColumn(p.name);
         if (c == nullptr) continue;
-        const std::string why = KeyOrderProblem(p, *c, n->qualifier.form() == KeyForm::kText);
+        const bool text = n->qualifier.form() == KeyForm::kText;
+        std::string why = KeyOrderProblem(p, *c, text);
+        if (why.empty() && text && !IsIntegerType(c->type) && j + 1 < n->qualifier.parts().size()) {
+          why = TextWidthProblem(p, n->qualifier.separator());
+        }
         if (why.empty()) continue;
         Add("I117", n->spec->id[j].loc, t.name,
             fmt::format("nested id '{}' (prefix '{}') does not sort like its values ({}): "
