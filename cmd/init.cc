@@ -53,6 +53,20 @@ Status WriteFileAtomically(const std::string& path, const std::string& text) {
   return Status::OK();
 }
 
+// The mapping's JSON Schema beside this executable: installed
+// (PREFIX/bin/widen, PREFIX/share/widen/mapping.schema.json) or in the
+// source tree it was built in (build/cmd/widen, docs/); "" when neither.
+std::string SchemaBesideExecutable() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  for (const char* rel : {"../share/widen/mapping.schema.json", "../../docs/mapping.schema.json"}) {
+    const std::filesystem::path p = (exe.parent_path() / rel).lexically_normal();
+    if (std::filesystem::is_regular_file(p, ec)) return p.string();
+  }
+  return "";
+}
+
 }  // namespace
 
 int RunInit(const InitOptions& o) {
@@ -72,6 +86,7 @@ int RunInit(const InitOptions& o) {
   r.draft.name_space = o.name_space;
   r.draft.target_url = o.target_url;
   r.draft.policy = NamingPolicy::Default();
+  r.draft.schema_ref = SchemaBesideExecutable();
   if (!o.policy_path.empty()) {
     auto p = load_policy(o.policy_path);
     if (!p.ok()) return FailWith(p.status());

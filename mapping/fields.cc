@@ -27,6 +27,7 @@ constexpr F kNest[] = {"table",   "on",   "family",       "prefix",
                        "version", "nest"};
 constexpr F kNestColumn[] = {"column", "as"};
 constexpr F kAccess[] = {"name", "by", "order"};
+constexpr F kAccessOrder[] = {"column", "desc"};
 constexpr F kSync[] = {"table", "mode", "watermark", "tiebreak", "lookback", "deletes"};
 constexpr F kDeletes[] = {"soft", "reconcile"};
 constexpr F kSoft[] = {"column", "value"};
@@ -48,6 +49,7 @@ constexpr MappingObject kObjects[] = {
     {"nest", kNest},
     {"nest_column", kNestColumn},
     {"access", kAccess},
+    {"access_order", kAccessOrder},
     {"sync", kSync},
     {"deletes", kDeletes},
     {"soft", kSoft},

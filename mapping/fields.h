@@ -19,7 +19,7 @@ struct MappingObject {
 };
 
 /// Every kind: mapping (the top level), table, family, key, key_part, salt,
-/// hash_prefix, join, column, nest, nest_column, access, sync, deletes,
+/// hash_prefix, join, column, nest, nest_column, access, access_order, sync, deletes,
 /// soft, policy, policy_rule. A view of a constant table.
 std::span<const MappingObject> MappingObjects();
 

@@ -192,7 +192,18 @@ class Loader {
     }
     m.policy = NamingPolicy::Default();
     if (YAML::Node policy = root["policy"]) {
-      WIDEN_RETURN_IF_ERROR(mapping_internal::LoadPolicySection(ctx_, policy, &m.policy));
+      if (policy.IsScalar() && !policy.Scalar().empty()) {
+        // A policy file, relative to the mapping's folder.
+        std::filesystem::path path(policy.Scalar());
+        if (path.is_relative()) path = std::filesystem::path(file_).parent_path() / path;
+        auto p = load_policy(path.string());
+        if (!p.ok()) {
+          return ctx_.Error(policy, fmt::format("'policy': {}", p.status().message()));
+        }
+        m.policy = std::move(*p);
+      } else {
+        WIDEN_RETURN_IF_ERROR(mapping_internal::LoadPolicySection(ctx_, policy, &m.policy));
+      }
     }
     // Access pattern names are unique in the mapping (plan and lint name them).
     std::vector<const AccessPattern*> access;
@@ -342,7 +353,11 @@ class Loader {
     return CheckQualifiers(*t);
   }
 
-  // One entry of `access:`: {name, by: [columns], order: ["column [asc|desc]", ...]}.
+  // One entry of `access:`: {name, by: [columns], order: [entries]}, an
+  // `order` entry "column", "column asc" or "column desc" (one space, the
+  // direction in any case) or {column: NAME, desc: BOOL} (a name with
+  // white space). A column is named at most once in `by` and once in
+  // `order` (a `by` column may be in `order`: one value, any order).
   Status LoadAccess(const YAML::Node& n, const TableMapping& t, AccessPattern* a) {
     WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(n, "an access pattern", "access"));
     a->loc = ctx_.Loc(n);
@@ -358,37 +373,48 @@ class Loader {
         for (const auto& e : list) items.push_back(e);
       }
       for (const auto& e : items) {
-        if (!e.IsScalar()) {
-          return ctx_.Error(e, fmt::format("'{}' holds column names{}", field,
-                                           ordered ? " (\"column\" or \"column desc\")" : ""));
-        }
         AccessColumn c;
         c.loc = ctx_.Loc(e);
-        std::string text = e.Scalar();
-        if (ordered) {
-          // "column", "column asc", "column desc".
-          const size_t space = text.find_last_of(' ');
-          if (space != std::string::npos) {
-            const std::string dir = text.substr(space + 1);
-            if (dir != "asc" && dir != "desc") {
-              return ctx_.Error(e, fmt::format("an 'order' entry is \"column\", \"column asc\" or "
-                                               "\"column desc\", got '{}'",
-                                               text));
+        std::string text;
+        if (ordered && e.IsMap()) {
+          WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(e, "an 'order' entry", "access_order"));
+          WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(e, "column", &text));
+          WIDEN_RETURN_IF_ERROR(ctx_.OptionalBool(e, "desc", &c.desc));
+        } else if (!e.IsScalar() || e.Scalar().empty()) {
+          return ctx_.Error(e, fmt::format("'{}' holds column names{}", field,
+                                           ordered ? " (\"column\", \"column desc\" or {column: "
+                                                     "NAME, desc: true})"
+                                                   : ""));
+        } else {
+          text = e.Scalar();
+          const size_t blank = text.find_first_of(" \t\r\n\f\v");
+          if (ordered && blank != std::string::npos) {
+            // "column asc" / "column desc": one space, the direction last.
+            std::string dir = text.substr(blank + 1);
+            for (char& ch : dir)
+              ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+            if (text[blank] != ' ' || blank == 0 || (dir != "asc" && dir != "desc")) {
+              return ctx_.Error(
+                  e, fmt::format("an 'order' entry is \"column\", \"column asc\" or \"column "
+                                 "desc\" (one space between), got '{}'; a column whose name "
+                                 "holds white space is written {{column: NAME, desc: false}}",
+                                 text));
             }
             c.desc = dir == "desc";
-            text = text.substr(0, text.find_last_not_of(' ', space) + 1);
+            text = text.substr(0, blank);
+          } else if (!ordered && (text.front() == ' ' || text.back() == ' ')) {
+            return ctx_.Error(e, fmt::format("'by' entry '{}' starts or ends with a space", text));
           }
         }
         WIDEN_RETURN_IF_ERROR(ColumnRefAt(e, text, &c.column));
         if (!c.column.alias.empty() && !HasAlias(t, c.column.alias)) {
           return ctx_.Error(e, UnknownAlias(t, c.column.alias));
         }
-        for (const auto* seen : {&a->by, &a->order}) {
-          for (const AccessColumn& other : *seen) {
-            if (other.column.ToString() == c.column.ToString()) {
-              return ctx_.Error(e, fmt::format("access pattern '{}' names column '{}' twice",
-                                               a->name, c.column.ToString()));
-            }
+        for (const AccessColumn& other : *out) {
+          if (other.column.ToString() == c.column.ToString()) {
+            return ctx_.Error(e, fmt::format("access pattern '{}' names column '{}' twice in "
+                                             "'{}'",
+                                             a->name, c.column.ToString(), field));
           }
         }
         out->push_back(std::move(c));

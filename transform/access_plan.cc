@@ -323,8 +323,10 @@ std::string SuggestedKey(const TablePlan& tp, const AccessPattern& a, const Sour
   std::vector<Col> cols;
   auto add = [&](const ColumnRef& ref, bool desc, bool ordered, bool by, const KeyPart* spec) {
     const std::string name = Normal(ref, from);
-    for (const auto& c : cols) {
-      if (c.name == name) return;
+    for (auto& c : cols) {
+      if (c.name != name) continue;
+      if (spec != nullptr) c.spec = spec;  // a part of the current key too
+      return;
     }
     Col c;
     c.name = name;
@@ -350,18 +352,23 @@ std::string SuggestedKey(const TablePlan& tp, const AccessPattern& a, const Sour
   auto is_time = [](const SourceColumn* c) {
     return c != nullptr && (c->type == ValueType::kTimestamp || c->type == ValueType::kTimestampTz);
   };
-  auto nullable = [](const Col& c) { return c.joined || (c.c != nullptr && c.c->nullable); };
+  // A free-form query's columns count as nullable (the planner says so).
+  const bool query = tp.scan.table.empty();
+  auto nullable = [&](const Col& c) {
+    return c.joined || query || (c.c != nullptr && c.c->nullable);
+  };
   bool binary = false;
   for (size_t i = 0; i < cols.size(); ++i) {
     const Col& col = cols[i];
     const SourceColumn* c = col.c;
-    if (col.ordered && nullable(col)) binary = true;  // on_null: marker
-    if (col.by && col.joined) binary = true;          // on_null: marker
+    if (col.spec == nullptr && nullable(col) && (col.ordered || col.joined || query)) {
+      binary = true;  // on_null: marker
+    }
+    if (col.desc && !is_time(c)) binary = true;
     if (c == nullptr) continue;
     const bool textual =
         c->type == ValueType::kText || c->type == ValueType::kBytes || c->type == ValueType::kJson;
     if (textual && cols.size() > 1) binary = true;
-    if (col.desc && !is_time(c)) binary = true;
     if (col.ordered && !col.desc &&
         (c->type == ValueType::kDecimal || c->type == ValueType::kFloat ||
          c->type == ValueType::kTimestampTz || c->type == ValueType::kTime ||
@@ -399,12 +406,15 @@ std::string SuggestedKey(const TablePlan& tp, const AccessPattern& a, const Sour
       }
     }
     if (col.spec != nullptr) {
+      // A part of the current key (a free-form query's): as it is written there.
+      if (col.spec->width > 0 && !binary)
+        fields.push_back(fmt::format("width: {}", col.spec->width));
       if (col.spec->on_null_given) {
         fields.push_back(col.spec->on_null == KeyNullRule::kMarker ? "on_null: marker"
                                                                    : "on_null: reject");
       }
     } else if (nullable(col)) {
-      if (col.by && !col.joined) {
+      if (col.by && !col.joined && !query) {
         // A row with a NULL there never equals a given value: leave it out.
         fields.push_back("on_null: reject");
         not_null.push_back(col.ref.column + " IS NOT NULL");

@@ -870,7 +870,7 @@ class Drafter {
 
   // A joined table's copied columns: (alias.column, qualifier base).
   struct JoinDraft {
-    std::string yaml;  // "{table: t, as: a, on: {...}}"
+    std::string yaml;  // "{table: t, as: a, "on": {...}}"
     std::string why;
     std::vector<std::pair<std::string, std::string>> columns;  // column ref, name
   };
@@ -892,7 +892,8 @@ class Drafter {
     for (size_t i = 0; i < fk->columns.size(); ++i) {
       on.push_back(fmt::format("{}: {}", Y(fk->columns[i]), Y(fk->ref_columns[i])));
     }
-    j.yaml = fmt::format("{{table: {}{}, on: {{{}}}}}", Y(ref->name),
+    // "on" quoted: YAML 1.1 loaders (PyYAML) read a bare on as true.
+    j.yaml = fmt::format("{{table: {}{}, \"on\": {{{}}}}}", Y(ref->name),
                          alias == ref->name ? "" : ", as: " + Y(alias), fmt::join(on, ", "));
     std::vector<std::string> cols;
     if (all_columns) {
@@ -945,7 +946,7 @@ class Drafter {
       on.push_back(fmt::format("{}: {}", Y(n->via->ref_columns[i]), Y(n->via->columns[i])));
     }
     *out += fmt::format("{}- table: {}\n", pad, Y(t->name));
-    *out += fmt::format("{}  on: {{{}}}\n", pad, fmt::join(on, ", "));
+    *out += fmt::format("{}  \"on\": {{{}}}\n", pad, fmt::join(on, ", "));
     if (n->level == 1) *out += fmt::format("{}  family: {}\n", pad, Y(family));
     // Prefix: the far end's name for a link, else the child's own words.
     std::vector<std::string> words;
@@ -1198,7 +1199,11 @@ class Drafter {
                                      key.front(), key[1]));
       *out += fmt::format("      - {{name: {}, by: [{}], order: [{}]}}\n",
                           Y(fmt::format("{}_of_{}", Sanitize(t->name, false), key.front())),
-                          Y(key.front()), Y(key[1]));
+                          Y(key.front()),
+                          // A name with white space is no "column desc": the map form.
+                          key[1].find_first_of(" \t\r\n") == std::string::npos
+                              ? Y(key[1])
+                              : fmt::format("{{column: {}}}", Y(key[1])));
     } else if (second != nullptr) {
       *out += Comment(6, fmt::format("served by one prefix Scan: {} leads the key (the rows come "
                                      "in key order, which is not {}'s order: its key part does "
@@ -1246,6 +1251,9 @@ class Drafter {
       ++d.target_tables;
     }
     std::string head;
+    if (!o_.schema_ref.empty()) {
+      head += fmt::format("# yaml-language-server: $schema={}\n", o_.schema_ref);
+    }
     head += Comment(0, fmt::format("A first design drafted by widen init from the schema of {} "
                                    "({}, {} tables in scope). Review it, then: widen lint -m "
                                    "FILE; widen plan -m FILE (it proves the access patterns); "

@@ -65,6 +65,9 @@ struct DraftOptions {
   /// Names follow it (NamingPolicy::Default() when none was given).
   NamingPolicy policy;
   std::string policy_file;  // where the policy was read, for the header comment ("" = none)
+  /// The mapping's JSON Schema (a path or URL) for the draft's first line,
+  /// `# yaml-language-server: $schema=...` (editors' completion); "" = none.
+  std::string schema_ref;
 };
 
 /// The draft.

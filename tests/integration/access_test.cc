@@ -735,6 +735,150 @@ tables:
   }
 }
 
+// The columns a pattern names are checked as every other column (E100,
+// with "did you mean"; a nested table's column said to be one), and the
+// key plan suggests is one the mapping can take: a joined text column in
+// the binary form with a NULL marker, a nullable order column with a
+// marker, a free-form query's key kept unique by the current key's parts.
+TEST_P(AccessPatternTest, PatternColumnsAreCheckedAndSuggestedKeysHold) {
+  const std::vector<std::string> sql = {
+      "CREATE TABLE cust (customer_id int PRIMARY KEY, email varchar(40), region varchar(10) NOT "
+      "NULL)",
+      "CREATE TABLE note (order_id int NOT NULL, line int NOT NULL, txt varchar(10), PRIMARY KEY "
+      "(order_id, line))",
+      "INSERT INTO cust VALUES (1, 'a@x', 'n'), (2, NULL, 'n'), (3, 'b@x', 's'), (4, 'a|b@x', "
+      "'s'), "
+      "(5, NULL, 'e'), (6, 'c@x', 'e')",
+      "INSERT INTO note VALUES (1, 1, 'x'), (1, 2, 'y'), (2, 1, 'z')"};
+  if (pg()) {
+    for (const auto& q : sql) PgQuery(db_, q);
+  } else {
+    MySqlQuery(db_, sql);
+  }
+  const std::string env = "WIDEN_SOURCE_URL=" + ShellQuote(db_) + " ";
+  auto mapping = [&](const std::string& name, const std::string& access) {
+    return Write(name, R"YAML(source: ${WIDEN_SOURCE_URL}
+tables:
+  - name: a:orders
+    from: orders
+    families: [d, n]
+    key: {parts: [{column: order_id, width: 8}]}
+    joins:
+      - {table: cust, as: c, "on": {customer_id: customer_id}}
+    columns: [amount]
+    nest:
+      - {table: note, "on": {order_id: order_id}, family: n, prefix: x, id: [line]}
+    access:
+      - )YAML" + access + "\n");
+  };
+  const std::string unknown = mapping("unknown.yaml", "{name: p, by: [customerid]}");
+  CommandResult r = RunCommand(env + WidenBinary() + " lint -m " + unknown);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(unknown +
+                          ":13:24: error E100: a:orders: source table 'orders' has no "
+                          "column 'customerid'; did you mean 'customer_id'? (access pattern 'p')"),
+            std::string::npos)
+      << r.output;
+  const std::string nested = mapping("nested.yaml", "{name: p, by: [line]}");
+  r = RunCommand(env + WidenBinary() + " plan --limit 0 -m " + nested);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("has no column 'line'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("'line' is a column of the nested table note, whose rows are cells of "
+                          "this row, not rows: a pattern reads row keys"),
+            std::string::npos)
+      << r.output;
+  const std::string joined = mapping("joined.yaml", "{name: p, by: [c.email], order: [order_id]}");
+  r = RunCommand(env + WidenBinary() + " plan --limit 0 -m " + joined);
+  EXPECT_NE(r.output.find("fix: a table keyed by key: {form: binary, parts: [{column: c.email, "
+                          "on_null: marker}, order_id]} serves it"),
+            std::string::npos)
+      << r.output;
+  // Its suggestion, as a duplicate with the join: served, and every email
+  // (one holds the separator) finds its orders.
+  const std::string fixed = Write("fixed.yaml", R"YAML(source: ${WIDEN_SOURCE_URL}
+tables:
+  - name: a:orders
+    from: orders
+    families: [d]
+    key: {parts: [{column: order_id, width: 8}]}
+    joins:
+      - {table: cust, as: c, "on": {customer_id: customer_id}}
+    columns: [order_id]
+    access:
+      - {name: p, by: [c.email], order: [order_id]}
+  - name: a:orders_by_c_email
+    from: orders
+    families: [d]
+    joins:
+      - {table: cust, as: cu, "on": {customer_id: customer_id}}
+    key: {form: binary, parts: [{column: cu.email, on_null: marker}, order_id]}
+    columns: [order_id]
+  - name: a:cust
+    from: cust
+    families: [d]
+    key: {parts: [{column: customer_id, width: 3}]}
+    columns: [customer_id]
+    access:
+      - {name: q, by: [region], order: [email]}
+  - name: a:cust_q
+    from: c
+    query: SELECT customer_id, region FROM cust
+    families: [d]
+    key: {parts: [{column: customer_id, width: 3, on_null: reject}]}
+    columns: [region]
+    access:
+      - {name: byregion, by: [region], order: [customer_id DESC]}
+)YAML");
+  r = RunCommand(env + WidenBinary() + " plan --limit 0 -m " + fixed);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("p (" + fixed +
+                          ":11:9): SCAN: one prefix Scan of the prefix (email); "
+                          "rows come ordered by order_id ascending — in table a:orders_by_c_email"),
+            std::string::npos)
+      << r.output;
+  // A nullable order column: a NULL marker keeps the rows (binary).
+  EXPECT_NE(r.output.find("fix: a table keyed by key: {form: binary, parts: [region, {column: "
+                          "email, on_null: marker}, customer_id]} serves it"),
+            std::string::npos)
+      << r.output;
+  // A query's key: the current key's part keeps it unique.
+  EXPECT_NE(r.output.find("fix: a table keyed by key: {form: binary, parts: [{column: region, "
+                          "on_null: marker}, {column: customer_id, desc: true, on_null: reject}]} "
+                          "serves it"),
+            std::string::npos)
+      << r.output;
+  const std::string store = "leveldb:" + dir_ + "/store";
+  r = RunCommand(env + WidenBinary() + " migrate -q -m " + fixed + " --target " + store +
+                 " --table a:orders_by_c_email");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  setenv("WIDEN_SOURCE_URL", db_.c_str(), 1);
+  DesignRequest dr;
+  dr.mapping_path = fixed;
+  auto design = LoadDesign(dr);
+  ASSERT_TRUE(design.ok()) << design.status().ToString();
+  const AccessProof proof = ProveAccessPatterns((*design)->tables, (*design)->schema).front();
+  ASSERT_EQ(proof.kind, AccessKind::kScan) << proof.problem;
+  for (const char* email : {"a@x", "b@x", "a|b@x", "c@x"}) {
+    Row row;
+    row.values.resize(proof.served_by->scan.columns.size());
+    row.values[proof.by_indexes.front()] = Value::Str(ValueType::kText, email);
+    std::vector<std::string> prefixes;
+    ASSERT_TRUE(AccessPrefixes(proof, row, &prefixes).ok());
+    std::vector<std::string> got, want;
+    for (const CellRecord& c : ReadCells(store, "a:orders_by_c_email", 1, prefixes.front())) {
+      got.push_back(c.value);
+    }
+    for (const auto& line :
+         Sql(fmt::format("SELECT o.order_id FROM orders o JOIN cust c ON c.customer_id = "
+                         "o.customer_id WHERE c.email = '{}' ORDER BY o.order_id",
+                         email))) {
+      want.push_back(line.front());
+    }
+    EXPECT_FALSE(want.empty()) << email;
+    EXPECT_EQ(got, want) << email;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, AccessPatternTest, ::testing::Values("pg", "mysql"),
                          [](const auto& info) { return info.param; });
 

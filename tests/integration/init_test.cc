@@ -9,6 +9,7 @@
 // --tables and --root shape the draft.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -99,11 +100,19 @@ TEST_P(InitTest, DraftLintsPlansMigratesAndServesItsAccessPatterns) {
   EXPECT_NE(text.find("# key: "), std::string::npos);
   EXPECT_NE(text.find("access:"), std::string::npos);
 
-  // The mapping's JSON Schema takes it too.
+  // The mapping's JSON Schema takes it too, read as PyYAML reads YAML
+  // (1.1: a bare `on` would be true); its first line names the schema.
   const CommandResult schema = RunCommand(std::string(WIDEN_SYSTEM_PYTHON3) + " " + SourceDir() +
                                           "/tests/mapping/mapping_schema_check.py " + SourceDir() +
-                                          "/docs/mapping.schema.json " + draft);
+                                          "/docs/mapping.schema.json --yaml11 " + draft);
   EXPECT_EQ(schema.exit_code, 0) << schema.output;
+  EXPECT_EQ(
+      text.rfind(
+          "# yaml-language-server: $schema=" +
+              std::filesystem::canonical(SourceDir() + "/docs/mapping.schema.json").string() + "\n",
+          0),
+      0u)
+      << text.substr(0, 200);
 
   const std::string env = "WIDEN_SOURCE_URL=" + ShellQuote(db_) + " ";
   const CommandResult lint = RunCommand(env + WidenBinary() + " lint -m " + draft);
@@ -305,7 +314,7 @@ TEST_F(InitOptionsTest, RootsAndTablesShapeTheDraft) {
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("  - name: shop:customer\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("  - name: shop:service_order\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("      - table: service_order\n        on: {customer_id: customer_id}"),
+  EXPECT_NE(text.find("      - table: service_order\n        \"on\": {customer_id: customer_id}"),
             std::string::npos)
       << text;
   // It migrates: one customer row per customer, one cell per order.

@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
 """Validates mapping files against docs/mapping.schema.json.
 
-Usage: mapping_schema_check.py SCHEMA [--every-field FILE] MAPPING...
+Usage: mapping_schema_check.py SCHEMA [--yaml11] [--every-field FILE] [--cases FILE] MAPPING...
 
 Each MAPPING must validate. With --every-field, FILE (a mapping that uses
 every field of every kind of map) must validate too, and each copy of it
 with an unknown field added to one of its maps must not: the schema refuses
 what the loader refuses (tests/mapping/mapping_schema_test.cc checks the
-loader on the same file). YAML is read with YAML 1.2's booleans only
+loader on the same file). With --cases, each case of FILE
+(tests/mapping/schema_cases.yaml) is built into a mapping that must be
+valid or invalid as the case says, as the loader finds it (the same test).
+With --yaml11 the MAPPINGs are read as PyYAML reads them by default (YAML
+1.1: a bare `on` is true), as a user's own validation script may: widen
+init's drafts quote "on" so that they pass that way too. Otherwise YAML is
+read with YAML 1.2's booleans only
 (true/false), as editors and widen read it, so that `on:` stays a key.
 Exits 1 naming each file and problem.
 """
@@ -33,9 +39,9 @@ Yaml12Loader.add_implicit_resolver(
 )
 
 
-def load(path):
+def load(path, loader=Yaml12Loader):
     with open(path, encoding="utf-8") as f:
-        return yaml.load(f, Loader=Yaml12Loader)
+        return yaml.load(f, Loader=loader)
 
 
 def maps(node, path=()):
@@ -55,18 +61,47 @@ def at(node, path):
     return node
 
 
+def case_mapping(case):
+    """The mapping text of one case of schema_cases.yaml."""
+    return (
+        "source: x\ntables:\n"
+        f"  - name: {case.get('table_name', 't')}\n"
+        f"    from: {case.get('from', 'o')}\n"
+        "    families: [d]\n"
+        f"    key: {case.get('key', '{parts: [id]}')}\n"
+        "    columns: [v]\n"
+        "    access:\n"
+        f"      - {case.get('access', '{name: a, by: [id]}')}\n"
+    )
+
+
 def main(argv):
     schema_path, rest = argv[1], argv[2:]
     with open(schema_path, encoding="utf-8") as f:
         schema = json.load(f)
     jsonschema.Draft7Validator.check_schema(schema)
     validator = jsonschema.Draft7Validator(schema)
+    loader = Yaml12Loader
+    if rest[:1] == ["--yaml11"]:
+        loader, rest = yaml.SafeLoader, rest[1:]
     every = None
     if rest[:1] == ["--every-field"]:
         every, rest = rest[1], rest[2:]
+    cases = None
+    if rest[:1] == ["--cases"]:
+        cases, rest = rest[1], rest[2:]
     failures = []
+    if cases:
+        with open(cases, encoding="utf-8") as f:
+            listed = yaml.load(f, Loader=Yaml12Loader)
+        for case in listed:
+            doc = yaml.load(case_mapping(case), Loader=Yaml12Loader)
+            if validator.is_valid(doc) != case["valid"]:
+                failures.append(f"{cases}: case '{case['name']}': the schema finds it "
+                                f"{'invalid' if case['valid'] else 'valid'}")
+        print(f"{cases}: {len(listed)} cases")
     for path in ([every] if every else []) + rest:
-        for e in validator.iter_errors(load(path)):
+        for e in validator.iter_errors(load(path, Yaml12Loader if path == every else loader)):
             failures.append(f"{path}: {'/'.join(map(str, e.absolute_path))}: {e.message}")
     if every:
         doc = load(every)

@@ -12,6 +12,7 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 #include <nlohmann/json.hpp>
 
 #include "common/family_options.h"
@@ -175,8 +176,30 @@ TEST(MappingSchemaTest, LoaderRefusesAnUnknownFieldInEveryKindOfMap) {
               std::string::npos)
         << m.status().message();
   }
-  // Every map of the file: the schema check counts the same 29.
-  EXPECT_EQ(copies.size(), 29u);
+  // Every map of the file: the schema check counts the same 30.
+  EXPECT_EQ(copies.size(), 30u);
+}
+
+// The loader finds each case of schema_cases.yaml valid or invalid as the
+// case says, as the schema does (mapping_schema_check.py --cases).
+TEST(MappingSchemaTest, LoaderAgreesWithTheSchemaOnEachCase) {
+  const YAML::Node cases =
+      YAML::LoadFile(std::string(WIDEN_SOURCE_DIR) + "/tests/mapping/schema_cases.yaml");
+  ASSERT_GE(cases.size(), 20u);
+  for (const auto& c : cases) {
+    auto field = [&](const char* name, const char* fallback) {
+      return c[name] ? c[name].Scalar() : std::string(fallback);
+    };
+    const std::string yaml = fmt::format(
+        "source: x\ntables:\n  - name: {}\n    from: {}\n    families: [d]\n    key: {}\n"
+        "    columns: [v]\n    access:\n      - {}\n",
+        field("table_name", "t"), field("from", "o"), field("key", "{parts: [id]}"),
+        field("access", "{name: a, by: [id]}"));
+    auto m = ParseMapping(yaml, "m.yaml");
+    EXPECT_EQ(m.ok(), c["valid"].as<bool>())
+        << c["name"].Scalar() << ": " << (m.ok() ? "loads" : m.status().message()) << "\n"
+        << yaml;
+  }
 }
 
 }  // namespace

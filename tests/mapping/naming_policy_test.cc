@@ -3,6 +3,9 @@
 // and the `access:` entries of a table as the loader reads them.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "mapping/mapping.h"
 #include "mapping/naming_policy.h"
 
@@ -137,18 +140,54 @@ TEST(AccessPatternLoadTest, MistakesNameThePlace) {
     return m.ok() ? std::string() : m.status().message();
   };
   EXPECT_EQ(bad("ordered_at desc", "ordered_at down"),
-            "m.yaml:10:47: an 'order' entry is \"column\", \"column asc\" or \"column desc\", got "
-            "'ordered_at down'");
+            "m.yaml:10:47: an 'order' entry is \"column\", \"column asc\" or \"column desc\" (one "
+            "space between), got 'ordered_at down'; a column whose name holds white space is "
+            "written {column: NAME, desc: false}");
   EXPECT_EQ(bad("by: customer.region", "by: cust.region"),
             "m.yaml:11:24: 'cust' is neither the driving table nor a join of table "
             "'shop:orders'");
   EXPECT_EQ(bad("name: a2", "name: a1"),
             "m.yaml:11:9: access pattern 'a1' is declared twice (first at m.yaml:10:9)");
-  EXPECT_EQ(bad("order: [ordered_at desc, customer.name]", "order: [customer_id]"),
-            "m.yaml:10:47: access pattern 'a1' names column 'customer_id' twice");
+  EXPECT_EQ(bad("order: [ordered_at desc, customer.name]", "order: [ordered_at, ordered_at desc]"),
+            "m.yaml:10:59: access pattern 'a1' names column 'ordered_at' twice in 'order'");
+  // A `by` column in `order` is free (one value); "DESC" in capitals is desc;
+  // a name with a space is the map form.
+  for (const char* order : {"order: [customer_id]", "order: [ordered_at DESC]",
+                            "order: [{column: Part B, desc: true}]"}) {
+    std::string yaml = kTable;
+    const std::string from = "order: [ordered_at desc, customer.name]";
+    yaml.replace(yaml.find(from), from.size(), order);
+    auto m = ParseMapping(yaml, "m.yaml");
+    ASSERT_TRUE(m.ok()) << order << ": " << m.status().ToString();
+    const bool desc = std::string(order).find("customer_id") == std::string::npos;
+    EXPECT_EQ(m->tables.front().access.front().order.front().desc, desc) << order;
+  }
   EXPECT_EQ(bad("{name: a2, by", "{nmae: a2, by"),
             "m.yaml:11:10: unknown field 'nmae' in an access pattern; did you mean 'name'? "
             "(expected one of: name, by, order)");
+}
+
+// A mapping's `policy:` may name a policy file, relative to the mapping.
+TEST(NamingPolicyTest, MappingNamesAPolicyFile) {
+  const std::string dir = ::testing::TempDir() + "/policy_file_test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/house.yaml") << "table: {style: PascalCase}\nmax_families: 2\n";
+  std::ofstream(dir + "/m.yaml") << "source: x\npolicy: house.yaml\ntables:\n  - name: t\n"
+                                    "    from: o\n    families: [d]\n    key: {parts: [id]}\n"
+                                    "    columns: [v]\n";
+  auto m = load_mapping(dir + "/m.yaml");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_TRUE(m->policy.given);
+  EXPECT_EQ(m->policy.max_families, 2);
+  EXPECT_EQ(m->policy.rule(NameKind::kTable).style, NameStyle::kPascalCase);
+  EXPECT_EQ(m->policy.rule(NameKind::kTable).file, dir + "/house.yaml");
+  std::ofstream(dir + "/bad.yaml") << "source: x\npolicy: nowhere.yaml\ntables:\n  - name: t\n"
+                                      "    from: o\n    families: [d]\n    key: {parts: [id]}\n"
+                                      "    columns: [v]\n";
+  auto bad = load_mapping(dir + "/bad.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            dir + "/bad.yaml:2:9: 'policy': " + dir + "/nowhere.yaml: no such policy file");
 }
 
 }  // namespace
