@@ -374,6 +374,15 @@ std::vector<std::pair<size_t, size_t>> PasswordSpans(std::string_view text);
 /// query string or keyword/value connection string.
 std::string MaskUrl(const std::string& url);
 
+/// `url` with every password taken out, for text that is kept (a drafted
+/// mapping's `source:`): a URL's user:password@ becomes user@, and each
+/// password= parameter of its query string (the name percent-decoded, as
+/// libpq reads it) is dropped with its '&' (the '?' too when none is left);
+/// in a keyword/value connection string ("host=h password='a b' dbname=d")
+/// the password entry, quoted value and all, is dropped. Other text is
+/// returned as it is.
+std::string WithoutPassword(const std::string& url);
+
 /// `message` with `url` and its password(s) replaced by masked text; for
 /// messages of libraries that echo what they were given.
 std::string ScrubSecrets(std::string message, const std::string& url);

@@ -856,17 +856,9 @@ class Drafter {
     return Sanitize(db, false);
   }
 
-  // The draft's source: the URL without a password.
-  std::string SourceText() const {
-    std::string url = o_.source_url;
-    const size_t scheme = url.find("://");
-    const size_t at = url.rfind('@', url.find('?'));
-    if (scheme != std::string::npos && at != std::string::npos && at > scheme) {
-      const size_t colon = url.find(':', scheme + 3);
-      if (colon != std::string::npos && colon < at) url.erase(colon, at - colon);
-    }
-    return url;
-  }
+  // The draft's source: the URL without a password (user:password@ and
+  // password= parameters both).
+  std::string SourceText() const { return WithoutPassword(o_.source_url); }
 
   // A joined table's copied columns: (alias.column, qualifier base).
   struct JoinDraft {
