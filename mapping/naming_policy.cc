@@ -6,10 +6,11 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
-#include <regex>
+#include <memory>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <re2/re2.h>
 
 #include "common/suggest.h"
 #include "mapping/policy_section_internal.h"
@@ -19,6 +20,20 @@
 namespace widen {
 
 namespace {
+
+// The memory RE2 may use for one pattern's program; a larger pattern is
+// refused when the policy is read.
+constexpr int64_t kPatternMemoryBytes = int64_t{1} << 20;
+
+// A policy's pattern compiled for RE2, which matches in time linear in the
+// name whatever the pattern (no backtracking, no recursion): a long name or
+// a pattern like (a|aa)*c cannot hang or crash lint. Errors are not logged.
+std::unique_ptr<re2::RE2> CompilePattern(const std::string& pattern) {
+  re2::RE2::Options options;
+  options.set_log_errors(false);
+  options.set_max_mem(kPatternMemoryBytes);
+  return std::make_unique<re2::RE2>(pattern, options);
+}
 
 constexpr EnumName<NameKind> kNameKindEntries[] = {
     {NameKind::kNamespace, "namespace"}, {NameKind::kTable, "table"},
@@ -163,12 +178,10 @@ std::string NameProblem(const NamingPolicy& policy, NameKind kind, std::string_v
                        NameStyleNames().Name(r.style), where, ApplyNameStyle(r.style, name));
   }
   if (!r.pattern.empty()) {
-    bool matched = false;
-    try {
-      matched = std::regex_match(name.begin(), name.end(), std::regex(r.pattern));
-    } catch (const std::regex_error&) {
-      matched = false;  // the loader compiled it; not reached
-    }
+    const std::unique_ptr<re2::RE2> re = CompilePattern(r.pattern);
+    // A pattern that does not compile (the loader refuses those) matches nothing.
+    const bool matched =
+        re->ok() && re2::RE2::FullMatch(re2::StringPiece(name.data(), name.size()), *re);
     if (!matched) {
       return fmt::format("{} '{}' does not match the pattern '{}' ({})", what, name, r.pattern,
                          where);
@@ -216,12 +229,12 @@ Status LoadRule(const YamlContext& ctx, const YAML::Node& n, NameKind kind, Name
   r->column = loc.column;
   WIDEN_RETURN_IF_ERROR(ctx.OptionalString(n, "pattern", &r->pattern));
   if (!r->pattern.empty()) {
-    try {
-      std::regex re(r->pattern);
-    } catch (const std::regex_error& e) {
+    const std::unique_ptr<re2::RE2> re = CompilePattern(r->pattern);
+    if (!re->ok()) {
       return ctx.Error(n["pattern"], fmt::format("'pattern' is not a regular expression "
-                                                 "(ECMAScript): {}",
-                                                 e.what()));
+                                                 "(RE2 syntax: no backreferences or "
+                                                 "lookaround): {}",
+                                                 re->error()));
     }
   }
   if (n["style"]) {

@@ -67,7 +67,8 @@ struct NameRule {
   std::string file;  // where it is written ("" = the default policy)
   int line = 0;      // of the rule's map (0 = not written)
   int column = 0;
-  /// An ECMAScript regular expression the whole name must match; "" = any.
+  /// A regular expression (RE2 syntax: no backreferences or lookaround)
+  /// the whole name must match, in time linear in the name; "" = any.
   std::string pattern;
   NameStyle style = NameStyle::kAny;
   int min_bytes = 0;

@@ -91,13 +91,47 @@ TEST(NamingPolicyTest, LoaderErrorsNameThePlace) {
   EXPECT_EQ(bad("table: {style: snakecase}\n"),
             "p.yaml:1:16: 'style' must be any, snake_case, camelCase, PascalCase, lowercase or "
             "UPPERCASE, got 'snakecase'; did you mean 'snake_case'?");
-  EXPECT_EQ(bad("family: {pattern: \"[a-\"}\n")
-                .rfind("p.yaml:1:19: 'pattern' is not a regular expression (ECMAScript): ", 0),
-            0u);
+  EXPECT_EQ(
+      bad("family: {pattern: \"[a-\"}\n")
+          .rfind(
+              "p.yaml:1:19: 'pattern' is not a regular expression (RE2 syntax: no backreferences "
+              "or lookaround): ",
+              0),
+      0u);
   EXPECT_EQ(bad("table: {min_bytes: 9, max_bytes: 3}\n"),
             "p.yaml:1:20: 'min_bytes' (9) exceeds 'max_bytes' (3)");
   EXPECT_EQ(bad("colum: {}\n").rfind("p.yaml:1:1: unknown field 'colum' in the policy", 0), 0u);
   EXPECT_EQ(load_policy("/nonexistent/p.yaml").status().code(), StatusCode::kNotFound);
+}
+
+// Patterns match in time linear in the name (RE2): a long name, a nested
+// repetition and a pattern that backtracking matchers take exponential time
+// over all get their answer at once, and without deep recursion.
+TEST(NamingPolicyTest, PatternsMatchLongNamesAndHostilePatterns) {
+  auto problem = [](const std::string& pattern, const std::string& name) {
+    auto p = ParsePolicy("qualifier: {pattern: \"" + pattern + "\"}\n", "p.yaml");
+    EXPECT_TRUE(p.ok()) << pattern << ": " << p.status().ToString();
+    return p.ok() ? NameProblem(*p, NameKind::kQualifier, name) : std::string("not loaded");
+  };
+  EXPECT_EQ(problem("[a-z]*", std::string(50000, 'a')), "");
+  EXPECT_NE(problem("[a-z]*", std::string(50000, 'a') + "B"), "");
+  EXPECT_EQ(problem("(a|b)*", std::string(20000, 'a') + std::string(20000, 'b')), "");
+  // Exponential for a backtracking matcher on a name that does not match.
+  const std::string name = "tbl_" + std::string(59, 'a');
+  EXPECT_EQ(problem("tbl_(a|aa)*c", name),
+            "qualifier '" + name + "' does not match the pattern 'tbl_(a|aa)*c' (p.yaml:1:12)");
+  EXPECT_EQ(problem("tbl_(a|aa)*c", "tbl_aaac"), "");
+  // Whole-name matches, as before.
+  EXPECT_NE(problem("[a-z]", "ab"), "");
+  EXPECT_EQ(problem("[a-z]{1,2}", "ab"), "");
+  // What RE2 cannot match in linear time, and programs too large, are refused.
+  for (const char* pattern : {"(a)\\\\1", "(?=a)a", "((a{1000}){1000}){1000}"}) {
+    auto p = ParsePolicy(std::string("qualifier: {pattern: \"") + pattern + "\"}\n", "p.yaml");
+    ASSERT_FALSE(p.ok()) << pattern;
+    EXPECT_EQ(p.status().message().rfind("p.yaml:1:22: 'pattern' is not a regular expression", 0),
+              0u)
+        << p.status().message();
+  }
 }
 
 constexpr const char* kTable = R"YAML(source: postgresql://x@h:1/db
