@@ -46,9 +46,9 @@ Status WriteFileAtomically(const std::string& path, const std::string& text) {
   }
   std::filesystem::rename(tmp, target, ec);
   if (ec) {
+    const std::string why = ec.message();  // before remove() sets ec again
     std::filesystem::remove(tmp, ec);
-    return Status::LocalIo(
-        fmt::format("-o {}: cannot rename the draft onto it: {}", path, ec.message()));
+    return Status::LocalIo(fmt::format("-o {}: cannot rename the draft onto it: {}", path, why));
   }
   return Status::OK();
 }
@@ -70,6 +70,11 @@ std::string SchemaBesideExecutable() {
 }  // namespace
 
 int RunInit(const InitOptions& o) {
+  if (!o.output_path.empty() && std::filesystem::is_directory(o.output_path)) {
+    std::fprintf(stderr, "widen: -o %s: a folder, not a file (name the mapping file to write)\n",
+                 o.output_path.c_str());
+    return kExitInvalid;
+  }
   if (!o.output_path.empty() && !o.force && std::filesystem::exists(o.output_path)) {
     std::fprintf(stderr,
                  "widen: -o %s: the file exists (a mapping you may have edited); --force "
@@ -117,7 +122,7 @@ int RunInit(const InitOptions& o) {
     return FailWith(s);
   }
   if (!o.quiet) {
-    const std::string file = o.output_path.empty() ? "MAPPING" : o.output_path;
+    const std::string file = o.output_path.empty() ? "MAPPING" : ShellWord(o.output_path);
     std::string s =
         fmt::format("widen: drafted {} target table(s){}; lint: 0 errors, {} warning(s)\n",
                     run->draft.target_tables, o.output_path.empty() ? "" : " into " + o.output_path,
@@ -131,7 +136,7 @@ int RunInit(const InitOptions& o) {
           fmt::join(run->draft.without_statistics, ", "));
     }
     s += fmt::format("next: widen lint -m {0}{1}; widen plan -m {0}; widen migrate -m {0}\n", file,
-                     o.policy_path.empty() ? "" : " --policy " + o.policy_path);
+                     o.policy_path.empty() ? "" : " --policy " + ShellWord(o.policy_path));
     std::fwrite(s.data(), 1, s.size(), stderr);
   }
   return kExitOk;

@@ -262,7 +262,7 @@ std::vector<AccessView> AccessViews(const Design& in, const std::vector<TableRes
       if (!AccessPrefixes(pr, *row, &e.prefixes).ok() || e.prefixes.empty()) break;
       const std::string table = pr.served_by->descriptor.FullName();
       // With the mapping, for its target and to decode the key.
-      const std::string mapping = ShellArg(in.mapping.file);
+      const std::string mapping = ShellWord(in.mapping.file);
       e.command = pr.kind == AccessKind::kGet
                       ? fmt::format("widen get {} {} -m {} --decode", table,
                                     ShellArg(ToStringBinary(e.prefixes[0])), mapping)

@@ -1013,6 +1013,13 @@ Result<InitRun> DraftDesign(const InitRequest& request) {
   o.dialect = source->dialect();
   InitRun run;
   WIDEN_ASSIGN_OR_RETURN(run.draft, DraftMapping(schema, source.get(), o));
+  if (run.draft.yaml.size() > kMaxMappingTextBytes) {
+    return Status::InvalidArgument(fmt::format(
+        "the draft of {} target table(s) is {} bytes, more than a mapping may hold (1 MiB, {} "
+        "bytes): draft the schema in parts, each with the tables that belong together "
+        "(--tables T1,T2,... or --root T1,T2,...), one mapping each",
+        run.draft.target_tables, run.draft.yaml.size(), kMaxMappingTextBytes));
+  }
   auto mapping = ParseMapping(run.draft.yaml, request.file_name);
   if (!mapping.ok()) {
     return Status::Internal("the draft does not load (a bug in widen init): " +

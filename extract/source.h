@@ -276,6 +276,9 @@ struct SourceTable {
   /// A view (PostgreSQL: also a materialized view): the database declares no
   /// primary key for it, so nothing is known about which columns are unique.
   bool is_view = false;
+  /// A partition (PostgreSQL's declarative partitioning): the partitioned
+  /// table it belongs to, whose scans read its rows too; "" = none.
+  std::string partition_of;
 
   /// nullptr when the table has no such column (exact, case-sensitive match).
   const SourceColumn* FindColumn(const std::string& name) const;

@@ -328,6 +328,9 @@ struct Mapping {
 /// naming the limit (docs/mapping.md, "Limits").
 Result<Mapping> load_mapping(const std::string& path);
 
+/// The largest mapping text load_mapping and ParseMapping read: 1 MiB.
+inline constexpr uint64_t kMaxMappingTextBytes = 1 << 20;
+
 /// Same, from YAML text (with the same limits); `file_name` is used in messages.
 Result<Mapping> ParseMapping(const std::string& yaml_text, const std::string& file_name);
 

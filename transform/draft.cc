@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <set>
@@ -9,6 +10,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/suggest.h"
+#include "common/table_descriptor.h"
 #include "extract/source_stats.h"
 #include "transform/key_anatomy.h"
 #include "transform/plan.h"
@@ -62,7 +65,20 @@ std::string Y(std::string_view s) { return PlainScalar(s) ? std::string(s) : Quo
 
 // Comment lines ("# ...") at `indent`, wrapped at 99 columns; leading
 // spaces of `text` indent every line of it.
-std::string Comment(int indent, const std::string& text) {
+std::string Comment(int indent, const std::string& raw) {
+  // A name may hold a line break or other control bytes: shown escaped, so
+  // that the comment stays one comment.
+  std::string text;
+  for (char c : raw) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      text += "\\n";
+    } else if (u < 0x20 || u == 0x7F) {
+      text += fmt::format("\\x{:02X}", u);
+    } else {
+      text += c;
+    }
+  }
   size_t i = text.find_first_not_of(' ');
   if (i == std::string::npos) i = text.size();
   const std::string lead =
@@ -88,15 +104,27 @@ std::string Lower(std::string s) {
   return s;
 }
 
-// `name` with every byte outside `allowed` turned into '_'.
+// `name` with each run of bytes outside [A-Za-z0-9_] (and '.', '-' with
+// `dots`) turned into one '_' (a space, a UTF-8 letter: "日本" is one run);
+// "t" when no letter or digit is left, and a leading '.' or '-' gets a 't'
+// before it. Names that come out equal are told apart by the caller.
 std::string Sanitize(std::string_view name, bool dots) {
   std::string out;
+  bool replaced = false;  // the last byte was replaced
+  bool alnum = false;
   for (char c : name) {
     const bool ok =
         std::isalnum(static_cast<unsigned char>(c)) || c == '_' || (dots && (c == '.' || c == '-'));
-    out += ok ? c : '_';
+    alnum = alnum || std::isalnum(static_cast<unsigned char>(c));
+    if (ok) {
+      out += c;
+    } else if (!replaced) {
+      out += '_';
+    }
+    replaced = !ok;
   }
-  if (out.empty() || out.front() == '.' || out.front() == '-') out.insert(out.begin(), 't');
+  if (!alnum) return "t";
+  if (out.front() == '.' || out.front() == '-') out.insert(out.begin(), 't');
   return out;
 }
 
@@ -193,28 +221,40 @@ class Drafter {
   // ------------------------------------------------------------ scope
 
   Status Scope() {
-    std::vector<std::string> names = o_.tables;
-    for (const std::string& r : o_.roots) {
-      if (!names.empty() && std::find(names.begin(), names.end(), r) == names.end()) {
-        names.push_back(r);
-      }
+    // Each table once, in the order given (--tables a,a is a).
+    std::vector<std::string> names;
+    auto add = [&](const std::string& n) {
+      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+    };
+    for (const std::string& t : o_.tables) add(t);
+    if (!names.empty()) {
+      for (const std::string& r : o_.roots) add(r);
     }
     if (names.empty()) {
-      for (const SourceTable& t : schema_.tables) names.push_back(t.name);
+      for (const SourceTable& t : schema_.tables) add(t.name);
     }
+    std::map<std::string, std::string> why_out;  // table -> why it is left out
+    auto leave_out = [&](const std::string& n, std::string why) {
+      why_out[n] = why;
+      left_out_.push_back(fmt::format("{}: {}", n, why));
+    };
     for (const std::string& n : names) {
       const SourceTable* t = schema_.FindTable(n);
       if (t == nullptr) {
         std::vector<std::string> known;
         for (const SourceTable& s : schema_.tables) known.push_back(s.name);
-        return Status::InvalidArgument(fmt::format("the source has no table '{}' (its tables: {})",
-                                                   n, fmt::join(known, ", ")));
+        return Status::InvalidArgument(
+            fmt::format("the source has no table '{}' (its tables: {}){}", n,
+                        known.empty() ? "none" : fmt::format("{}", fmt::join(known, ", ")),
+                        DidYouMean(n, known)));
+      }
+      if (!t->partition_of.empty()) {
+        leave_out(n, fmt::format("a partition of {}: its rows are read through {}", t->partition_of,
+                                 t->partition_of));
+        continue;
       }
       if (t->is_view) {
-        left_out_.push_back(
-            fmt::format("{}: a view (it declares no key; map the tables it "
-                        "reads)",
-                        n));
+        leave_out(n, "a view (it declares no key; map the tables it reads)");
         continue;
       }
       std::vector<std::string> key = t->primary_key;
@@ -231,23 +271,32 @@ class Drafter {
         }
       }
       if (key.empty()) {
-        left_out_.push_back(
-            fmt::format("{}: no primary key and no NOT NULL unique key to key "
-                        "its rows by (give it one, or map it by hand)",
-                        n));
+        leave_out(n,
+                  "no primary key and no NOT NULL unique key to key its rows by (give it one, or "
+                  "map it by hand)");
         continue;
       }
       key_[t->name] = key;
       scope_.push_back(t);
     }
     for (const std::string& r : o_.roots) {
-      if (key_.count(r) == 0) {
+      if (key_.count(r) > 0) continue;
+      if (schema_.FindTable(r) == nullptr) {
+        std::vector<std::string> known;
+        for (const SourceTable& s : schema_.tables) known.push_back(s.name);
         return Status::InvalidArgument(
-            fmt::format("--root {}: the table cannot be a root ({})", r,
-                        left_out_.empty() ? "not in scope" : left_out_.back()));
+            fmt::format("--root {}: the source has no such table{}", r, DidYouMean(r, known)));
       }
+      const auto why = why_out.find(r);
+      return Status::InvalidArgument(
+          fmt::format("--root {}: the table cannot be a root ({})", r,
+                      why == why_out.end() ? "it is not among --tables" : r + ": " + why->second));
     }
-    if (scope_.empty()) return Status::InvalidArgument("no table to map (see the tables left out)");
+    if (scope_.empty()) {
+      return Status::InvalidArgument(
+          left_out_.empty() ? std::string("no table to map: the source's schema has no tables")
+                            : fmt::format("no table to map: {}", fmt::join(left_out_, "; ")));
+    }
     return Status::OK();
   }
 
@@ -262,6 +311,20 @@ class Drafter {
       if (fk.columns.empty() || fk.columns.size() != fk.ref_columns.size()) continue;
       out.push_back(&fk);
     }
+    // In the order of their columns in the table (the same on both
+    // engines, whose constraint lists come in different orders).
+    auto position = [&](const ForeignKey* fk) {
+      std::vector<size_t> at;
+      for (const std::string& c : fk->columns) {
+        size_t i = 0;
+        while (i < t->columns.size() && t->columns[i].name != c) ++i;
+        at.push_back(i);
+      }
+      return std::make_pair(at, fk->ref_table);
+    };
+    std::stable_sort(out.begin(), out.end(), [&](const ForeignKey* a, const ForeignKey* b) {
+      return position(a) < position(b);
+    });
     return out;
   }
 
@@ -284,6 +347,10 @@ class Drafter {
     const ForeignKey* ends[2] = {nullptr, nullptr};  // kLink
     std::string why;
     bool code = false;
+    std::string cycle;  // a root that breaks a cycle of children: "a -> b -> a"
+    /// A root: the tables its NOT NULL foreign keys lead to, none chosen as
+    /// its owner (several, and no rule picks one).
+    std::vector<std::string> owners;
   };
 
   bool IsCode(const SourceTable* t) const {
@@ -317,6 +384,36 @@ class Drafter {
       }
       if (r.kind == Role::kRoot) ChooseParent(t, &r);
       roles_[t->name] = r;
+    }
+    BreakCycles();
+  }
+
+  // Children whose parents lead back to them (ca.cb_id -> cb, cb.ca_id ->
+  // ca, both NOT NULL) would wait on each other for ever: the first table
+  // of each such cycle, in scope order, becomes a root, and the others nest
+  // under it as their foreign keys lead.
+  void BreakCycles() {
+    for (const SourceTable* t : scope_) {
+      std::vector<std::string> chain;
+      std::string at = t->name;
+      while (roles_.at(at).kind == Role::kChild && !Contains(chain, at)) {
+        chain.push_back(at);
+        at = roles_.at(at).parent->ref_table;
+      }
+      if (roles_.at(at).kind != Role::kChild) continue;  // it reaches a root
+      // `at` starts the cycle: chain from it on.
+      std::vector<std::string> cycle(std::find(chain.begin(), chain.end(), at), chain.end());
+      std::string first;
+      for (const SourceTable* s : scope_) {
+        if (first.empty() && Contains(cycle, s->name)) first = s->name;
+      }
+      Role& r = roles_.at(first);
+      std::vector<std::string> loop = cycle;
+      while (loop.front() != first) std::rotate(loop.begin(), loop.begin() + 1, loop.end());
+      loop.push_back(first);
+      r.kind = Role::kRoot;
+      r.parent = nullptr;
+      r.cycle = fmt::format("{}", fmt::join(loop, " -> "));
     }
   }
 
@@ -358,6 +455,7 @@ class Drafter {
                               "table",
                               fmt::join(candidates.front()->columns, ", "), t->name));
     }
+    for (const ForeignKey* fk : candidates) r->owners.push_back(fk->ref_table);
   }
 
   // ------------------------------------------------------------- place
@@ -403,11 +501,27 @@ class Drafter {
             "{}: a root, a code table (a key and at most one other column): "
             "other tables copy its label; {}",
             t->name, Rows(*t));
-      } else {
+      } else if (!r.cycle.empty()) {
         p->why = fmt::format(
-            "{}: a root (no NOT NULL foreign key makes it a child, and it is no "
-            "link table); {}",
-            t->name, Rows(*t));
+            "{}: a root: the NOT NULL foreign keys of {} lead in a cycle, so that each would "
+            "be the other's child; the first of them is a root, and the others nest under it; "
+            "{}",
+            t->name, r.cycle, Rows(*t));
+      } else if (!r.owners.empty()) {
+        p->why = fmt::format(
+            "{}: a root: its NOT NULL foreign keys lead to {}, and no rule picks its owner among "
+            "them (none leads its key, cascades on delete or names it): each is copied in by a "
+            "join; {}",
+            t->name, fmt::join(r.owners, ", "), Rows(*t));
+      } else {
+        bool self = false;
+        for (const ForeignKey* fk : Fks(t, true)) {
+          self = self || (fk->ref_table == t->name && NotNull(t, fk));
+        }
+        p->why = fmt::format(
+            "{}: a root (no NOT NULL foreign key to another table makes it a child{}, and it is "
+            "no link table); {}",
+            t->name, self ? "; its reference to itself is a join" : "", Rows(*t));
       }
     }
     // Children, level by level: a child goes under its parent's placements
@@ -521,18 +635,60 @@ class Drafter {
 
   // ------------------------------------------------------------- names
 
-  // The first of `candidates` (each in the policy's style) the policy
-  // allows for `kind` and that is not in *used; added to *used.
+  // Why HBase refuses `name` as a namespace, table or family name ("" =
+  // it takes it; other kinds are bytes HBase takes as they are).
+  static std::string HBaseProblem(NameKind kind, const std::string& name) {
+    if (kind != NameKind::kNamespace && kind != NameKind::kTable && kind != NameKind::kFamily) {
+      return "";
+    }
+    if (kind == NameKind::kNamespace && name == "hbase") {
+      return "the 'hbase' namespace is reserved for HBase's system tables";
+    }
+    TableDescriptor d;
+    d.name_space = kind == NameKind::kNamespace ? name : "ns";
+    d.table = kind == NameKind::kTable ? name : "t";
+    d.families.push_back(FamilyDescriptor{});
+    d.families.back().name = kind == NameKind::kFamily ? name : "d";
+    const Status st = d.Validate();
+    return st.ok() ? "" : st.message();
+  }
+
+  // The first of `candidates` (each in the policy's style) the policy and
+  // HBase allow for `kind` and that is not in *used; added to *used. A
+  // candidate too long for the policy is shortened (at a word's end when
+  // one is near); one that is taken is numbered (name_2, name2), shortened
+  // to leave room for the number.
   Result<std::string> PickName(NameKind kind, const std::vector<std::string>& candidates,
                                std::set<std::string>* used) {
     const NameRule& rule = o_.policy.rule(kind);
+    const size_t max = rule.max_bytes > 0 ? static_cast<size_t>(rule.max_bytes) : 0;
     std::vector<std::string> tried;
-    auto fits = [&](const std::string& n) {
-      return !n.empty() && (used == nullptr || used->count(n) == 0) &&
-             NameProblem(o_.policy, kind, n).empty();
+    auto allowed = [&](const std::string& n) {
+      return !n.empty() && NameProblem(o_.policy, kind, n).empty() && HBaseProblem(kind, n).empty();
     };
-    // Each candidate in the policy's style first; then shortened, lower-
-    // and upper-case forms of each.
+    auto taken = [&](const std::string& n) { return used != nullptr && used->count(n) > 0; };
+    auto take = [&](const std::string& n) {
+      if (used != nullptr) used->insert(n);
+      return n;
+    };
+    // `n` cut to `bytes`, at the end of a word when one ends in its last
+    // third (author_full_name at 10: "author"), never ending in '_'.
+    auto shorten = [](std::string n, size_t bytes) {
+      if (n.size() <= bytes) return n;
+      // The last word start (after '_', '-', '.', or an upper-case letter
+      // after a lower-case one) that keeps two thirds of `bytes`.
+      size_t cut = 0;
+      for (size_t i = bytes - bytes / 3; i <= bytes && i < n.size(); ++i) {
+        const bool sep = n[i] == '_' || n[i] == '-' || n[i] == '.';
+        const bool camel = i > 0 && std::isupper(static_cast<unsigned char>(n[i])) &&
+                           std::islower(static_cast<unsigned char>(n[i - 1]));
+        if ((sep || camel) && i > 0) cut = i;
+      }
+      n.resize(cut > 0 ? cut : bytes);
+      while (n.size() > 1 && (n.back() == '_' || n.back() == '-' || n.back() == '.')) n.pop_back();
+      return n;
+    };
+    std::vector<std::string> fitting;  // forms the policy allows (taken or not), in order
     for (int pass = 0; pass < 2; ++pass) {
       for (const std::string& c : candidates) {
         const std::string styled = ApplyNameStyle(rule.style, c);
@@ -540,41 +696,55 @@ class Drafter {
         if (pass == 0) {
           forms.push_back(styled);
         } else {
-          if (rule.max_bytes > 0 && styled.size() > static_cast<size_t>(rule.max_bytes)) {
-            forms.push_back(styled.substr(0, static_cast<size_t>(rule.max_bytes)));
+          if (max > 0 && styled.size() > max) forms.push_back(shorten(styled, max));
+          // Other cases only when the styled form breaks the policy itself.
+          if (!allowed(styled) && !(max > 0 && styled.size() > max)) {
+            forms.push_back(Lower(styled));
+            std::string upper = styled;
+            for (char& ch : upper) {
+              ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+            }
+            forms.push_back(upper);
           }
-          forms.push_back(Lower(styled));
-          std::string upper = styled;
-          for (char& ch : upper) {
-            ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-          }
-          forms.push_back(upper);
         }
         for (const std::string& f : forms) {
-          if (fits(f)) {
-            if (used != nullptr) used->insert(f);
-            return f;
+          if (allowed(f)) {
+            if (!taken(f)) return take(f);
+            fitting.push_back(f);
+            tried.push_back(f + " (taken)");
+          } else {
+            tried.push_back(f);
           }
-          tried.push_back(f);
         }
       }
     }
-    // Numbered forms of the first candidate.
-    for (int i = 2; i < 100 && !candidates.empty(); ++i) {
-      const std::string f =
-          ApplyNameStyle(rule.style, candidates.front() + (rule.style == NameStyle::kSnakeCase
-                                                               ? "_" + std::to_string(i)
-                                                               : std::to_string(i)));
-      if (fits(f)) {
-        if (used != nullptr) used->insert(f);
-        return f;
+    // Numbered forms of the first form that fits, else of the first candidate.
+    const std::string base =
+        !fitting.empty()
+            ? fitting.front()
+            : (candidates.empty() ? "" : ApplyNameStyle(rule.style, candidates.front()));
+    for (int i = 2; i < 1000 && !base.empty(); ++i) {
+      const std::string number =
+          rule.style == NameStyle::kSnakeCase ? "_" + std::to_string(i) : std::to_string(i);
+      std::string f = base;
+      if (max > 0 && f.size() + number.size() > max) {
+        if (number.size() >= max) break;
+        f = shorten(f, max - number.size());
       }
+      f += number;
+      if (allowed(f) && !taken(f)) return take(f);
     }
     const std::string first = tried.empty() ? "" : tried.front();
-    return Status::InvalidArgument(
-        fmt::format("no {} name the naming policy allows: tried {} ({})",
-                    NameKindNames().Name(kind), fmt::join(tried, ", "),
-                    first.empty() ? rule.Where() : NameProblem(o_.policy, kind, first)));
+    std::string why = rule.Where();
+    if (!first.empty()) {
+      const std::string name = first.substr(0, first.find(" (taken)"));
+      why = NameProblem(o_.policy, kind, name);
+      if (why.empty()) why = HBaseProblem(kind, name);
+      if (why.empty()) why = fmt::format("{} is taken, and no numbered form of it fits", name);
+    }
+    return Status::InvalidArgument(fmt::format("no {} name the naming policy allows: tried {} ({})",
+                                               NameKindNames().Name(kind), fmt::join(tried, ", "),
+                                               why));
   }
 
   // The words of a child's name that do not name its parent (invoice_line
@@ -799,7 +969,7 @@ class Drafter {
         case ValueType::kText:
           d.text_why = fmt::format("{} as its text{}", what,
                                    row_key ? ", without a separator (one part: no value is "
-                                             "refused for holding one)"
+                                             "refused for holding a separator)"
                                            : "");
           d.binary_why = what + " escaped and terminated, so no value can run into the next";
           if (columns.size() > 1 || continued) {
@@ -820,6 +990,23 @@ class Drafter {
           d.needs_binary = what + " does not sort as text";
           d.binary_why = what + " in its order-preserving binary encoding";
           break;
+      }
+      // Values no key part can hold: a row with one is rejected by migrate.
+      std::string refused;
+      if (c->type == ValueType::kDecimal || c->type == ValueType::kFloat) {
+        refused = "NaN and +/-Infinity";
+      } else if (o_.dialect == "postgresql" &&
+                 (c->type == ValueType::kTimestamp || c->type == ValueType::kTimestampTz ||
+                  c->type == ValueType::kDate)) {
+        refused = "'infinity' and '-infinity'";
+      } else if (c->type == ValueType::kText && row_key && columns.size() == 1) {
+        refused = "'' (an empty row key, which HBase refuses)";
+      }
+      if (!refused.empty()) {
+        const std::string note =
+            fmt::format(" ({} would be refused: migrate rejects such a row)", refused);
+        d.text_why += note;
+        d.binary_why += note;
       }
       drafts.push_back(std::move(d));
     }
@@ -846,6 +1033,8 @@ class Drafter {
     std::set<std::string> families;
   };
 
+  // The namespace: --namespace, else the database's name from the URL
+  // (%-escapes decoded: Shop%20DB is "Shop DB", drafted Shop_DB).
   std::string Namespace() {
     if (!o_.name_space.empty()) return o_.name_space;
     std::string url = o_.source_url;
@@ -853,7 +1042,20 @@ class Drafter {
     const size_t slash = url.rfind('/');
     std::string db = slash == std::string::npos ? "db" : url.substr(slash + 1);
     if (db.empty()) db = "db";
-    return Sanitize(db, false);
+    std::string decoded;
+    for (size_t i = 0; i < db.size(); ++i) {
+      unsigned int byte = 0;
+      if (db[i] == '%' && i + 2 < db.size() &&
+          std::isxdigit(static_cast<unsigned char>(db[i + 1])) &&
+          std::isxdigit(static_cast<unsigned char>(db[i + 2])) &&
+          std::sscanf(db.c_str() + i + 1, "%2x", &byte) == 1) {
+        decoded += static_cast<char>(byte);
+        i += 2;
+      } else {
+        decoded += db[i];
+      }
+    }
+    return Sanitize(decoded, false);
   }
 
   // The draft's source: the URL without a password (user:password@ and
@@ -1040,15 +1242,19 @@ class Drafter {
     std::vector<std::string> nest_families;
     std::string why = fmt::format("families: {} holds the row's own columns and copied labels", d);
     const size_t nests = r->children.size();
-    const bool shared = nests > 2;
+    // A family per kind of child while the families stay within the
+    // policy's max_families (3 by default; two at least: one for the row's
+    // own columns, one for its children).
+    const size_t max_families = static_cast<size_t>(std::max(o_.policy.max_families, 2));
+    const bool shared = 1 + nests > max_families;
     std::string shared_family;
     if (shared) {
       WIDEN_ASSIGN_OR_RETURN(shared_family, PickName(NameKind::kFamily, {"c", "n", "k"}, &fams));
       why += fmt::format(
           "; {} holds every nested child ({} kinds, told apart by their qualifier "
-          "prefixes: HBase does best with two or three families, and a read of "
-          "the row's own columns skips them)",
-          shared_family, nests);
+          "prefixes: {} families at most{}, and a read of the row's own columns skips them)",
+          shared_family, nests, max_families,
+          o_.policy.given ? " by the naming policy" : ", as HBase does best with two or three");
     }
     for (Placed* c : r->children) {
       if (shared) {
@@ -1093,10 +1299,14 @@ class Drafter {
                                      "reads all 16)",
                                      t->name, Rows(*t)));
     } else if (sequential) {
-      *out += Comment(4, fmt::format("no salt: {} ({}) is small; if it grows past millions of rows "
-                                     "add salt: {{buckets: 16}} (lint W105: new rows all land "
-                                     "in one region)",
-                                     t->name, Rows(*t)));
+      *out += Comment(4, fmt::format("no salt: {}; if it grows past millions of rows add salt: "
+                                     "{{buckets: 16}} (lint W105: new rows all land in one region)",
+                                     t->estimated_rows < 0
+                                         ? fmt::format("{} has no row count in the statistics "
+                                                       "(ANALYZE gathers it), so its size is "
+                                                       "unknown",
+                                                       t->name)
+                                         : fmt::format("{} ({}) is small", t->name, Rows(*t))));
     }
     *out += "    key:\n";
     if (k.binary) *out += "      form: binary\n";
@@ -1181,31 +1391,43 @@ class Drafter {
     const std::vector<std::string>& key = Key(t);
     *out +=
         Comment(6, fmt::format("served by a Get: ({}) is the whole row key", fmt::join(key, ", ")));
-    *out += fmt::format("      - {{name: {}, by: [{}]}}\n",
-                        Y(fmt::format("{}_by_{}", Sanitize(t->name, false), fmt::join(key, "_"))),
-                        fmt::join(Quote(key), ", "));
+    *out += fmt::format(
+        "      - {{name: {}, by: [{}]}}\n",
+        Y(AccessName(fmt::format("{}_by_{}", Sanitize(t->name, false), fmt::join(key, "_")))),
+        fmt::join(Quote(key), ", "));
     const SourceColumn* second = key.size() > 1 ? t->FindColumn(key[1]) : nullptr;
     if (second != nullptr && SortsInKey(*second, k.binary, key.size() > 2)) {
       *out += Comment(6, fmt::format("served by one prefix Scan: {} leads the key, and the rows "
                                      "come ordered by {}",
                                      key.front(), key[1]));
-      *out += fmt::format("      - {{name: {}, by: [{}], order: [{}]}}\n",
-                          Y(fmt::format("{}_of_{}", Sanitize(t->name, false), key.front())),
-                          Y(key.front()),
-                          // A name with white space is no "column desc": the map form.
-                          key[1].find_first_of(" \t\r\n") == std::string::npos
-                              ? Y(key[1])
-                              : fmt::format("{{column: {}}}", Y(key[1])));
+      *out +=
+          fmt::format("      - {{name: {}, by: [{}], order: [{}]}}\n",
+                      Y(AccessName(fmt::format("{}_of_{}", Sanitize(t->name, false), key.front()))),
+                      Y(key.front()),
+                      // A name with white space is no "column desc": the map form.
+                      key[1].find_first_of(" \t\r\n") == std::string::npos
+                          ? Y(key[1])
+                          : fmt::format("{{column: {}}}", Y(key[1])));
     } else if (second != nullptr) {
       *out += Comment(6, fmt::format("served by one prefix Scan: {} leads the key (the rows come "
                                      "in key order, which is not {}'s order: its key part does "
                                      "not sort like its values)",
                                      key.front(), key[1]));
-      *out += fmt::format("      - {{name: {}, by: [{}]}}\n",
-                          Y(fmt::format("{}_of_{}", Sanitize(t->name, false), key.front())),
-                          Y(key.front()));
+      *out +=
+          fmt::format("      - {{name: {}, by: [{}]}}\n",
+                      Y(AccessName(fmt::format("{}_of_{}", Sanitize(t->name, false), key.front()))),
+                      Y(key.front()));
     }
     return Status::OK();
+  }
+
+  // `base`, or base_2, base_3, ... when the mapping has that access
+  // pattern name already (names are unique in a mapping).
+  std::string AccessName(const std::string& base) {
+    std::string name = base;
+    for (int i = 2; access_names_.count(name) > 0; ++i) name = fmt::format("{}_{}", base, i);
+    access_names_.insert(name);
+    return name;
   }
 
   static std::vector<std::string> Quote(const std::vector<std::string>& names) {
@@ -1216,6 +1438,14 @@ class Drafter {
 
   Result<Draft> Emit() {
     Draft d;
+    // A namespace given is used as it is, or refused: never replaced.
+    if (!o_.name_space.empty()) {
+      std::string why = HBaseProblem(NameKind::kNamespace, o_.name_space);
+      if (why.empty()) why = NameProblem(o_.policy, NameKind::kNamespace, o_.name_space);
+      if (!why.empty()) {
+        return Status::InvalidArgument(fmt::format("--namespace '{}': {}", o_.name_space, why));
+      }
+    }
     std::set<std::string> ns_used;
     // The database's name, else the first namespace the policy allows.
     std::vector<std::string> ns_candidates = {Namespace()};
@@ -1300,6 +1530,7 @@ class Drafter {
   std::map<std::string, Role> roles_;
   std::vector<std::unique_ptr<Placed>> placed_;
   std::vector<std::string> left_out_;
+  std::set<std::string> access_names_;
 };
 
 }  // namespace
