@@ -1076,7 +1076,13 @@ class Drafter {
     const SourceTable* ref = schema_.FindTable(fk->ref_table);
     // The alias: the reference's role, from a one-column foreign key's name
     // (support_rep_id -> support_rep, sender_id -> sender); else the table's.
-    const std::string base = role_alias ? Sanitize(RoleName(*fk), false) : ref->name;
+    // Not a column's name of `t` (sequel_of beside column sequel_of reads
+    // as the column): the referenced table's name then, else role_row.
+    std::string base = role_alias ? Sanitize(RoleName(*fk), false) : ref->name;
+    if (role_alias && t->FindColumn(base) != nullptr) {
+      const std::string table = Sanitize(ref->name, false);
+      base = t->FindColumn(table) == nullptr && table != own ? table : base + "_row";
+    }
     std::string alias = base;
     for (int i = 2; alias == own || aliases->count(alias) > 0; ++i) {
       alias = base + std::to_string(i);
@@ -1127,6 +1133,19 @@ class Drafter {
         ext->name, fmt::join(to_parent->columns, ", "), parent->name,
         fmt::join(to_parent->ref_columns, ", "), ext->name);
     return j;
+  }
+
+  // Where a nested id comes from, for its comment: "invoice_line_id (the
+  // key (invoice_id, invoice_line_id) without the parent's part
+  // (invoice_id)); ", or the key itself when it holds no part of the parent.
+  static std::string IdWhy(const std::vector<std::string>& key, const std::vector<std::string>& id,
+                           const std::vector<std::string>& via) {
+    if (id.size() == key.size()) {
+      return fmt::format("{} (the key; the foreign key to the parent, ({}), is no part of it); ",
+                         fmt::join(id, ", "), fmt::join(via, ", "));
+    }
+    return fmt::format("{} (the key ({}) without the parent's part ({})); ", fmt::join(id, ", "),
+                       fmt::join(key, ", "), fmt::join(via, ", "));
   }
 
   Status EmitNest(Placed* n, int indent, std::set<std::string>* prefixes, const std::string& family,
@@ -1181,11 +1200,7 @@ class Drafter {
       if (!Contains(n->via->columns, c)) id.push_back(c);
     }
     WIDEN_ASSIGN_OR_RETURN(KeyDraft k, KeyOf(t, id, false, !n->children.empty()));
-    *out += Comment(indent + 2,
-                    "id: " +
-                        fmt::format("{} minus the parent's part ({}); ", fmt::join(Key(t), ", "),
-                                    fmt::join(n->via->columns, ", ")) +
-                        k.why);
+    *out += Comment(indent + 2, "id: " + IdWhy(Key(t), id, n->via->columns) + k.why);
     if (k.binary) *out += fmt::format("{}  form: binary\n", pad);
     *out += fmt::format("{}  id: {}\n", pad, k.yaml);
     // Values: the child's own columns but the link and the id, then the joins' labels.

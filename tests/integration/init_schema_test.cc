@@ -189,6 +189,24 @@ TEST_P(InitSchemaTest, NamesThatClashRepeatOrHoldSpacesAreDrafted) {
   // Access pattern names are unique in the mapping.
   EXPECT_NE(draft.find("{name: Order_Items_by_id_2, by: [id]}"), std::string::npos) << draft;
 
+  // A reference named like no id (sequel_of) gets an alias that is no
+  // column's name; a nested id's comment says where it comes from.
+  Exec(
+      {"CREATE TABLE book (book_id int PRIMARY KEY, title varchar(20) NOT NULL, sequel_of int, "
+       "FOREIGN KEY (sequel_of) REFERENCES book (book_id))",
+       "CREATE TABLE copy (copy_id int PRIMARY KEY, book_id int NOT NULL, shelf varchar(5), "
+       "FOREIGN KEY (book_id) REFERENCES book (book_id))",
+       "INSERT INTO book VALUES (1, 'a', NULL), (2, 'b', 1)",
+       "INSERT INTO copy VALUES (1, 2, 's')"});
+  const std::string books = DraftThatMigrates("books.yaml", "--tables book,copy");
+  EXPECT_NE(books.find("{table: book, as: sequel_of_row, \"on\": {sequel_of: book_id}}"),
+            std::string::npos)
+      << books;
+  EXPECT_NE(books.find("# id: copy_id (the key; the foreign key to the parent, (book_id), is no "
+                       "part of it)"),
+            std::string::npos)
+      << books;
+
   // A table named twice is drafted once.
   const std::string once = DraftThatMigrates("once.yaml", "--tables comp,comp");
   EXPECT_EQ(once.find("- name: ", once.find("- name: ") + 1), std::string::npos) << once;
