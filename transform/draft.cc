@@ -451,8 +451,8 @@ class Drafter {
     }
     if (candidates.size() == 1) {
       return pick(candidates.front(),
-                  fmt::format("({}) is {}'s only NOT NULL foreign key to a table that is no code "
-                              "table",
+                  fmt::format("({}) is {}'s only NOT NULL foreign key to a table in scope that "
+                              "is no code table",
                               fmt::join(candidates.front()->columns, ", "), t->name));
     }
     for (const ForeignKey* fk : candidates) r->owners.push_back(fk->ref_table);
@@ -618,10 +618,23 @@ class Drafter {
         somewhere = somewhere || Contains(Names(p->extensions), t->name);
       }
       if (!somewhere) {
-        left_out_.push_back(fmt::format("{}: {}", t->name,
-                                        forced ? "no NOT NULL foreign key leads to a table of the "
-                                                 "draft (name it with --root to map it)"
-                                               : "its parent could not hold it"));
+        // A NOT NULL foreign key to a table placed only two levels down:
+        // the nesting limit, not the graph, leaves it out.
+        std::string deep;
+        for (const ForeignKey* fk : Fks(t)) {
+          if (!NotNull(t, fk) || !deep.empty()) continue;
+          for (auto& p : placed_) {
+            if (p->table->name == fk->ref_table && p->level == 2) deep = fk->ref_table;
+          }
+        }
+        left_out_.push_back(fmt::format(
+            "{}: {}", t->name,
+            !deep.empty() ? fmt::format("its parent {} is nested two levels deep already (nesting "
+                                        "goes two levels at most; name it with --root to map it)",
+                                        deep)
+            : forced      ? "no NOT NULL foreign key leads to a table of the draft (name it with "
+                            "--root to map it)"
+                          : "its parent could not hold it"));
       }
     }
     return Status::OK();

@@ -147,6 +147,23 @@ TEST_P(InitSchemaTest, RefusalsNameTheTableOrOptionAtFault) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("next: widen lint -m '" + dir_ + "/it'\\''s.yaml';"), std::string::npos)
       << r.output;
+  // Under --root, a table whose parent is nested two levels deep is left
+  // out for the nesting limit, and says so.
+  Exec({"CREATE TABLE ch_a (id int PRIMARY KEY, v int NOT NULL, w int NOT NULL)",
+        "CREATE TABLE ch_b (id int PRIMARY KEY, a_id int NOT NULL, v int NOT NULL, FOREIGN KEY "
+        "(a_id) REFERENCES ch_a (id))",
+        "CREATE TABLE ch_c (id int PRIMARY KEY, b_id int NOT NULL, v int NOT NULL, FOREIGN KEY "
+        "(b_id) REFERENCES ch_b (id))",
+        "CREATE TABLE ch_d (id int PRIMARY KEY, c_id int NOT NULL, v int NOT NULL, FOREIGN KEY "
+        "(c_id) REFERENCES ch_c (id))"});
+  r = Init("--tables ch_a,ch_b,ch_c,ch_d --root ch_a -o " + dir_ + "/deep.yaml");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("widen: not mapped: ch_d: its parent ch_c is nested two levels deep "
+                          "already (nesting goes two levels at most; name it with --root to map "
+                          "it)"),
+            std::string::npos)
+      << r.output;
+
   // Two children: a family each by default, one shared family with
   // max_families 2.
   const std::string own = DraftThatMigrates("own.yaml");
