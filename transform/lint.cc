@@ -25,6 +25,13 @@ namespace widen {
 
 namespace {
 
+// The digits of the widest value of an integer column's type (5 for a
+// smallint, 10 for an int: a width every value fits); 20 when unknown.
+int TypeDigits(const SourceColumn& c) {
+  const auto range = DeclaredIntegerRange(c);
+  return range ? static_cast<int>(std::to_string(range->max).size()) : 20;
+}
+
 constexpr LintRule kRules[] = {
     {"E100", Severity::kError, "the mapping does not resolve against the source"},
     {"E101", Severity::kError, "a namespace, table or family name HBase rejects"},
@@ -718,8 +725,8 @@ class Linter {
             fmt::format("integer key part '{}' has no width: in a text key it sorts as text "
                         "(10 < 9), so range scans by it return the wrong rows",
                         p.name),
-            fmt::format("give it a width (e.g. {{column: {}, width: 10}}) or use form: binary",
-                        p.name));
+            fmt::format("give it a width (e.g. {{column: {}, width: {}}}) or use form: binary",
+                        p.name, TypeDigits(*c)));
       }
     }
     // I113: unpadded integers in text nested ids.
@@ -740,9 +747,9 @@ class Linter {
             fmt::format("nested id '{}' has no width: qualifiers sort as text ({}1, {}10, {}2), "
                         "so column ranges over them are not in id order",
                         p.name, n->prefix, n->prefix, n->prefix),
-            fmt::format("give it a width (e.g. {{column: {}, width: 6}}) if qualifiers are read "
+            fmt::format("give it a width (e.g. {{column: {}, width: {}}}) if qualifiers are read "
                         "in ranges",
-                        p.name));
+                        p.name, TypeDigits(*c)));
       }
     }
   }

@@ -260,6 +260,10 @@ TEST_F(PlanTest, LintChinook) {
       << r.output;
   EXPECT_NE(r.output.find("info I113: sales:invoices: nested id 'invoice_line_id'"),
             std::string::npos);
+  // The width suggested fits every value of the type (an int: 10 digits).
+  EXPECT_NE(r.output.find("fix: give it a width (e.g. {column: album_id, width: 10})"),
+            std::string::npos)
+      << r.output;
   // invoice_date is a timestamp(6) followed by invoice_id in a text key: a
   // fraction of a second would sort a shorter value after a longer one.
   EXPECT_NE(r.output.find("mapping.yaml:32:11: warning W116: sales:invoices: row key part "
