@@ -2,7 +2,8 @@
 // (`widen init`), as commented YAML that explains each choice.
 //
 // The rule (docs/design.md, "How widen init drafts a design"), over the
-// base tables in scope with a primary key (or a NOT NULL unique key),
+// base tables in scope with a primary key (or a NOT NULL unique key) that
+// are no partitions (PostgreSQL's partitioned table reads their rows),
 // foreign keys to other tables in scope only:
 //
 //   link table   its key is exactly the columns of two foreign keys
@@ -19,7 +20,9 @@
 //                the only such foreign key: nested into that parent (the
 //                qualifier prefix from the child's name, the id its key
 //                minus the parent's part);
-//   root         every other table: a target table of its own.
+//   root         every other table: a target table of its own; and the
+//                first table (in scope order) of children whose parents
+//                lead back to them (a cycle of NOT NULL foreign keys).
 //
 // Nesting goes two levels deep: a child of a second-level child becomes a
 // root. A child whose key is the foreign key itself (1:1) is copied into its
@@ -35,7 +38,9 @@
 // one text column alone as text without separator; anything else, and
 // several parts with a text one, in the binary form. Families: `d` for the
 // row's own columns, one family per nested entity when there are one or
-// two, one shared family `c` when there are more. Names follow `policy`.
+// two, one shared family `c` when there are more (the policy's
+// max_families decides). Names follow `policy`; names that come out the same
+// are numbered, and access pattern names are unique in the draft.
 //
 // Thread safety: one call per thread; `source` is used by it alone.
 #pragma once
@@ -82,8 +87,10 @@ struct Draft {
 /// Drafts a mapping from `schema`. `source` (may be null) answers the
 /// smallest value of integer key columns (a negative one needs the binary
 /// form). InvalidArgument naming the table or option: a table of `tables`
-/// or `roots` that is not in the schema, no table to map, or a name the
-/// policy allows no form of (naming the policy's rule).
+/// or `roots` that is not in the schema (or cannot be a root, and why), no
+/// table to map (with each table left out and why), a `name_space` HBase or
+/// the policy refuses, or a name the policy allows no form of (naming the
+/// policy's rule).
 Result<Draft> DraftMapping(const SourceSchema& schema, Source* source, const DraftOptions& options);
 
 }  // namespace widen
