@@ -64,13 +64,27 @@ struct LintCliOptions {
   bool no_source = false;            // mapping rules only
   std::string format = "text";       // text | json
   std::vector<std::string> disable;  // rule ids not to report
-  int max_families = 3;
-  int max_family_name = 2;
+  std::string policy_path;           // --policy FILE: replaces the mapping's policy:
+  int max_families = 0;              // 0: the naming policy's (default 3)
+  int max_family_name = 0;           // 0: the naming policy's (default 2)
   int max_key_bytes = 100;
   int64_t large_table_rows = 10000000;
   int64_t large_sync_rows = 1000000;
   uint64_t max_row_cells = 100000;
   uint64_t max_row_mib = 10;
+};
+
+/// widen init: a first mapping drafted from the source (docs/design.md).
+struct InitOptions {
+  std::string source_url;
+  std::vector<std::string> tables;  // source tables in scope (empty = all)
+  std::vector<std::string> roots;   // the root tables (empty = the rule)
+  std::string name_space;           // the target tables' namespace ("" = the database's name)
+  std::string target_url;           // the draft's target ("" = leveldb:out/NAMESPACE)
+  std::string policy_path;          // a naming policy the names follow
+  std::string output_path;          // "" = stdout
+  bool force = false;               // replace output_path when it exists
+  bool quiet = false;               // no summary on stderr
 };
 
 /// widen ddl: HBase shell statements (docs/plan.md, "widen ddl").
@@ -130,6 +144,7 @@ int RunGet(const ReadOptionsCli& options);
 int RunPlan(const PlanOptions& options);
 int RunLint(const LintCliOptions& options);
 int RunDdl(const DdlOptions& options);
+int RunInit(const InitOptions& options);
 
 /// Adds a subcommand and its options to `app`. The returned function runs
 /// the subcommand if it is the one parsed, returning its exit code, and
@@ -138,6 +153,7 @@ using CommandRunner = std::function<int()>;
 CommandRunner AddPlanCommand(CLI::App* app);
 CommandRunner AddLintCommand(CLI::App* app);
 CommandRunner AddDdlCommand(CLI::App* app);
+CommandRunner AddInitCommand(CLI::App* app);
 /// `cancel` turns true on Ctrl-C or SIGTERM.
 CommandRunner AddSyncCommand(CLI::App* app, const std::atomic<bool>* cancel);
 int RunSync(const SyncOptions& options, const std::atomic<bool>* cancel);

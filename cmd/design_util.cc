@@ -1,6 +1,9 @@
 #include "cmd/design_util.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -21,6 +24,17 @@ std::string HumanBytes(double b) {
     return fmt::format("{:.2f} GiB", b / (1024.0 * 1024 * 1024));
   }
   return fmt::format("{:.2f} TiB", b / (1024.0 * 1024 * 1024 * 1024));
+}
+
+std::string ShellWord(const std::string& word) {
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("_./:@%+=,-").find(c) != std::string_view::npos;
+  });
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
 }
 
 }  // namespace widen

@@ -33,8 +33,15 @@ int RunLint(const LintCliOptions& o) {
   dr.source_url = o.source_url;
   dr.open_source = !o.no_source;
   LintOptions lopt;
-  lopt.max_families = o.max_families;
-  lopt.max_family_name_bytes = static_cast<size_t>(o.max_family_name);
+  if (o.max_families > 0) lopt.max_families = o.max_families;
+  if (o.max_family_name > 0) lopt.max_family_name_bytes = static_cast<size_t>(o.max_family_name);
+  NamingPolicy policy;
+  if (!o.policy_path.empty()) {
+    auto p = load_policy(o.policy_path);
+    if (!p.ok()) return FailWith(p.status());
+    policy = std::move(*p);
+    lopt.policy = &policy;
+  }
   lopt.max_key_bytes = o.max_key_bytes;
   lopt.large_table_rows = o.large_table_rows;
   lopt.large_sync_rows = o.large_sync_rows;
@@ -105,15 +112,21 @@ CommandRunner AddLintCommand(CLI::App* app) {
   c->add_option("-m,--mapping", o->mapping_path, "Mapping YAML file");
   c->add_option("--source", o->source_url, "Source URL, overrides the mapping's 'source'");
   c->add_flag("--no-source", o->no_source,
-              "Do not connect: run only the rules that need no source (E101, W102, W103, W107)");
+              "Do not connect: run only the rules that need no source (E101, W102, W103, W107, "
+              "E123)");
   c->add_option("--format", o->format, "Output format: text or json")
       ->check(CLI::IsMember({"text", "json"}));
   c->add_option("--disable", o->disable, "Rule ids not to report (repeat, or W103,W105)")
       ->delimiter(',');
   c->add_flag("--rules", *rules, "List the rules and exit");
-  c->add_option("--max-families", o->max_families, "W102: more families than this warn")
+  c->add_option("--policy", o->policy_path,
+                "Naming policy file (docs/lint.md, \"Naming policy\"); replaces the mapping's "
+                "'policy:' section");
+  c->add_option("--max-families", o->max_families,
+                "W102: more families than this warn (default: the policy's, 3)")
       ->check(CLI::Range(1, 100));
-  c->add_option("--max-family-name", o->max_family_name, "W103: longer family names (bytes) warn")
+  c->add_option("--max-family-name", o->max_family_name,
+                "W103: longer family names (bytes) warn (default: the policy's, 2)")
       ->check(CLI::Range(1, 127));
   c->add_option("--max-key-bytes", o->max_key_bytes, "W104: longer row keys (bytes) warn")
       ->check(CLI::Range(1, 1 << 20));

@@ -126,8 +126,8 @@ int main(int argc, char** argv) {
   static std::atomic<bool> interrupted{false};
   const CommandRunner sync = AddSyncCommand(&app, &interrupted);
   const CommandRunner verify = AddVerifyCommand(&app, &interrupted);
-  const CommandRunner design[] = {AddPlanCommand(&app), AddLintCommand(&app), AddDdlCommand(&app),
-                                  AddRepairCommand(&app)};
+  const CommandRunner design[] = {AddInitCommand(&app), AddPlanCommand(&app), AddLintCommand(&app),
+                                  AddDdlCommand(&app), AddRepairCommand(&app)};
 
   // An unknown command word would otherwise read as "a subcommand is required".
   auto known = [&](const char* name) {
@@ -139,8 +139,8 @@ int main(int argc, char** argv) {
   if (argc > 1 && args[1][0] != '-' && !known(args[1].c_str())) {
     std::fprintf(
         stderr,
-        "widen: unknown command '%s' (expected migrate, sync, verify, plan, lint, ddl, scan, "
-        "get or repair; see widen --help)\n",
+        "widen: unknown command '%s' (expected init, migrate, sync, verify, plan, lint, ddl, "
+        "scan, get or repair; see widen --help)\n",
         MaskArgsIn(args[1], args).c_str());
     return kExitInvalid;
   }

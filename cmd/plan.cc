@@ -26,6 +26,7 @@
 #include "common/bytes.h"
 #include "common/temporal.h"
 #include "store/shell_printer.h"
+#include "transform/access_plan.h"
 #include "transform/cell_timestamp.h"
 #include "transform/diagram.h"
 #include "transform/key_anatomy.h"
@@ -209,8 +210,88 @@ std::vector<Query> Queries(const TablePlan& tp, Source* source) {
 
 using TableResult = TablePreviewResult;
 
+// `text` (HBase's printable form) single-quoted for a shell: a quote is
+// written \x27, which widen reads back as the byte.
+std::string ShellArg(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') {
+      out += "\\x27";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+// One read of an access pattern, from a row the plan showed: the `by`
+// values of that row and the prefixes that read them.
+struct AccessExample {
+  std::vector<std::pair<std::string, std::string>> by;  // column, value
+  std::vector<std::string> prefixes;                    // raw bytes
+  std::string command;  // the first prefix as a widen scan (or get) command line
+};
+
+// The proofs of the patterns the tables of `results` declare, each with an
+// example read (from the served table's first shown row, when it is shown).
+struct AccessView {
+  AccessProof proof;
+  std::optional<AccessExample> example;
+};
+
+std::vector<AccessView> AccessViews(const Design& in, const std::vector<TableResult>& results) {
+  std::vector<const TablePlan*> all;
+  for (const TablePlan& tp : in.plan.tables) all.push_back(&tp);
+  std::vector<AccessView> out;
+  for (AccessProof& proof : ProveAccessPatterns(all, in.schema)) {
+    const bool shown = std::any_of(results.begin(), results.end(), [&](const TableResult& r) {
+      return r.plan->mapping == proof.declared_on->mapping;
+    });
+    if (!shown) continue;
+    AccessView v{std::move(proof), std::nullopt};
+    const AccessProof& pr = v.proof;
+    for (const TableResult& r : results) {
+      if (pr.kind == AccessKind::kNotServed || r.plan->mapping != pr.served_by->mapping) continue;
+      if (r.preview.shown_rows.empty()) break;
+      auto row = pr.served_by->key.DecodeRow(r.preview.shown_rows.front().key);
+      if (!row.ok()) break;
+      AccessExample e;
+      for (size_t i = 0; i < pr.by_indexes.size() && i < pr.pattern->by.size(); ++i) {
+        e.by.emplace_back(pr.pattern->by[i].column.ToString(), (*row)[pr.by_indexes[i]].ToText());
+      }
+      if (!AccessPrefixes(pr, *row, &e.prefixes).ok() || e.prefixes.empty()) break;
+      const std::string table = pr.served_by->descriptor.FullName();
+      // With the mapping, for its target and to decode the key.
+      const std::string mapping = ShellWord(in.mapping.file);
+      e.command = pr.kind == AccessKind::kGet
+                      ? fmt::format("widen get {} {} -m {} --decode", table,
+                                    ShellArg(ToStringBinary(e.prefixes[0])), mapping)
+                      : fmt::format("widen scan {} --prefix {} -m {} --decode", table,
+                                    ShellArg(ToStringBinary(e.prefixes[0])), mapping);
+      v.example = std::move(e);
+      break;
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+std::string KindText(AccessKind kind) {
+  switch (kind) {
+    case AccessKind::kGet:
+      return "GET";
+    case AccessKind::kScan:
+      return "SCAN";
+    case AccessKind::kBucketScan:
+      return "BUCKET SCAN";
+    case AccessKind::kNotServed:
+      return "NOT SERVED";
+  }
+  return "?";
+}
+
 void PrintText(const PlanOptions& o, const Design& in, const std::vector<TableResult>& results,
-               std::string* out) {
+               const std::vector<AccessView>& access, std::string* out) {
   const bool tty = isatty(STDOUT_FILENO) != 0;
   for (const TableResult& r : results) {
     const TablePlan& tp = *r.plan;
@@ -273,6 +354,28 @@ void PrintText(const PlanOptions& o, const Design& in, const std::vector<TableRe
       *out += line + "\n";
     }
     *out += fmt::format("key order  {}: {}\n", KeyOrderName(tp.order.how), tp.order.why);
+    bool first_access = true;
+    for (const AccessView& v : access) {
+      if (v.proof.declared_on != &tp) continue;
+      const AccessProof& pr = v.proof;
+      *out += fmt::format("{}{} ({}): {}{}: {}\n", first_access ? "access     " : "           ",
+                          pr.pattern->name, pr.pattern->loc.ToString(),
+                          pr.kind == AccessKind::kNotServed ? "ERROR: " : "", KindText(pr.kind),
+                          pr.kind == AccessKind::kNotServed ? pr.problem : pr.how);
+      first_access = false;
+      if (pr.kind == AccessKind::kNotServed) {
+        *out += fmt::format("             fix: {}\n", pr.fix);
+      } else if (v.example) {
+        std::vector<std::string> by;
+        for (const auto& [c, value] : v.example->by) by.push_back(c + "=" + value);
+        *out += fmt::format(
+            "             e.g. {}: {}{}\n",
+            by.empty() ? "every row" : fmt::format("{}", fmt::join(by, ", ")), v.example->command,
+            v.example->prefixes.size() > 1 ? fmt::format(" (and the other {} buckets' prefixes)",
+                                                         v.example->prefixes.size() - 1)
+                                           : "");
+      }
+    }
     const auto queries = Queries(tp, in.source.get());
     for (size_t i = 0; i < queries.size(); ++i) {
       const Query& q = queries[i];
@@ -428,7 +531,7 @@ Json SizeJson(const SizeStats& s) {
 Json Nullable(int64_t v) { return v < 0 ? Json(nullptr) : Json(v); }
 
 Json ToJson(const PlanOptions& o, const Design& in, const std::vector<TableResult>& results,
-            int64_t timestamp_ms) {
+            const std::vector<AccessView>& access, int64_t timestamp_ms) {
   Json doc;
   doc["widen_plan"] = kPlanJsonFormat;
   doc["mapping"] = in.mapping.file;
@@ -619,6 +722,44 @@ Json ToJson(const PlanOptions& o, const Design& in, const std::vector<TableResul
     }
     t["range_checks"] = Json{{"findings", ranges}, {"notes", r.ranges.notes}};
     errors += p.collisions;
+    Json patterns = Json::array();
+    for (const AccessView& v : access) {
+      if (v.proof.declared_on != &tp) continue;
+      const AccessProof& pr = v.proof;
+      Json a;
+      a["name"] = pr.pattern->name;
+      a["file"] = pr.pattern->loc.file;
+      a["line"] = pr.pattern->loc.line;
+      a["column"] = pr.pattern->loc.column;
+      Json by = Json::array();
+      for (const auto& c : pr.pattern->by) by.push_back(c.column.ToString());
+      a["by"] = by;
+      Json order = Json::array();
+      for (const auto& c : pr.pattern->order) {
+        order.push_back(Json{{"column", c.column.ToString()}, {"desc", c.desc}});
+      }
+      a["order"] = order;
+      a["served"] = AccessKindNames().Name(pr.kind);
+      const bool served = pr.kind != AccessKind::kNotServed;
+      a["served_by"] = served ? Json(pr.served_by->descriptor.FullName()) : Json(nullptr);
+      a["leading_parts"] = served ? Json(pr.leading_parts) : Json(nullptr);
+      a["buckets"] = pr.kind == AccessKind::kBucketScan ? Json(pr.buckets) : Json(nullptr);
+      a["how"] = pr.how;
+      a["problem"] = served ? Json(nullptr) : Json(pr.problem);
+      a["fix"] = served ? Json(nullptr) : Json(pr.fix);
+      if (v.example) {
+        Json ex_by = Json::object();
+        for (const auto& [c, value] : v.example->by) ex_by[c] = value;
+        Json prefixes = Json::array();
+        for (const auto& px : v.example->prefixes) prefixes.push_back(ToStringBinary(px));
+        a["example"] = Json{{"by", ex_by}, {"prefixes", prefixes}, {"command", v.example->command}};
+      } else {
+        a["example"] = nullptr;
+      }
+      if (!served) ++errors;
+      patterns.push_back(std::move(a));
+    }
+    t["access"] = patterns;
     tables.push_back(t);
   }
   doc["tables"] = tables;
@@ -652,13 +793,17 @@ int RunPlan(const PlanOptions& o) {
   }
   uint64_t collisions = 0;
   for (const auto& r : results) collisions += r.preview.collisions;
+  const std::vector<AccessView> access = AccessViews(in, results);
+  size_t not_served = 0;
+  for (const AccessView& v : access) not_served += v.proof.kind == AccessKind::kNotServed ? 1 : 0;
   if (o.format == "json") {
-    std::string s = ToJson(o, in, results, ts).dump(2, ' ', false, Json::error_handler_t::replace);
+    std::string s =
+        ToJson(o, in, results, access, ts).dump(2, ' ', false, Json::error_handler_t::replace);
     std::fwrite(s.data(), 1, s.size(), stdout);
     std::fputc('\n', stdout);
   } else {
     std::string s;
-    PrintText(o, in, results, &s);
+    PrintText(o, in, results, access, &s);
     std::fwrite(s.data(), 1, s.size(), stdout);
   }
   std::fflush(stdout);
@@ -667,9 +812,14 @@ int RunPlan(const PlanOptions& o) {
                  "widen: %llu key collision(s): cells that would replace other cells (see "
                  "'collisions' above)\n",
                  static_cast<unsigned long long>(collisions));
-    return kExitInvalid;
   }
-  return kExitOk;
+  if (not_served > 0) {
+    std::fprintf(stderr,
+                 "widen: %zu access pattern(s) not served by any table's row key (see 'access' "
+                 "above)\n",
+                 not_served);
+  }
+  return collisions > 0 || not_served > 0 ? kExitInvalid : kExitOk;
 }
 
 CommandRunner AddPlanCommand(CLI::App* app) {

@@ -1153,6 +1153,37 @@ Result<LintRun> LintDesign(const DesignRequest& request, const LintOptions& opti
   return run;
 }
 
+Result<InitRun> DraftDesign(const InitRequest& request) {
+  SourceOptions so;
+  so.fetch_rows = request.fetch_rows;
+  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Source> source, Source::Open(request.source_url, so));
+  WIDEN_ASSIGN_OR_RETURN(SourceSchema schema, source->Introspect());
+  DraftOptions o = request.draft;
+  o.source_url = request.source_url;
+  o.dialect = source->dialect();
+  InitRun run;
+  WIDEN_ASSIGN_OR_RETURN(run.draft, DraftMapping(schema, source.get(), o));
+  if (run.draft.yaml.size() > kMaxMappingTextBytes) {
+    return Status::InvalidArgument(fmt::format(
+        "the draft of {} target table(s) is {} bytes, more than a mapping may hold (1 MiB, {} "
+        "bytes): draft the schema in parts, each with the tables that belong together "
+        "(--tables T1,T2,... or --root T1,T2,...), one mapping each",
+        run.draft.target_tables, run.draft.yaml.size(), kMaxMappingTextBytes));
+  }
+  auto mapping = ParseMapping(run.draft.yaml, request.file_name);
+  if (!mapping.ok()) {
+    return Status::Internal("the draft does not load (a bug in widen init): " +
+                            mapping.status().message());
+  }
+  LintOptions lo;
+  lo.policy = &o.policy;
+  lo.now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  std::chrono::system_clock::now().time_since_epoch())
+                  .count();
+  WIDEN_ASSIGN_OR_RETURN(run.report, Lint(*mapping, source.get(), lo));
+  return run;
+}
+
 Result<DesignTablesRun> DesignTables(const DesignRequest& request, const SplitOptions& so) {
   DesignTablesRun run;
   WIDEN_ASSIGN_OR_RETURN(run.design, LoadDesign(request));

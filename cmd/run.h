@@ -39,6 +39,7 @@
 #include "store/row_verify.h"
 #include "store/store.h"
 #include "transform/assembler.h"
+#include "transform/draft.h"
 #include "transform/key_anatomy.h"
 #include "transform/lint.h"
 #include "transform/parallel.h"
@@ -354,6 +355,29 @@ struct LintRun {
   LintReport report;
 };
 Result<LintRun> LintDesign(const DesignRequest& request, const LintOptions& options);
+
+/// What DraftDesign drafts (widen init).
+struct InitRequest {
+  std::string source_url;
+  DraftOptions draft;  // source_url and dialect are set from the source
+  int fetch_rows = 5000;
+  std::string file_name = "the draft";  // names the draft in the lint report
+};
+
+/// widen init's work: the draft, and the lint report of it against the
+/// source (with the draft's naming policy).
+struct InitRun {
+  Draft draft;
+  LintReport report;
+};
+
+/// Opens the source read-only, introspects it, drafts a mapping
+/// (transform/draft.h), reads the draft back with the mapping loader and
+/// lints it against the source. Errors: the source's (Unavailable,
+/// PermissionDenied, ...), the drafter's (InvalidArgument naming a table or
+/// the policy); Internal when the draft does not load (a bug, with the
+/// loader's message).
+Result<InitRun> DraftDesign(const InitRequest& request);
 
 /// One target table's descriptor with its split points, and how they were
 /// chosen.

@@ -684,6 +684,15 @@ Status MySqlSource::Session::LoadSchema() {
     k.cols[rs->getInt(4)] = {std::string(rs->getString(3)),
                              fk ? std::string(rs->getString(6)) : std::string()};
   }
+  // ON DELETE rules of the foreign keys: (table, constraint) -> DELETE_RULE.
+  std::map<std::pair<std::string, std::string>, std::string> delete_rules;
+  rs.reset(st->executeQuery(
+      "SELECT TABLE_NAME, CONSTRAINT_NAME, DELETE_RULE FROM "
+      "information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = DATABASE()"));
+  while (rs->next()) {
+    delete_rules[{std::string(rs->getString(1)), std::string(rs->getString(2))}] =
+        std::string(rs->getString(3));
+  }
   for (auto& [id, k] : keys) {
     auto it = tables.find(id.first);
     if (it == tables.end()) continue;
@@ -691,6 +700,12 @@ Status MySqlSource::Session::LoadSchema() {
       for (auto& [ord, c] : k.cols) it->second.primary_key.push_back(c.first);
     } else {
       ForeignKey fk;
+      fk.name = id.second;
+      const std::string& rule = delete_rules[id];
+      fk.on_delete = rule == "CASCADE"       ? ForeignKeyAction::kCascade
+                     : rule == "SET NULL"    ? ForeignKeyAction::kSetNull
+                     : rule == "SET DEFAULT" ? ForeignKeyAction::kSetDefault
+                                             : ForeignKeyAction::kNoAction;
       fk.ref_table = k.ref_table;
       for (auto& [ord, c] : k.cols) {
         fk.columns.push_back(c.first);

@@ -736,7 +736,8 @@ Result<SourceSchema> PostgresSource::Introspect() {
       schema.tables.back().columns.push_back(std::move(col));
     }
     pqxx::result keys = session_->txn->exec(R"SQL(
-      SELECT c.relname, con.contype, a.attname, rc.relname, ra.attname, con.conname, k.ord
+      SELECT c.relname, con.contype, a.attname, rc.relname, ra.attname, con.conname, k.ord,
+             con.confdeltype
       FROM pg_constraint con
       JOIN pg_class c ON c.oid = con.conrelid
       JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -745,6 +746,9 @@ Result<SourceSchema> PostgresSource::Introspect() {
       LEFT JOIN pg_class rc ON rc.oid = con.confrelid
       LEFT JOIN pg_attribute ra ON ra.attrelid = con.confrelid AND ra.attnum = con.confkey[k.ord]
       WHERE n.nspname = current_schema() AND con.contype IN ('p', 'f', 'u')
+        -- A foreign key to a partitioned table is cloned for each of its
+        -- partitions (conparentid names the original): the original alone.
+        AND NOT (con.contype = 'f' AND con.conparentid <> 0)
       ORDER BY c.relname, con.conname, k.ord)SQL");
     std::string last_fk;
     for (const auto& r : keys) {
@@ -765,7 +769,17 @@ Result<SourceSchema> PostgresSource::Introspect() {
         t->unique_keys.back().push_back(r[2].c_str());
       } else {
         if (id != last_fk) {
-          t->foreign_keys.push_back(ForeignKey{{}, r[3].c_str(), {}});
+          ForeignKey fk;
+          fk.name = r[5].c_str();
+          fk.ref_table = r[3].c_str();
+          // pg_constraint.confdeltype: a no action, r restrict, c cascade, n set null, d set
+          // default.
+          const std::string rule = r[7].c_str();
+          fk.on_delete = rule == "c"   ? ForeignKeyAction::kCascade
+                         : rule == "n" ? ForeignKeyAction::kSetNull
+                         : rule == "d" ? ForeignKeyAction::kSetDefault
+                                       : ForeignKeyAction::kNoAction;
+          t->foreign_keys.push_back(std::move(fk));
           last_fk = id;
         }
         t->foreign_keys.back().columns.push_back(r[2].c_str());
@@ -780,6 +794,29 @@ Result<SourceSchema> PostgresSource::Introspect() {
       for (auto& t : schema.tables) {
         if (t.name == r[0].c_str()) t.is_view = true;
       }
+    }
+    // Partitions: their partitioned table reads their rows; its row
+    // estimate is theirs summed (a partitioned table has no statistics of
+    // its own).
+    pqxx::result parts = session_->txn->exec(R"SQL(
+      SELECT c.relname, p.relname, c.reltuples::int8
+      FROM pg_inherits i
+      JOIN pg_class c ON c.oid = i.inhrelid
+      JOIN pg_class p ON p.oid = i.inhparent
+      JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = current_schema() AND c.relispartition
+      ORDER BY c.relname)SQL");
+    std::map<std::string, int64_t> partition_rows;  // partitioned table -> rows known
+    for (const auto& r : parts) {
+      const int64_t rows = r[2].as<int64_t>();
+      for (auto& t : schema.tables) {
+        if (t.name == r[0].c_str()) t.partition_of = r[1].c_str();
+      }
+      if (rows >= 0) partition_rows[r[1].c_str()] += rows;
+    }
+    for (auto& t : schema.tables) {
+      const auto it = partition_rows.find(t.name);
+      if (it != partition_rows.end() && t.estimated_rows <= 0) t.estimated_rows = it->second;
     }
     // Unique indexes that are not constraints also make a join many-to-one.
     pqxx::result idx = session_->txn->exec(R"SQL(

@@ -196,6 +196,89 @@ std::string MaskUrl(const std::string& url) {
   return out;
 }
 
+namespace {
+
+// `s` with %XX escapes decoded (a bad escape is kept as it is).
+std::string PercentDecoded(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    auto hex = [](char c) {
+      if (c >= '0' && c <= '9') return c - '0';
+      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+      return -1;
+    };
+    if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
+      out += static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2]));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string WithoutPassword(const std::string& url) {
+  const size_t scheme = url.find("://");
+  if (scheme != std::string::npos) {
+    std::string out = url;
+    // user:password@ (the password may hold '@' or ':').
+    size_t query = out.find('?', scheme + 3);
+    const size_t at = out.rfind('@', query == std::string::npos ? out.npos : query);
+    const size_t colon = out.find(':', scheme + 3);
+    if (at != std::string::npos && at > scheme + 3 && colon != std::string::npos && colon < at) {
+      out.erase(colon, at - colon);
+    }
+    query = out.find('?', scheme + 3);
+    if (query == std::string::npos) return out;
+    const size_t end = std::min(out.find('#', query), out.size());
+    std::vector<std::string> kept;
+    const std::string params = out.substr(query + 1, end - query - 1);
+    for (size_t p = 0; p <= params.size();) {
+      size_t amp = params.find('&', p);
+      if (amp == std::string::npos) amp = params.size();
+      const std::string param = params.substr(p, amp - p);
+      if (PercentDecoded(param.substr(0, param.find('='))) != "password" && !param.empty()) {
+        kept.push_back(param);
+      }
+      p = amp + 1;
+    }
+    return out.substr(0, query) +
+           (kept.empty() ? "" : "?" + fmt::format("{}", fmt::join(kept, "&"))) + out.substr(end);
+  }
+  if (url.find('=') == std::string::npos) return url;
+  // Keyword/value: key = value, a value 'quoted' (with \' and \\) or up to white space.
+  std::vector<std::string> kept;
+  size_t i = 0;
+  auto blank = [&](size_t k) {
+    return k < url.size() && std::isspace(static_cast<unsigned char>(url[k]));
+  };
+  while (i < url.size()) {
+    while (blank(i)) ++i;
+    if (i >= url.size()) break;
+    const size_t start = i;
+    while (i < url.size() && url[i] != '=' && !blank(i)) ++i;
+    const std::string key = url.substr(start, i - start);
+    while (blank(i)) ++i;
+    if (i < url.size() && url[i] == '=') {
+      ++i;
+      while (blank(i)) ++i;
+      if (i < url.size() && url[i] == '\'') {
+        for (++i; i < url.size() && url[i] != '\''; ++i) {
+          if (url[i] == '\\') ++i;
+        }
+        if (i < url.size()) ++i;
+      } else {
+        while (i < url.size() && !blank(i)) ++i;
+      }
+    }
+    if (key != "password") kept.push_back(url.substr(start, i - start));
+  }
+  return fmt::format("{}", fmt::join(kept, " "));
+}
+
 std::string ScrubSecrets(std::string message, const std::string& url) {
   const std::string masked = MaskUrl(url);
   for (size_t p = message.find(url); !url.empty() && p != std::string::npos;

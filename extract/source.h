@@ -273,10 +273,22 @@ std::optional<IntegerRange> DeclaredIntegerRange(const SourceColumn& column);
 /// (PostgreSQL real, MySQL FLOAT in every form: FLOAT(5,2), FLOAT UNSIGNED).
 bool IsSinglePrecision(const SourceColumn& column);
 
+/// What a foreign key does to the referencing rows when the referenced row
+/// is deleted (its ON DELETE rule).
+enum class ForeignKeyAction {
+  kNoAction,    // NO ACTION (the default) or RESTRICT: the delete is refused
+  kCascade,     // CASCADE: the referencing rows are deleted with it
+  kSetNull,     // SET NULL
+  kSetDefault,  // SET DEFAULT
+};
+
+/// A foreign key of a table (a FOREIGN KEY constraint), as introspected.
 struct ForeignKey {
-  std::vector<std::string> columns;
+  std::string name;                  // the constraint's name
+  std::vector<std::string> columns;  // of the referencing table, in constraint order
   std::string ref_table;
-  std::vector<std::string> ref_columns;
+  std::vector<std::string> ref_columns;  // of ref_table, paired with `columns`
+  ForeignKeyAction on_delete = ForeignKeyAction::kNoAction;
 };
 
 struct SourceTable {
@@ -296,6 +308,9 @@ struct SourceTable {
   /// A view (PostgreSQL: also a materialized view): the database declares no
   /// primary key for it, so nothing is known about which columns are unique.
   bool is_view = false;
+  /// A partition (PostgreSQL's declarative partitioning): the partitioned
+  /// table it belongs to, whose scans read its rows too; "" = none.
+  std::string partition_of;
 
   /// nullptr when the table has no such column (exact, case-sensitive match).
   const SourceColumn* FindColumn(const std::string& name) const;
@@ -401,6 +416,15 @@ std::vector<std::pair<size_t, size_t>> PasswordSpans(std::string_view text);
 /// user:password@ part (up to the last '@'), and password= parameters of a
 /// query string or keyword/value connection string.
 std::string MaskUrl(const std::string& url);
+
+/// `url` with every password taken out, for text that is kept (a drafted
+/// mapping's `source:`): a URL's user:password@ becomes user@, and each
+/// password= parameter of its query string (the name percent-decoded, as
+/// libpq reads it) is dropped with its '&' (the '?' too when none is left);
+/// in a keyword/value connection string ("host=h password='a b' dbname=d")
+/// the password entry, quoted value and all, is dropped. Other text is
+/// returned as it is.
+std::string WithoutPassword(const std::string& url);
 
 /// `message` with `url` and its password(s) replaced by masked text; for
 /// messages of libraries that echo what they were given.

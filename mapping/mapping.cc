@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "common/suggest.h"
+#include "mapping/policy_section_internal.h"
 #include "mapping/sync_section_internal.h"
 #include "mapping/yaml_internal.h"
 #include "mapping/yaml_limits_internal.h"
@@ -145,8 +146,7 @@ class Loader {
   Result<Mapping> Load(const YAML::Node& root) {
     Mapping m;
     m.file = file_;
-    WIDEN_RETURN_IF_ERROR(
-        ctx_.CheckMap(root, "the mapping", {"source", "target", "timestamp_ms", "tables", "sync"}));
+    WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(root, "the mapping", "mapping"));
     std::string source, target;
     WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(root, "source", &source));
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(root, "target", &target));
@@ -190,6 +190,35 @@ class Loader {
     if (YAML::Node sync = root["sync"]) {
       WIDEN_RETURN_IF_ERROR(mapping_internal::LoadSyncSection(ctx_, sync, m, &m.sync));
     }
+    m.policy = NamingPolicy::Default();
+    if (YAML::Node policy = root["policy"]) {
+      if (policy.IsScalar() && !policy.Scalar().empty()) {
+        // A policy file, relative to the mapping's folder.
+        std::filesystem::path path(policy.Scalar());
+        if (path.is_relative()) path = std::filesystem::path(file_).parent_path() / path;
+        auto p = load_policy(path.string());
+        if (!p.ok()) {
+          return ctx_.Error(policy, fmt::format("'policy': {}", p.status().message()));
+        }
+        m.policy = std::move(*p);
+      } else {
+        WIDEN_RETURN_IF_ERROR(mapping_internal::LoadPolicySection(ctx_, policy, &m.policy));
+      }
+    }
+    // Access pattern names are unique in the mapping (plan and lint name them).
+    std::vector<const AccessPattern*> access;
+    for (const auto& t : m.tables) {
+      for (const auto& a : t.access) {
+        for (const AccessPattern* other : access) {
+          if (other->name == a.name) {
+            return Status::InvalidArgument(
+                fmt::format("{}: access pattern '{}' is declared twice (first at {})",
+                            a.loc.ToString(), a.name, other->loc.ToString()));
+          }
+        }
+        access.push_back(&a);
+      }
+    }
     return m;
   }
 
@@ -206,11 +235,10 @@ class Loader {
   }
 
   Status LoadTable(const YAML::Node& n, TableMapping* t) {
-    WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(n, "a table",
-                                        {"name", "from", "query", "where", "version", "families",
-                                         "key", "joins", "columns", "nest"}));
+    WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(n, "a table", "table"));
     t->loc = ctx_.Loc(n);
     WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(n, "name", &t->name));
+    t->name_loc = ctx_.Loc(n["name"]);
     WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(n, "from", &t->from));
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "where", &t->where));
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "query", &t->query));
@@ -261,8 +289,7 @@ class Loader {
 
     YAML::Node key = n["key"];
     if (!key) return ctx_.Error(n, where + ": missing required field 'key'");
-    WIDEN_RETURN_IF_ERROR(
-        ctx_.CheckMap(key, "'key'", {"form", "separator", "parts", "salt", "hash_prefix"}));
+    WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(key, "'key'", "key"));
     t->key.loc = ctx_.Loc(key);
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(key, "separator", &t->key.separator));
     WIDEN_RETURN_IF_ERROR(LoadForm(key, &t->key.form));
@@ -315,11 +342,92 @@ class Loader {
         t->nests.push_back(std::move(ns));
       }
     }
+    if (YAML::Node access = n["access"]) {
+      WIDEN_RETURN_IF_ERROR(ctx_.CheckSequence(access, "'access'"));
+      for (const auto& a : access) {
+        AccessPattern ap;
+        WIDEN_RETURN_IF_ERROR(LoadAccess(a, *t, &ap));
+        t->access.push_back(std::move(ap));
+      }
+    }
     return CheckQualifiers(*t);
   }
 
+  // One entry of `access:`: {name, by: [columns], order: [entries]}, an
+  // `order` entry "column", "column asc" or "column desc" (one space, the
+  // direction in any case) or {column: NAME, desc: BOOL} (a name with
+  // white space). A column is named at most once in `by` and once in
+  // `order` (a `by` column may be in `order`: one value, any order).
+  Status LoadAccess(const YAML::Node& n, const TableMapping& t, AccessPattern* a) {
+    WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(n, "an access pattern", "access"));
+    a->loc = ctx_.Loc(n);
+    WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(n, "name", &a->name));
+    auto columns = [&](const char* field, bool ordered, std::vector<AccessColumn>* out) -> Status {
+      YAML::Node list = n[field];
+      if (!list) return Status::OK();
+      std::vector<YAML::Node> items;
+      if (list.IsScalar()) {
+        items.push_back(list);
+      } else {
+        WIDEN_RETURN_IF_ERROR(ctx_.CheckSequence(list, fmt::format("'{}'", field)));
+        for (const auto& e : list) items.push_back(e);
+      }
+      for (const auto& e : items) {
+        AccessColumn c;
+        c.loc = ctx_.Loc(e);
+        std::string text;
+        if (ordered && e.IsMap()) {
+          WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(e, "an 'order' entry", "access_order"));
+          WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(e, "column", &text));
+          WIDEN_RETURN_IF_ERROR(ctx_.OptionalBool(e, "desc", &c.desc));
+        } else if (!e.IsScalar() || e.Scalar().empty()) {
+          return ctx_.Error(e, fmt::format("'{}' holds column names{}", field,
+                                           ordered ? " (\"column\", \"column desc\" or {column: "
+                                                     "NAME, desc: true})"
+                                                   : ""));
+        } else {
+          text = e.Scalar();
+          const size_t blank = text.find_first_of(" \t\r\n\f\v");
+          if (ordered && blank != std::string::npos) {
+            // "column asc" / "column desc": one space, the direction last.
+            std::string dir = text.substr(blank + 1);
+            for (char& ch : dir)
+              ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+            if (text[blank] != ' ' || blank == 0 || (dir != "asc" && dir != "desc")) {
+              return ctx_.Error(
+                  e, fmt::format("an 'order' entry is \"column\", \"column asc\" or \"column "
+                                 "desc\" (one space between), got '{}'; a column whose name "
+                                 "holds white space is written {{column: NAME, desc: false}}",
+                                 text));
+            }
+            c.desc = dir == "desc";
+            text = text.substr(0, blank);
+          } else if (!ordered && (text.front() == ' ' || text.back() == ' ')) {
+            return ctx_.Error(e, fmt::format("'by' entry '{}' starts or ends with a space", text));
+          }
+        }
+        WIDEN_RETURN_IF_ERROR(ColumnRefAt(e, text, &c.column));
+        if (!c.column.alias.empty() && !HasAlias(t, c.column.alias)) {
+          return ctx_.Error(e, UnknownAlias(t, c.column.alias));
+        }
+        for (const AccessColumn& other : *out) {
+          if (other.column.ToString() == c.column.ToString()) {
+            return ctx_.Error(e, fmt::format("access pattern '{}' names column '{}' twice in "
+                                             "'{}'",
+                                             a->name, c.column.ToString(), field));
+          }
+        }
+        out->push_back(std::move(c));
+      }
+      return Status::OK();
+    };
+    WIDEN_RETURN_IF_ERROR(columns("by", false, &a->by));
+    WIDEN_RETURN_IF_ERROR(columns("order", true, &a->order));
+    return Status::OK();
+  }
+
   Status LoadJoin(const YAML::Node& n, const AliasScope& t, JoinSpec* j) {
-    WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(n, "a join", {"table", "as", "on"}));
+    WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(n, "a join", "join"));
     j->loc = ctx_.Loc(n);
     WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(n, "table", &j->table));
     j->alias = j->table;
@@ -373,7 +481,7 @@ class Loader {
     YAML::Node n = key[field];
     if (!n) return Status::OK();
     h->loc = ctx_.Loc(n);
-    WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(n, fmt::format("'{}'", field), {size_name, "parts"}));
+    WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(n, fmt::format("'{}'", field), field));
     if (!n[size_name]) return ctx_.Error(n, fmt::format("'{}' needs '{}'", field, size_name));
     int64_t size = 0;
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalInt(n, size_name, min, max, &size));
@@ -386,10 +494,7 @@ class Loader {
   }
 
   Status LoadFamily(const YAML::Node& f, FamilySpec* fs) {
-    WIDEN_RETURN_IF_ERROR(
-        ctx_.CheckMap(f, "a column family",
-                      {"name", "versions", "min_versions", "ttl", "compression", "bloom_filter",
-                       "block_size", "in_memory", "data_block_encoding"}));
+    WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(f, "a column family", "family"));
     WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(f, "name", &fs->name));
     int64_t v = fs->versions, mv = fs->min_versions, bs = fs->block_size_bytes;
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalInt(f, "versions", 1, INT32_MAX, &v));
@@ -432,8 +537,7 @@ class Loader {
     if (p.IsScalar()) {
       WIDEN_RETURN_IF_ERROR(ColumnRefAt(p, p.Scalar(), &kp->column));
     } else {
-      WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(
-          p, "a key part", {"column", "literal", "width", "type", "desc", "reverse", "on_null"}));
+      WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(p, "a key part", "key_part"));
       if (p["column"] && p["literal"]) {
         return ctx_.Error(p, "a key part is either a 'column' or a 'literal', not both");
       }
@@ -489,16 +593,17 @@ class Loader {
 
   Status LoadColumn(const YAML::Node& c, const TableMapping& t, ColumnSpec* cs) {
     cs->loc = ctx_.Loc(c);
+    cs->to_loc = cs->loc;
     std::string to, type;
     if (c.IsScalar()) {
       WIDEN_RETURN_IF_ERROR(ColumnRefAt(c, c.Scalar(), &cs->column));
     } else {
-      WIDEN_RETURN_IF_ERROR(
-          ctx_.CheckMap(c, "a column", {"column", "to", "on_null", "codec", "type", "version"}));
+      WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(c, "a column", "column"));
       std::string col;
       WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(c, "column", &col));
       WIDEN_RETURN_IF_ERROR(ColumnRefAt(c["column"], col, &cs->column));
       WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(c, "to", &to));
+      if (c["to"]) cs->to_loc = ctx_.Loc(c["to"]);
       WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(c, "type", &type));
       if (c["codec"]) {
         std::string codec;
@@ -554,10 +659,7 @@ class Loader {
 
   Status LoadNest(const YAML::Node& n, const TableMapping& t, NestSpec* ns, int depth = 1,
                   const NestSpec* parent = nullptr) {
-    WIDEN_RETURN_IF_ERROR(
-        ctx_.CheckMap(n, "a nest",
-                      {"table", "on", "family", "prefix", "joins", "id", "id_separator", "columns",
-                       "where", "form", "layout", "attribute_separator", "version", "nest"}));
+    WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(n, "a nest", "nest"));
     ns->loc = ctx_.Loc(n);
     WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(n, "table", &ns->table));
     const AliasScope scope{ns->table, &ns->joins, "the nested table",
@@ -591,6 +693,7 @@ class Loader {
       return ctx_.Error(n["version"], UnknownAlias(scope, ns->version.alias));
     }
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "prefix", &ns->prefix));
+    ns->prefix_loc = ctx_.Loc(n["prefix"] ? n["prefix"] : n);
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "where", &ns->where));
     YAML::Node on = n["on"];
     if (!on || !on.IsMap() || on.size() == 0) {
@@ -636,7 +739,7 @@ class Loader {
         if (c.IsScalar()) {
           column = c.Scalar();
         } else if (c.IsMap()) {
-          WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(c, "a nest column", {"column", "as"}));
+          WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(c, "a nest column", "nest_column"));
           WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(c, "column", &column));
           WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(c, "as", &as));
           if (c["as"] && as.find_first_not_of(" \t") == std::string::npos) {

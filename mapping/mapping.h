@@ -26,6 +26,7 @@
 #include "common/family_options.h"
 #include "common/status.h"
 #include "mapping/encoding.h"
+#include "mapping/naming_policy.h"
 
 namespace widen {
 
@@ -100,6 +101,7 @@ struct ColumnSpec {
   ColumnRef column;
   std::string family;
   std::string qualifier;  // defaults to the column's name
+  SourceLocation to_loc;  // of the `to` value (the entry's place when there is none)
   NullPolicy on_null = NullPolicy::kOmit;
   ValueCodecKind codec = ValueCodecKind::kString;
   HBaseType type = HBaseType::kAuto;  // hbase codec: the Java type; kAuto = from the source
@@ -137,7 +139,8 @@ struct NestSpec {
   /// (parent column, child column) pairs, ANDed.
   std::vector<std::pair<std::string, std::string>> on;
   std::string family;
-  std::string prefix;  // qualifier prefix, e.g. "o"
+  std::string prefix;         // qualifier prefix, e.g. "o"
+  SourceLocation prefix_loc;  // of the `prefix` value (the nest's place when there is none)
   /// Many-to-one joins from the child row (LEFT JOINs, as a table's): their
   /// columns are named `alias.column` in id, values and version.
   std::vector<JoinSpec> joins;
@@ -168,10 +171,29 @@ struct FamilySpec {
   DataBlockEncoding data_block_encoding = DataBlockEncoding::kNone;
 };
 
+/// A column an access pattern names, and where it is written.
+struct AccessColumn {
+  SourceLocation loc;
+  ColumnRef column;   // a column of the driving table, or `alias.column` of a join
+  bool desc = false;  // in `order`: "column desc" (newest or largest first)
+};
+
+/// A read a target table is designed to serve (`access:`): the rows whose
+/// `by` columns equal given values, returned in `order`. `widen plan`
+/// proves each against the row key (transform/access_plan.h): a Get, one
+/// prefix scan, a scan of every salt bucket, or not served.
+struct AccessPattern {
+  SourceLocation loc;
+  std::string name;                 // unique within the mapping
+  std::vector<AccessColumn> by;     // equality columns; may be empty (a scan of the whole table)
+  std::vector<AccessColumn> order;  // the order the rows are wanted in; empty = any
+};
+
 /// One target table.
 struct TableMapping {
   SourceLocation loc;
-  std::string name;  // "namespace:table" or "table"
+  std::string name;         // "namespace:table" or "table"
+  SourceLocation name_loc;  // of the `name` value
   std::vector<FamilySpec> families;
   std::string from;   // driving source table (or the alias of `query`)
   std::string where;  // optional SQL filter on the driving table
@@ -181,6 +203,7 @@ struct TableMapping {
   std::vector<JoinSpec> joins;
   std::vector<ColumnSpec> columns;
   std::vector<NestSpec> nests;
+  std::vector<AccessPattern> access;  // the reads the table is designed to serve
 };
 
 /// How `widen sync` finds the changes of one source table
@@ -281,6 +304,9 @@ struct Mapping {
   /// The `sync:` section, in file order; a source table has at most one
   /// entry, and one without an entry is synced in digest mode.
   std::vector<SyncSpec> sync;
+  /// The `policy:` section: house rules for names that `widen lint`
+  /// checks (mapping/naming_policy.h); the default when absent.
+  NamingPolicy policy;
 
   /// NotFound-free lookup; nullptr when absent.
   const TableMapping* FindTable(const std::string& name) const;
@@ -301,6 +327,9 @@ struct Mapping {
 /// 100,000 YAML nodes (aliases expanded) or 1,000 aliases is InvalidArgument
 /// naming the limit (docs/mapping.md, "Limits").
 Result<Mapping> load_mapping(const std::string& path);
+
+/// The largest mapping text load_mapping and ParseMapping read: 1 MiB.
+inline constexpr uint64_t kMaxMappingTextBytes = 1 << 20;
 
 /// Same, from YAML text (with the same limits); `file_name` is used in messages.
 Result<Mapping> ParseMapping(const std::string& yaml_text, const std::string& file_name);

@@ -90,8 +90,7 @@ class SyncLoader {
   }
 
   Status LoadEntry(const YAML::Node& e, SyncSpec* s) {
-    WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(
-        e, "a sync entry", {"table", "mode", "watermark", "tiebreak", "lookback", "deletes"}));
+    WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(e, "a sync entry", "sync"));
     s->loc = ctx_.Loc(e);
     WIDEN_RETURN_IF_ERROR(ctx_.RequiredString(e, "table", &s->table));
     WIDEN_RETURN_IF_ERROR(CheckTableIsRead(e["table"], s->table));
@@ -220,7 +219,7 @@ class SyncLoader {
   }
 
   Status Deletes(const YAML::Node& d, const std::string& where, SyncSpec* s) {
-    WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(d, "'deletes'", {"soft", "reconcile"}));
+    WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(d, "'deletes'", "deletes"));
     if (d.size() == 0) {
       return ctx_.Error(d,
                         fmt::format("{}: 'deletes' is empty: give soft: {{column: C, value: V}}, "
@@ -230,7 +229,7 @@ class SyncLoader {
     WIDEN_RETURN_IF_ERROR(ctx_.OptionalBool(d, "reconcile", &s->reconcile));
     YAML::Node soft = d["soft"];
     if (!soft) return Status::OK();
-    WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(soft, "'soft'", {"column", "value"}));
+    WIDEN_RETURN_IF_ERROR(ctx_.CheckMap(soft, "'soft'", "soft"));
     SoftDeleteSpec sd;
     sd.loc = ctx_.Loc(soft);
     if (!soft["column"]) {

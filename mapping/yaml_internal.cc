@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/suggest.h"
+#include "mapping/fields.h"
 
 namespace widen::mapping_internal {
 
@@ -24,7 +25,7 @@ Status YamlContext::Error(const YAML::Node& node, const std::string& what) const
 }
 
 Status YamlContext::CheckMap(const YAML::Node& node, std::string_view what,
-                             std::initializer_list<const char*> allowed) const {
+                             std::span<const std::string_view> allowed) const {
   if (!node.IsMap()) return Error(node, fmt::format("{} must be a map of fields", what));
   std::vector<std::string> names(allowed.begin(), allowed.end());
   std::vector<std::string> seen;
@@ -47,6 +48,11 @@ Status YamlContext::CheckMap(const YAML::Node& node, std::string_view what,
                     hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint), expected));
   }
   return Status::OK();
+}
+
+Status YamlContext::CheckMap(const YAML::Node& node, std::string_view what,
+                             std::string_view kind) const {
+  return CheckMap(node, what, MappingFields(kind));
 }
 
 Status YamlContext::CheckSequence(const YAML::Node& node, std::string_view what) const {
@@ -86,6 +92,12 @@ Status YamlContext::OptionalInt(const YAML::Node& map, const char* key, int64_t 
     parsed = false;
   }
   if (!parsed) return Error(n, fmt::format("'{}' must be a whole number, got '{}'", key, text));
+  // A quoted scalar is text (YAML's tag "!"), as a JSON Schema reads it.
+  if (n.Tag() == "!") {
+    return Error(n, fmt::format("'{}' must be a whole number, got the text \"{}\" (without the "
+                                "quotes it is one)",
+                                key, text));
+  }
   if (v < min || v > max) {
     return Error(n, fmt::format("'{}' must be between {} and {}, got {}", key, min, max, v));
   }
@@ -96,13 +108,18 @@ Status YamlContext::OptionalInt(const YAML::Node& map, const char* key, int64_t 
 Status YamlContext::OptionalBool(const YAML::Node& map, const char* key, bool* out) const {
   YAML::Node n = map[key];
   if (!n) return Status::OK();
-  const std::string t = n.IsScalar() ? n.Scalar() : std::string();
-  if (t == "true" || t == "yes" || t == "on") {
+  // YAML 1.2's booleans, unquoted: what editors and JSON Schemas read as
+  // true and false (yes/no/on/off are text there).
+  const std::string t = n.IsScalar() && n.Tag() != "!" ? n.Scalar() : std::string();
+  if (t == "true" || t == "True" || t == "TRUE") {
     *out = true;
-  } else if (t == "false" || t == "no" || t == "off") {
+  } else if (t == "false" || t == "False" || t == "FALSE") {
     *out = false;
   } else {
-    return Error(n, fmt::format("'{}' must be true or false, got '{}'", key, t));
+    return Error(n, fmt::format("'{}' must be true or false, got {}", key,
+                                n.IsScalar() ? (n.Tag() == "!" ? "the text \"" + n.Scalar() + "\""
+                                                               : "'" + n.Scalar() + "'")
+                                             : std::string("a list or map")));
   }
   return Status::OK();
 }

@@ -4,7 +4,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,7 +25,9 @@ class YamlContext {
   /// InvalidArgument unless `node` is a map whose keys are all in `allowed`
   /// (names the unknown key and suggests the closest allowed one).
   Status CheckMap(const YAML::Node& node, std::string_view what,
-                  std::initializer_list<const char*> allowed) const;
+                  std::span<const std::string_view> allowed) const;
+  /// The same with the fields of `kind` (mapping/fields.h).
+  Status CheckMap(const YAML::Node& node, std::string_view what, std::string_view kind) const;
   Status CheckSequence(const YAML::Node& node, std::string_view what) const;
 
   /// A required scalar string field.

@@ -21,7 +21,7 @@
 namespace widen::mapping_internal {
 
 /// The limits; never lower than what docs/mapping.md promises.
-inline constexpr uint64_t kMaxMappingBytes = 1 << 20;  // 1 MiB of YAML text
+inline constexpr uint64_t kMaxMappingBytes = 1 << 20;  // 1 MiB of YAML text (kMaxMappingTextBytes)
 inline constexpr int kMaxYamlDepth = 64;               // nested maps/lists
 inline constexpr uint64_t kMaxYamlNodes = 100000;      // after alias expansion
 inline constexpr uint64_t kMaxYamlAliases = 1000;      // `*name` uses

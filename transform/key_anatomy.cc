@@ -297,4 +297,113 @@ KeyAnatomy DescribeRowKey(const TablePlan& plan, const SourceSchema& schema) {
   return a;
 }
 
+int FractionDigits(const std::string& source_type) {
+  std::string t = source_type;
+  for (char& ch : t) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const std::string word = t.substr(0, t.find_first_of("( "));
+  if (word != "timestamp" && word != "datetime" && word != "time" && word != "timetz" &&
+      word != "timestamptz") {
+    return -1;
+  }
+  const size_t open = t.find('(');
+  if (open != std::string::npos) {
+    int digits = 0;
+    size_t i = open + 1;
+    for (; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])); ++i) {
+      digits = digits * 10 + (t[i] - '0');
+    }
+    return i > open + 1 ? digits : -1;
+  }
+  // PostgreSQL names its types with the time zone (format_type), and
+  // defaults to microseconds; MySQL's default precision is whole seconds.
+  if (t.find("time zone") != std::string::npos || word == "timetz" || word == "timestamptz") {
+    return 6;
+  }
+  return 0;
+}
+
+std::string TextWidthProblem(const KeyPartPlan& p, const std::string& separator) {
+  if (p.is_literal || p.reverse) return "";
+  const std::string sep = separator.empty() ? "the next part" : "'" + separator + "'";
+  // `shorter` starts `longer`, whose next byte meets the separator.
+  auto starts = [&](const char* shorter, const char* longer) {
+    const std::string_view l(longer);
+    const char next = l[std::string_view(shorter).size()];
+    const bool after = !separator.empty() &&
+                       static_cast<unsigned char>(separator[0]) > static_cast<unsigned char>(next);
+    return fmt::format(
+        "'{}' ({}) has no fixed width in a text key and another part follows it: one value can "
+        "start another ('{}' starts '{}'), and the shorter one's separator {} then meets the "
+        "longer one's '{}'{}",
+        p.name, p.source_type.empty() ? ValueTypeName(p.value_type) : p.source_type, shorter,
+        longer, sep, next,
+        after ? ", which it sorts after: the longer value comes first"
+              : ": a value with a byte below the separator there sorts the wrong way");
+  };
+  switch (p.value_type) {
+    case ValueType::kInt:
+    case ValueType::kUInt:
+      return p.width > 0 ? "" : starts("1", "10");
+    case ValueType::kBool:
+    case ValueType::kDate:
+      return "";
+    case ValueType::kTimestamp:
+    case ValueType::kTimestampTz:
+      return FractionDigits(p.source_type) == 0
+                 ? ""
+                 : starts("2020-01-01 00:00:00", "2020-01-01 00:00:00.5");
+    case ValueType::kTime:
+      return FractionDigits(p.source_type) == 0 ? "" : starts("12:00:00", "12:00:00.5");
+    case ValueType::kOther: {
+      std::string t = p.source_type;
+      for (char& ch : t) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      const std::string word = t.substr(0, t.find_first_of("( "));
+      if (word == "uuid" || word == "macaddr" || word == "macaddr8" ||
+          (word == "bit" && t.find("varying") == std::string::npos)) {
+        return "";
+      }
+      return starts("10", "101");
+    }
+    default:
+      return starts("a", "a b");
+  }
+}
+
+std::string KeyOrderProblem(const KeyPartPlan& p, const SourceColumn& c, bool text) {
+  if (p.is_literal || p.reverse || IsIntegerType(c.type)) return "";
+  if (c.is_enum) {
+    return fmt::format(
+        "{} is an enum: the key sorts its labels as text, the database's ORDER BY in the "
+        "order the labels were declared",
+        c.name);
+  }
+  if (!text) return "";
+  switch (c.type) {
+    case ValueType::kDecimal:
+    case ValueType::kFloat:
+      return fmt::format(
+          "{} is {}: numbers as text do not sort numerically (10.5 < 9.5, "
+          "-1 < -2)",
+          c.name, c.source_type);
+    case ValueType::kTimestampTz:
+      return fmt::format(
+          "{} is {}: instants as text end in 'Z', which sorts after a fraction's '.', so a "
+          "whole second sorts after its fractions (...:00Z > ...:00.5Z)",
+          c.name, c.source_type);
+    case ValueType::kTime:
+      if (c.storage_type().find("time zone") != std::string::npos) return "";
+      return fmt::format(
+          "{} is {}: times that can be negative or beyond 99 hours do not sort "
+          "as text (-00:00:02 > -00:00:01, 100:00:00 < 99:00:00)",
+          c.name, c.source_type);
+    case ValueType::kOther:
+    case ValueType::kJson:
+      if (TextSortsLikeValues(c)) return "";
+      return fmt::format("{} is {}, whose text form does not sort like its values", c.name,
+                         c.storage_type());
+    default:
+      return "";
+  }
+}
+
 }  // namespace widen

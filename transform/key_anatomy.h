@@ -54,6 +54,35 @@ KeyAnatomy DescribeRowKey(const TablePlan& plan, const SourceSchema& schema);
 const SourceColumn* KeyPartColumn(const TablePlan& plan, const KeyPartPlan& part,
                                   const SourceSchema& schema, std::string* table = nullptr);
 
+/// Why key part `p` over source column `c` does not sort like its values,
+/// or "" when it does (in `text` form when true): decimals, floats,
+/// instants, signed times and types kept as text whose text does not sort
+/// in the text form; enum labels (which the database orders by declaration)
+/// in either. Integers, reversed timestamps and literals give "" (an
+/// unpadded integer in a text key is W112's).
+std::string KeyOrderProblem(const KeyPartPlan& p, const SourceColumn& c, bool text);
+
+/// The most digits of a fraction of a second the text of a timestamp or
+/// time of `source_type` can hold: the declared precision
+/// ("timestamp(3) without time zone", MySQL "datetime(6)"), else the
+/// engine's default (PostgreSQL's types, which name a time zone: 6; MySQL's
+/// DATETIME, TIMESTAMP and TIME: 0); -1 when the type does not say (a
+/// query's column known by its type id).
+int FractionDigits(const std::string& source_type);
+
+/// Why the text of key part `p` in a text key, where further parts follow
+/// it behind `separator`, does not keep the key in the order of its values
+/// ("" when it does): its text has no single width (text and bytes,
+/// timestamps and times with fractions of a second, bit varying, an
+/// integer without `width`), so one value can be the start of another
+/// ('a' of 'a b', '...00:00:00' of '...00:00:00.5') and the byte after the
+/// shorter one is the separator, not the end of the key: with '|' (0x7C),
+/// which sorts after space, '.', digits and letters, the longer value comes
+/// first. Integers with a width, reverse timestamps, dates, timestamps and
+/// times without fractions, booleans, uuids and other fixed-width types
+/// give "". Read from the part's source type (p.value_type, p.source_type).
+std::string TextWidthProblem(const KeyPartPlan& p, const std::string& separator);
+
 /// The declared length of a character type ("character varying(20)",
 /// "varchar(20)", "char(3)" -> 20, 20, 3); -1 when it has none.
 int DeclaredLength(const std::string& source_type);

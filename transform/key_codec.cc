@@ -401,6 +401,83 @@ Status KeyCodec::Encode(const Row& row, std::string* out) const {
   return Status::OK();
 }
 
+Status KeyCodec::EncodePrefixes(const Row& row, size_t leading,
+                                std::vector<std::string>* prefixes) const {
+  const bool text = form_ == KeyForm::kText;
+  std::string body;
+  std::vector<std::pair<size_t, size_t>> spans;
+  for (size_t i = 0; i < leading && i < parts_.size(); ++i) {
+    const KeyPartPlan& p = parts_[i];
+    if (text && i > 0) body.append(separator_);
+    const size_t start = body.size();
+    if (p.is_literal) {
+      body.append(p.literal);
+    } else if (text) {
+      WIDEN_RETURN_IF_ERROR(EncodePartText(p, row[p.index], &body));
+    } else {
+      WIDEN_RETURN_IF_ERROR(EncodePartBinary(p, row[p.index], &body));
+    }
+    spans.emplace_back(start, body.size());
+  }
+  if (text && leading > 0 && leading < parts_.size()) body.append(separator_);
+  // The hashed parts, if every one is among the leading parts.
+  auto hash_input = [&](const KeyHashPlan& h, std::string* in) {
+    std::vector<size_t> hashed = h.parts;
+    if (hashed.empty()) {
+      for (size_t i = 0; i < parts_.size(); ++i) {
+        if (!parts_[i].is_literal) hashed.push_back(i);
+      }
+    }
+    for (size_t i : hashed) {
+      if (i >= spans.size()) return false;
+      in->append(body, spans[i].first, spans[i].second - spans[i].first);
+    }
+    return true;
+  };
+  std::string hash_bytes;
+  if (hash_.size > 0) {
+    std::string in;
+    if (!hash_input(hash_, &in)) {
+      return Status::FailedPrecondition(
+          "the hash prefix hashes key parts beyond those given: the rows are spread over the "
+          "whole key range");
+    }
+    std::string bytes;
+    PutFixed64BE(&bytes, HashPrefix64(in));
+    bytes.resize(hash_.size);
+    if (text) {
+      static const char kHex[] = "0123456789abcdef";
+      for (unsigned char c : bytes) {
+        hash_bytes.push_back(kHex[c >> 4]);
+        hash_bytes.push_back(kHex[c & 15]);
+      }
+      hash_bytes.append(separator_);
+    } else {
+      hash_bytes = bytes;
+    }
+  }
+  prefixes->clear();
+  auto bucket_text = [&](uint32_t bucket) {
+    if (!text) return std::string(1, static_cast<char>(bucket));
+    const int digits = static_cast<int>(std::to_string(salt_.size - 1).size());
+    return fmt::format("{:0{}d}", bucket, digits) + separator_;
+  };
+  if (salt_.size > 0) {
+    std::string in;
+    if (hash_input(salt_, &in)) {
+      const uint32_t bucket = Fnv1a32(in) % static_cast<uint32_t>(salt_.size);
+      prefixes->push_back(bucket_text(bucket) + hash_bytes + body);
+    } else {
+      for (int b = 0; b < salt_.size; ++b) {
+        prefixes->push_back(bucket_text(static_cast<uint32_t>(b)) + hash_bytes + body);
+      }
+    }
+  } else {
+    prefixes->push_back(hash_bytes + body);
+  }
+  return Status::OK();
+}
+
 bool KeyCodec::DecodePartBinary(const KeyPartPlan& p, std::string_view* in, Value* value,
                                 std::string* why) const {
   if (p.null_marker) {

@@ -92,6 +92,17 @@ class KeyCodec {
   /// *out is then unspecified.
   Status Encode(const Row& row, std::string* out) const;
 
+  /// The row key prefixes that hold every key whose first `leading` parts
+  /// (literals included) are those of `row`: the parts' encoded bytes,
+  /// followed in the text form by the separator when more parts follow (so
+  /// that '12|' does not also select '123|'), behind the salt bucket and the
+  /// hash prefix. When the salt hashes a part beyond `leading`, the bucket
+  /// cannot be known: one prefix per bucket, in bucket order. Errors: the
+  /// row's parts do not encode (as Encode); FailedPrecondition when the hash
+  /// prefix hashes a part beyond `leading` (the rows are spread over the
+  /// whole key range). REQUIRES: leading <= parts().size().
+  Status EncodePrefixes(const Row& row, size_t leading, std::vector<std::string>* prefixes) const;
+
   /// Splits an encoded key into (part name, display text) pairs; the salt and
   /// hash prefix come first as "salt" and "hash". Timestamp parts (also
   /// `reverse` ones, in either form) show as the time they hold. Returns

@@ -14,6 +14,7 @@
 #include "common/table_descriptor.h"
 #include "common/temporal.h"
 #include "extract/source_stats.h"
+#include "transform/access_plan.h"
 #include "transform/cell_timestamp.h"
 #include "transform/key_anatomy.h"
 #include "transform/plan.h"
@@ -23,6 +24,13 @@
 namespace widen {
 
 namespace {
+
+// The digits of the widest value of an integer column's type (5 for a
+// smallint, 10 for an int: a width every value fits); 20 when unknown.
+int TypeDigits(const SourceColumn& c) {
+  const auto range = DeclaredIntegerRange(c);
+  return range ? static_cast<int>(std::to_string(range->max).size()) : 20;
+}
 
 constexpr LintRule kRules[] = {
     {"E100", Severity::kError, "the mapping does not resolve against the source"},
@@ -47,6 +55,8 @@ constexpr LintRule kRules[] = {
     {"W118", Severity::kWarning, "a nested table without an index on its link (MySQL pages)"},
     {"E120", Severity::kError, "nest link columns that repeat in a view's or query's rows"},
     {"I121", Severity::kInfo, "a large table synced in digest mode that has a watermark column"},
+    {"E122", Severity::kError, "an access pattern that no table's row key serves"},
+    {"E123", Severity::kError, "a name that breaks the naming policy"},
 };
 
 Severity SeverityOf(const std::string& rule) {
@@ -72,7 +82,14 @@ bool IsTemporal(ValueType t) {
 
 class Linter {
  public:
-  Linter(const Mapping& m, Source* source, const LintOptions& o) : m_(m), source_(source), o_(o) {}
+  Linter(const Mapping& m, Source* source, const LintOptions& o)
+      : m_(m),
+        source_(source),
+        o_(o),
+        policy_(o.policy != nullptr ? *o.policy : m.policy),
+        max_families_(o.max_families.value_or(policy_.max_families)),
+        max_family_bytes_(o.max_family_name_bytes.value_or(
+            static_cast<size_t>(policy_.rule(NameKind::kFamily).max_bytes))) {}
 
   Result<LintReport> Run() {
     if (source_ != nullptr) {
@@ -81,11 +98,15 @@ class Linter {
       schema_ = std::move(*schema);
     } else {
       report_.notes.push_back(
-          "no source: only the mapping rules ran (E101, W102, W103, W107); the rules that need "
+          "no source: only the mapping rules ran (E101, W102, W103, W107, E123); the rules that "
+          "need "
           "the source schema or data were skipped");
     }
     for (const auto& t : m_.tables) WIDEN_RETURN_IF_ERROR(LintTable(t));
-    if (source_ != nullptr) LintSyncModes();
+    if (source_ != nullptr) {
+      LintSyncModes();
+      LintAccess();
+    }
     std::stable_sort(report_.findings.begin(), report_.findings.end(),
                      [](const LintFinding& a, const LintFinding& b) {
                        if (a.loc.line != b.loc.line) return a.loc.line < b.loc.line;
@@ -175,8 +196,67 @@ class Linter {
     return SourceLocation{m_.file};
   }
 
+  // E122: access patterns that no planned table serves.
+  void LintAccess() {
+    std::vector<const TablePlan*> tables;
+    for (const auto& p : plans_) tables.push_back(&p->tables.front());
+    for (const AccessProof& proof : ProveAccessPatterns(tables, schema_)) {
+      if (proof.kind != AccessKind::kNotServed) continue;
+      Add("E122", proof.pattern->loc, proof.declared_on->mapping->name,
+          fmt::format("access pattern '{}' is not served by any table's row key: {}; it would "
+                      "take a full scan",
+                      proof.pattern->name, proof.problem),
+          proof.fix);
+    }
+    for (const auto& t : m_.tables) {
+      bool planned = false;
+      for (const TablePlan* tp : tables) planned = planned || tp->mapping->name == t.name;
+      if (!planned && !t.access.empty()) {
+        Note(fmt::format("{}: E122 skipped for its access patterns: the table was not planned",
+                         t.name));
+      }
+    }
+  }
+
+  // E123: every name the mapping gives, against the naming policy.
+  void LintPolicy(const TableMapping& t) {
+    auto check = [&](NameKind kind, const std::string& name, const SourceLocation& loc,
+                     bool length = true) {
+      const std::string why = NameProblem(policy_, kind, name, length);
+      if (why.empty()) return;
+      const NameRule& r = policy_.rule(kind);
+      const std::string styled = ApplyNameStyle(r.style, name);
+      std::string fix;
+      if (styled != name && NameProblem(policy_, kind, styled, length).empty()) {
+        fix = fmt::format("rename it '{}'", styled);
+      } else if (!r.allowed.empty()) {
+        fix = fmt::format("use one of the names the policy allows: {}", fmt::join(r.allowed, ", "));
+      } else {
+        fix = fmt::format("rename it to follow the policy ({})", r.Where());
+      }
+      Add("E123", loc, t.name, why, fix);
+    };
+    const size_t colon = t.name.find(':');
+    check(NameKind::kNamespace, colon == std::string::npos ? "default" : t.name.substr(0, colon),
+          t.name_loc);
+    check(NameKind::kTable, colon == std::string::npos ? t.name : t.name.substr(colon + 1),
+          t.name_loc);
+    for (const auto& f : t.families) check(NameKind::kFamily, f.name, f.loc, false);
+    for (const auto& c : t.columns) check(NameKind::kQualifier, c.qualifier, c.to_loc);
+    std::vector<const NestSpec*> nests;
+    for (const auto& n : t.nests) nests.push_back(&n);
+    for (size_t i = 0; i < nests.size(); ++i) {
+      const NestSpec* n = nests[i];
+      for (const auto& g : n->nests) nests.push_back(&g);
+      if (!n->prefix.empty()) check(NameKind::kPrefix, n->prefix, n->prefix_loc);
+      if (n->layout == NestLayout::kValue) continue;
+      for (const auto& v : n->values) check(NameKind::kAttribute, v.attribute(), v.loc);
+    }
+  }
+
   Status LintTable(const TableMapping& t) {
     const bool names_ok = LintNames(t);
+    if (policy_.given) LintPolicy(t);
     LintFamilies(t);
     LintVersions(t);
     if (source_ == nullptr) return Status::OK();
@@ -213,7 +293,8 @@ class Linter {
       return Status::OK();
     }
     mappings_.push_back(std::move(single));
-    const TablePlan& tp = plan->tables.front();
+    plans_.push_back(std::make_unique<Plan>(std::move(*plan)));
+    const TablePlan& tp = plans_.back()->tables.front();
     WIDEN_ASSIGN_OR_RETURN(const bool queries_ok, LintQueries(t, tp));
     if (!queries_ok) return Status::OK();
     LintKey(t, tp);
@@ -394,8 +475,8 @@ class Linter {
 
   // W102, W103.
   void LintFamilies(const TableMapping& t) {
-    if (static_cast<int>(t.families.size()) > o_.max_families) {
-      Add("W102", t.families[o_.max_families].loc, t.name,
+    if (static_cast<int>(t.families.size()) > max_families_) {
+      Add("W102", t.families[static_cast<size_t>(max_families_)].loc, t.name,
           fmt::format("{} column families; HBase does not do well with more than two or three "
                       "(flushes and compactions are per region, so a busy family makes the "
                       "others flush small files)",
@@ -404,11 +485,15 @@ class Linter {
           "different access or retention (versions, TTL)");
     }
     for (const auto& f : t.families) {
-      if (f.name.size() > o_.max_family_name_bytes) {
+      if (max_family_bytes_ > 0 && f.name.size() > max_family_bytes_) {
         Add("W103", f.loc, t.name,
             fmt::format("column family name '{}' has {} bytes; HBase stores it in every cell",
                         f.name, f.name.size()),
-            fmt::format("use a name of one or two characters (e.g. '{}')", f.name.substr(0, 1)));
+            max_family_bytes_ == 2
+                ? fmt::format("use a name of one or two characters (e.g. '{}')",
+                              f.name.substr(0, 1))
+                : fmt::format("use a name of at most {} byte(s) (e.g. '{}')", max_family_bytes_,
+                              f.name.substr(0, max_family_bytes_)));
       }
     }
   }
@@ -640,8 +725,8 @@ class Linter {
             fmt::format("integer key part '{}' has no width: in a text key it sorts as text "
                         "(10 < 9), so range scans by it return the wrong rows",
                         p.name),
-            fmt::format("give it a width (e.g. {{column: {}, width: 10}}) or use form: binary",
-                        p.name));
+            fmt::format("give it a width (e.g. {{column: {}, width: {}}}) or use form: binary",
+                        p.name, TypeDigits(*c)));
       }
     }
     // I113: unpadded integers in text nested ids.
@@ -662,9 +747,9 @@ class Linter {
             fmt::format("nested id '{}' has no width: qualifiers sort as text ({}1, {}10, {}2), "
                         "so column ranges over them are not in id order",
                         p.name, n->prefix, n->prefix, n->prefix),
-            fmt::format("give it a width (e.g. {{column: {}, width: 6}}) if qualifiers are read "
+            fmt::format("give it a width (e.g. {{column: {}, width: {}}}) if qualifiers are read "
                         "in ranges",
-                        p.name));
+                        p.name, TypeDigits(*c)));
       }
     }
   }
@@ -672,43 +757,6 @@ class Linter {
   // Why the bytes of key part `p` over column `c` do not sort like its
   // values ("" when they do): text-form numbers, instants and times, types
   // kept as text, and enum labels in either form. Integers are W112/W115's.
-  static std::string OrderProblem(const KeyPartPlan& p, const SourceColumn& c, bool text) {
-    if (p.is_literal || p.reverse || IsIntegerType(c.type)) return "";
-    if (c.is_enum) {
-      return fmt::format(
-          "{} is an enum: the key sorts its labels as text, the database's ORDER BY in the "
-          "order the labels were declared",
-          c.name);
-    }
-    if (!text) return "";
-    switch (c.type) {
-      case ValueType::kDecimal:
-      case ValueType::kFloat:
-        return fmt::format(
-            "{} is {}: numbers as text do not sort numerically (10.5 < 9.5, "
-            "-1 < -2)",
-            c.name, c.source_type);
-      case ValueType::kTimestampTz:
-        return fmt::format(
-            "{} is {}: instants as text end in 'Z', which sorts after a fraction's '.', so a "
-            "whole second sorts after its fractions (...:00Z > ...:00.5Z)",
-            c.name, c.source_type);
-      case ValueType::kTime:
-        if (c.storage_type().find("time zone") != std::string::npos) return "";
-        return fmt::format(
-            "{} is {}: times that can be negative or beyond 99 hours do not sort "
-            "as text (-00:00:02 > -00:00:01, 100:00:00 < 99:00:00)",
-            c.name, c.source_type);
-      case ValueType::kOther:
-      case ValueType::kJson:
-        if (TextSortsLikeValues(c)) return "";
-        return fmt::format("{} is {}, whose text form does not sort like its values", c.name,
-                           c.storage_type());
-      default:
-        return "";
-    }
-  }
-
   // W116 on row key parts, I117 on nested id parts.
   void LintKeyOrder(const TableMapping& t, const TablePlan& tp) {
     // The fix for a part of `form` over column `c`.
@@ -728,13 +776,27 @@ class Linter {
       const KeyPartPlan& p = tp.key.parts()[i];
       const SourceColumn* c = p.is_literal ? nullptr : KeyPartColumn(tp, p, schema_);
       if (c == nullptr) continue;
-      const std::string why = OrderProblem(p, *c, tp.key.form() == KeyForm::kText);
-      if (why.empty()) continue;
+      const bool text = tp.key.form() == KeyForm::kText;
+      const std::string why = KeyOrderProblem(p, *c, text);
+      if (!why.empty()) {
+        Add("W116", t.key.parts[i].loc, t.name,
+            fmt::format("row key part '{}' does not sort like its values ({}): range scans by it "
+                        "return the wrong rows",
+                        p.name, why),
+            fix(tp.key.form(), *c));
+        continue;
+      }
+      // Integers without a width are W112's.
+      if (!text || IsIntegerType(c->type) || i + 1 >= tp.key.parts().size()) continue;
+      const std::string width = TextWidthProblem(p, tp.key.separator());
+      if (width.empty()) continue;
       Add("W116", t.key.parts[i].loc, t.name,
-          fmt::format("row key part '{}' does not sort like its values ({}): range scans by it "
-                      "return the wrong rows",
-                      p.name, why),
-          fix(tp.key.form(), *c));
+          fmt::format("row key part '{}' does not keep the key in its order: {}; a scan in key "
+                      "order does not return the rows in '{}' order",
+                      p.name, width, p.name),
+          "use form: binary (its strings are escaped and terminated, so a shorter value sorts "
+          "first), or move the part to the end of the key; ignore this if the part is only "
+          "matched exactly");
     }
     std::vector<const NestPlan*> nests;
     for (const auto& n : tp.nests) nests.push_back(&n);
@@ -746,7 +808,11 @@ class Linter {
         const KeyPartPlan& p = n->qualifier.parts()[j];
         const SourceColumn* c = st == nullptr || p.is_literal ? nullptr : st->FindColumn(p.name);
         if (c == nullptr) continue;
-        const std::string why = OrderProblem(p, *c, n->qualifier.form() == KeyForm::kText);
+        const bool text = n->qualifier.form() == KeyForm::kText;
+        std::string why = KeyOrderProblem(p, *c, text);
+        if (why.empty() && text && !IsIntegerType(c->type) && j + 1 < n->qualifier.parts().size()) {
+          why = TextWidthProblem(p, n->qualifier.separator());
+        }
         if (why.empty()) continue;
         Add("I117", n->spec->id[j].loc, t.name,
             fmt::format("nested id '{}' (prefix '{}') does not sort like its values ({}): "
@@ -1091,6 +1157,10 @@ class Linter {
   SourceSchema schema_;
   LintReport report_;
   std::vector<std::unique_ptr<Mapping>> mappings_;  // the single-table copies plans point into
+  std::vector<std::unique_ptr<Plan>> plans_;        // the tables planned, in mapping order
+  const NamingPolicy& policy_;
+  const int max_families_;
+  const size_t max_family_bytes_;
 };
 
 }  // namespace

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -42,8 +43,13 @@ struct LintFinding {
 };
 
 struct LintOptions {
-  int max_families = 3;                 // W102: more column families than this
-  size_t max_family_name_bytes = 2;     // W103: longer family names
+  /// W102: more column families than this; unset = the naming policy's (default 3).
+  std::optional<int> max_families;
+  /// W103: longer family names; unset = the naming policy's family max_bytes (default 2).
+  std::optional<size_t> max_family_name_bytes;
+  /// The naming policy (E123, W102, W103); null = the mapping's `policy:`
+  /// (the default policy when it has none). Not owned; outlives the Lint call.
+  const NamingPolicy* policy = nullptr;
   int max_key_bytes = 100;              // W104: estimated longest row key
   int64_t large_table_rows = 10000000;  // W106: driving rows without pre-split
   int64_t large_sync_rows = 1000000;    // I121: source rows synced in digest mode

@@ -548,6 +548,7 @@ class Planner {
     for (const auto& j : t.joins) {
       WIDEN_RETURN_IF_ERROR(PlanJoin(j, t.name, &scope, &tp->scan.joins));
     }
+    WIDEN_RETURN_IF_ERROR(CheckAccess(t, scope));
 
     // Row identity for messages, and a total order for paging sources: the
     // driving table's primary key.
@@ -809,6 +810,40 @@ class Planner {
       for (NestPlan& g : n.children) prepend(own(n.scan), g.scan, &g);
       if (!n.children.empty()) n.link_key = n.children.front().parent_key;
     }
+  }
+
+  // The columns the access patterns of `t` name exist: the driving
+  // table's, or a join's. A nested table's column is named as such (a
+  // pattern reads row keys, which nested rows are not).
+  Status CheckAccess(const TableMapping& t, const Scope& scope) {
+    for (const AccessPattern& a : t.access) {
+      for (const auto* list : {&a.by, &a.order}) {
+        for (const AccessColumn& c : *list) {
+          std::string alias;
+          auto r = Resolve(c.loc, t.name, scope, c.column, &alias);
+          if (r.ok()) continue;
+          std::string nested;
+          std::vector<const NestSpec*> nests;
+          for (const auto& n : t.nests) nests.push_back(&n);
+          for (size_t i = 0; i < nests.size() && c.column.alias.empty(); ++i) {
+            for (const auto& g : nests[i]->nests) nests.push_back(&g);
+            const SourceTable* nt = schema_.FindTable(nests[i]->table);
+            if (nested.empty() && nt != nullptr && nt->FindColumn(c.column.column) != nullptr) {
+              nested = nt->name;
+            }
+          }
+          return Status(
+              r.status().code(),
+              fmt::format("{} (access pattern '{}'{})", r.status().message(), a.name,
+                          nested.empty() ? ""
+                                         : fmt::format("; '{}' is a column of the nested table "
+                                                       "{}, whose rows are cells of this row, not "
+                                                       "rows: a pattern reads row keys",
+                                                       c.column.column, nested)));
+        }
+      }
+    }
+    return Status::OK();
   }
 
   // `e` with is_text set from its column's type in `scope`.

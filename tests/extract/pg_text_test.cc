@@ -146,6 +146,24 @@ TEST(MaskUrlTest, EveryPasswordFormIsMasked) {
   EXPECT_EQ(MaskUrl("postgresql://u@h/db"), "postgresql://u@h/db");
 }
 
+TEST(MaskUrlTest, WithoutPasswordDropsEveryForm) {
+  EXPECT_EQ(WithoutPassword("postgresql://u:s3cr@tPW@h:5432/db"), "postgresql://u@h:5432/db");
+  EXPECT_EQ(WithoutPassword("mysql://u:pw@h:3306/db"), "mysql://u@h:3306/db");
+  EXPECT_EQ(WithoutPassword("postgresql://u@h/db?password=S3cr3t%21"), "postgresql://u@h/db");
+  EXPECT_EQ(WithoutPassword("postgresql://u@h/db?sslmode=disable&password=x"),
+            "postgresql://u@h/db?sslmode=disable");
+  EXPECT_EQ(WithoutPassword("postgresql://h/db?user=u&password=x&sslmode=disable"),
+            "postgresql://h/db?user=u&sslmode=disable");
+  // A parameter name percent-encoded is the same name to libpq.
+  EXPECT_EQ(WithoutPassword("postgresql://h/db?pass%77ord=x&a=1&password=y"),
+            "postgresql://h/db?a=1");
+  // Names that only end in "password" are other parameters.
+  EXPECT_EQ(WithoutPassword("postgresql://h/db?oldpassword=1"), "postgresql://h/db?oldpassword=1");
+  EXPECT_EQ(WithoutPassword("host=h password='a b\\' c' dbname=d"), "host=h dbname=d");
+  EXPECT_EQ(WithoutPassword("host=h password = x dbname=d"), "host=h dbname=d");
+  EXPECT_EQ(WithoutPassword("postgresql://u@h/db"), "postgresql://u@h/db");
+}
+
 TEST(MaskUrlTest, ScrubRemovesEchoedSecrets) {
   const std::string url = "postgresql://widen:s3cr3tPW@[::1:5432/shop";
   std::string msg = ScrubSecrets("invalid URI \"" + url + "\" near s3cr3tPW", url);

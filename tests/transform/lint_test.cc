@@ -81,7 +81,7 @@ TEST(LintTest, EveryRuleIsCatalogued) {
                           : rule.severity == Severity::kWarning ? 'W'
                                                                 : 'I');
   }
-  EXPECT_EQ(ids.size(), 22u);
+  EXPECT_EQ(ids.size(), 24u);
 }
 
 TEST(LintTest, E100MappingThatDoesNotResolve) {
