@@ -110,10 +110,15 @@ TEST_P(MigrateKillTest, KilledAnywhereIncludingCreationTheNextRunConverges) {
         }
         std::this_thread::sleep_for(std::chrono::microseconds(rng() % 1500));
       } else {
-        // In the first 4/5 of the clean run's writing: a run with --jobs 2,
-        // or into a store created before, ends sooner than the clean run.
-        std::this_thread::sleep_for(
-            std::chrono::milliseconds(store_ms + rng() % std::max<int64_t>(1, window_ms * 4 / 5)));
+        // In the first 4/5 of the clean run's writing (a run with --jobs 2,
+        // or into a store created before, ends sooner than the clean run);
+        // the third and fourth kill of a chain in its second and third
+        // fifths: the first cells reach the store once a write batch is
+        // full, and a run that reads fast (PostgreSQL's COPY) spends the
+        // first fifths reading.
+        const int64_t from = k == 1 ? 0 : window_ms * 2 / 5;
+        std::this_thread::sleep_for(std::chrono::milliseconds(
+            store_ms + from + rng() % std::max<int64_t>(1, window_ms * 4 / 5 - from)));
       }
       if (w.pid > 0) kill(w.pid, SIGKILL);
       const int rc = w.Wait(std::chrono::seconds(10));
