@@ -89,7 +89,11 @@ TEST_P(MigrateKillTest, KilledAnywhereIncludingCreationTheNextRunConverges) {
 
   std::mt19937 rng(kSeed);
   int kills = 0, ended_first = 0, in_creation = 0, mid_write = 0, converged = 0;
-  for (int chain = 0; chain < kChains; ++chain) {
+  // The load of the machine moves the phases of a run against the clean
+  // run's: while fewer than 4 kills landed mid-write, up to two more chains.
+  int chains = 0;
+  for (int chain = 0; chain < kChains || (mid_write < 4 && chain < kChains + 2); ++chain) {
+    ++chains;
     const std::string name = "s" + std::to_string(chain);
     const std::string store = dir_ + "/" + name;
     const std::string mapping = MappingFor(store);
@@ -176,11 +180,11 @@ TEST_P(MigrateKillTest, KilledAnywhereIncludingCreationTheNextRunConverges) {
       "incomplete), %d runs ended before their kill; %d of %d stores converged; %.1f s\n",
       EngineName(GetParam()).c_str(), static_cast<long long>(full_ms),
       static_cast<long long>(store_ms), kills, in_creation, mid_write, ended_first, converged,
-      kChains, seconds);
+      chains, seconds);
   EXPECT_GE(kills, 11);
   EXPECT_GE(in_creation, 1) << "no kill landed while the store was being created";
   EXPECT_GE(mid_write, 4) << "too few kills landed while cells were being written";
-  EXPECT_EQ(converged, kChains);
+  EXPECT_EQ(converged, chains);
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, MigrateKillTest,
