@@ -90,7 +90,11 @@ TEST_P(MigrateKillTest, KilledAnywhereIncludingCreationTheNextRunConverges) {
 
   std::mt19937 rng(kSeed);
   int kills = 0, ended_first = 0, in_creation = 0, mid_write = 0, converged = 0;
-  for (int chain = 0; chain < kChains; ++chain) {
+  // The load of the machine moves the phases of a run against the clean
+  // run's: while fewer than 4 kills landed mid-write, up to two more chains.
+  int chains = 0;
+  for (int chain = 0; chain < kChains || (mid_write < kChains && chain < kChains + 2); ++chain) {
+    ++chains;
     const std::string name = "s" + std::to_string(chain);
     const std::string store = dir_ + "/" + name;
     const std::string mapping = MappingFor(store);
@@ -115,10 +119,15 @@ TEST_P(MigrateKillTest, KilledAnywhereIncludingCreationTheNextRunConverges) {
         }
         std::this_thread::sleep_for(std::chrono::microseconds(rng() % 1500));
       } else {
-        // In the first 4/5 of the clean run's writing: a run with --jobs 2,
-        // or into a store created before, ends sooner than the clean run.
-        std::this_thread::sleep_for(
-            std::chrono::milliseconds(store_ms + rng() % std::max<int64_t>(1, window_ms * 4 / 5)));
+        // In the first 4/5 of the clean run's writing (a run with --jobs 2,
+        // or into a store created before, ends sooner than the clean run);
+        // the third and fourth kill of a chain in its second and third
+        // fifths: the first cells reach the store once a write batch is
+        // full, and a run that reads fast (PostgreSQL's COPY) spends the
+        // first fifths reading.
+        const int64_t from = k == 1 ? 0 : window_ms * 2 / 5;
+        std::this_thread::sleep_for(std::chrono::milliseconds(
+            store_ms + from + rng() % std::max<int64_t>(1, window_ms * 4 / 5 - from)));
       }
       if (w.pid > 0) kill(w.pid, SIGKILL);
       const int rc = w.Wait(std::chrono::seconds(10));
@@ -179,11 +188,11 @@ TEST_P(MigrateKillTest, KilledAnywhereIncludingCreationTheNextRunConverges) {
       "incomplete), %d runs ended before their kill; %d of %d stores converged; %.1f s\n",
       EngineName(GetParam()).c_str(), static_cast<long long>(full_ms),
       static_cast<long long>(store_ms), kills, in_creation, mid_write, ended_first, converged,
-      kChains, seconds);
+      chains, seconds);
   EXPECT_GE(kills, 11);
   EXPECT_GE(in_creation, 1) << "no kill landed while the store was being created";
   EXPECT_GE(mid_write, kChains) << "a chain of kills never landed while cells were being written";
-  EXPECT_EQ(converged, kChains);
+  EXPECT_EQ(converged, chains);
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, MigrateKillTest,
