@@ -534,6 +534,8 @@ Result<MigrateResult> Migrate(const MigrateRequest& r) {
 
   MigrateResult result;
   result.run_id = NewRunId(start_ms);
+  result.target = MaskUrl(m.target_url);
+  result.target_from = r.target_url.empty() ? "the mapping's target" : "--target";
   std::unique_ptr<JsonLinesRejects> rejects;
   if (!r.rejects_path.empty()) {
     WIDEN_RETURN_IF_ERROR(CheckRejectsPath(r.rejects_path, m));
@@ -731,6 +733,8 @@ Result<SyncResult> Sync(const SyncRequest& r) {
 
   SyncResult result;
   result.run_id = NewRunId(start_ms);
+  result.target = MaskUrl(m.target_url);
+  result.target_from = r.target_url.empty() ? "the mapping's target" : "--target";
   std::unique_ptr<JsonLinesRejects> rejects;
   if (!r.rejects_path.empty()) {
     WIDEN_RETURN_IF_ERROR(CheckRejectsPath(r.rejects_path, m));

@@ -147,7 +147,10 @@ struct MigrateRequest {
 
 /// What a migrate did.
 struct MigrateResult {
-  std::string run_id;                  // recorded in each table's state
+  std::string run_id;  // recorded in each table's state
+  /// The target written, its password masked (MaskUrl), and where it came
+  /// from ("--target" or "the mapping's target"), for the summary.
+  std::string target, target_from;
   std::vector<TableStats> tables;      // per table written, in mapping order
   std::vector<std::string> job_notes;  // how each table was split (--jobs)
   uint64_t rejected = 0;               // rows written to the rejects file
@@ -221,7 +224,8 @@ struct TableSyncResult {
 /// What a sync did.
 struct SyncResult {
   std::string run_id;
-  uint64_t rejected = 0;  // rows written to the rejects file
+  std::string target, target_from;  // as MigrateResult's
+  uint64_t rejected = 0;            // rows written to the rejects file
   std::string rejects_path;
   std::vector<TableSyncResult> tables;
   double seconds = 0;

@@ -112,6 +112,8 @@ TEST_F(HBaseCliTest, DdlApplyCreatesTheTablesWidenDdlPrints) {
   CommandResult applied =
       Widen(fmt::format("ddl -m {} --regions 4 --apply --target {}", ShellQuote(mapping), hbase_));
   ASSERT_EQ(applied.exit_code, 0) << applied.output;
+  EXPECT_NE(applied.output.find("target: " + hbase_ + " (--target)\n"), std::string::npos)
+      << applied.output;
   EXPECT_NE(applied.output.find(table + ": created, 4 region(s)"), std::string::npos)
       << applied.output;
   RawHBase raw(hbase_);
