@@ -994,6 +994,9 @@ Result<VerifyResult> Verify(const VerifyRequest& r) {
       WIDEN_ASSIGN_OR_RETURN(state, states->Get(out.table));
       if (state) {
         out.state = std::string(TableStatusName(state->status));
+        if (state->status != TableStatus::kComplete) {
+          out.why_incomplete = IncompleteReason(states.get(), out.table, state);
+        }
         out.same_design = state->mapping_fingerprint.empty() ||
                           state->mapping_fingerprint == TableFingerprint(tp);
       }

@@ -285,6 +285,7 @@ struct TableVerifyResult {
   bool exists = true;          // false: the target has no such table (every row is missing)
   std::string state;           // the recorded state ("complete", "loading", "failed",
                                // "repaired"), "" when none is recorded
+  std::string why_incomplete;  // when state is not complete: IncompleteReason
   bool same_design = true;     // no other mapping fingerprint is recorded (TableFingerprint)
   int64_t timestamp_ms = 0;    // the cell timestamp the source's cells were given
   std::string timestamp_from;  // "--timestamp-ms", "mapping" or "table state"

@@ -716,6 +716,16 @@ class HBaseStateStore final : public StateStore {
     return held;
   }
 
+  // The table's lease, then every shard's (store/hbase_lock.cc).
+  Status CheckNotBeingWritten(const std::string& table) override {
+    const std::string name = CanonicalTableName(table);
+    std::lock_guard<std::mutex> lock(mu_);
+    WIDEN_RETURN_IF_ERROR(EnsureTable());
+    WIDEN_RETURN_IF_ERROR(
+        hbase_internal::CheckNoLiveLease(conn_.get(), url_, table_, name, /*shards=*/false));
+    return hbase_internal::CheckNoLiveLease(conn_.get(), url_, table_, name, /*shards=*/true);
+  }
+
   Result<std::optional<TableState>> Get(const std::string& table) override {
     const std::string name = CanonicalTableName(table);
     std::lock_guard<std::mutex> lock(mu_);
