@@ -30,6 +30,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/bytes.h"
+#include "store/state_store.h"
+#include "store/store.h"
 #include "tests/integration/hbase_env.h"
 #include "tests/integration/test_env.h"
 
@@ -144,6 +146,20 @@ TEST_F(HBaseCliTest, DdlApplyCreatesTheTablesWidenDdlPrints) {
       Widen(fmt::format("ddl -m {} --regions 4 --apply --target {}", ShellQuote(mapping), lev));
   ASSERT_EQ(applied.exit_code, 0) << applied.output;
   EXPECT_NE(applied.output.find(table + ": created, 4 region(s)"), std::string::npos);
+}
+
+TEST_F(HBaseCliTest, MigrateSaysEveryCellIsSortedFirstNotThatTheKeysAreOutOfOrder) {
+  // Row keys in the order PostgreSQL reads the rows (the primary key's).
+  const std::string table = ns_ + ":sorted";
+  made_.push_back(table);
+  const std::string mapping =
+      WriteMapping("s.yaml", OrdersMapping(table, "{parts: [{column: order_id, width: 6}]}"));
+  CommandResult r = Widen(fmt::format("migrate -m {} --target {}", ShellQuote(mapping), hbase_));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find(table + ": every cell was sorted through 1 temporary run(s)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("do not follow the order"), std::string::npos) << r.output;
 }
 
 TEST_F(HBaseCliTest, SaltedKeyPreSplitsAtItsBuckets) {
@@ -453,6 +469,29 @@ TEST_F(HBaseCliTest, ALockHeldElsewhereMakesSyncAndMigrateExitBusyUntilItExpires
             std::string::npos)
       << r.output;
   EXPECT_NE(ReadTable(hbase_, table)[row]["d:amount"], "1.11") << "nothing was written";
+  {
+    // The state a run leaves while it writes (loading): a reader is told
+    // who writes the table now, not that a run did not finish.
+    auto store = Store::Open(hbase_, StoreOptions());
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    auto states = (*store)->NewStateStore();
+    ASSERT_TRUE(states.ok()) << states.status().ToString();
+    auto before = (*states)->Get(table);
+    ASSERT_TRUE(before.ok() && before->has_value());
+    TableState loading = **before;
+    loading.status = TableStatus::kLoading;
+    auto v = (*states)->Put(table, (*before)->version, loading);
+    ASSERT_TRUE(v.ok()) << v.status().ToString();
+    CommandResult scan = Widen(fmt::format("scan {} --target {} --limit 1", table, hbase_));
+    EXPECT_EQ(scan.exit_code, 0) << scan.output;
+    EXPECT_NE(scan.output.find("table '" + table +
+                               "' is incomplete: it is being written by another widen run "
+                               "(process 4242 on host 'elsewhere.example' since 2023-11-14 "
+                               "22:13:20 UTC) right now"),
+              std::string::npos)
+        << scan.output;
+    ASSERT_TRUE((*states)->Put(table, *v, **before).ok());
+  }
   // A migrate, whole or one shard of a sharded load, is refused the same way.
   const std::string migrate =
       fmt::format("migrate -q -m {} --target {}", ShellQuote(mapping), hbase_);
