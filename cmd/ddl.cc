@@ -15,6 +15,7 @@
 #include "cmd/design_util.h"
 #include "cmd/exit_codes.h"
 #include "cmd/run.h"
+#include "extract/source.h"
 #include "store/hbase_ddl.h"
 #include "transform/split_points.h"
 
@@ -42,6 +43,9 @@ int ApplyDdl(const DdlOptions& o, const Mapping& mapping,
   }
   auto applied = ApplyTables(url, tables);
   if (!applied.ok()) return FailWith(applied.status());
+  // The target first: a forgotten --target shows here.
+  std::printf("target: %s (%s)\n", MaskUrl(url).c_str(),
+              o.target_url.empty() ? "the mapping's target" : "--target");
   for (const AppliedTable& t : *applied) {
     if (t.existed) {
       std::printf("%s: exists with the same families and row key layout\n", t.name.c_str());

@@ -41,6 +41,7 @@ int RunMigrate(const MigrateOptions& o, const std::atomic<bool>* cancel) {
   }
   const MigrateResult& m = *result;
   if (!o.quiet) {
+    std::fprintf(stdout, "target: %s (%s)\n", m.target.c_str(), m.target_from.c_str());
     PrintSummary(m.tables, stdout);
     for (const auto& n : m.job_notes) std::fprintf(stdout, "%s\n", n.c_str());
     PrintTableNotes(m.tables, stdout);

@@ -8,6 +8,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/exit_codes.h"
+#include "cmd/shard_load.h"
 #include "common/bytes.h"
 #include "common/table_descriptor.h"
 #include "mapping/mapping.h"
@@ -78,10 +79,8 @@ Result<OpenTable> Open(const ReadOptionsCli& o) {
                  "widen migrate into this store to write them again\n",
                  o.table.c_str());
   } else if (incomplete) {
-    std::fprintf(stderr,
-                 "widen: warning: table '%s' is incomplete: the last run (migrate or sync) "
-                 "into it did not finish\n",
-                 o.table.c_str());
+    std::fprintf(stderr, "widen: warning: table '%s' is incomplete: %s\n", o.table.c_str(),
+                 IncompleteReason(states.get(), t.descriptor.FullName(), state).c_str());
   }
   return t;
 }

@@ -87,7 +87,14 @@ void PrintTableNotes(const std::vector<TableStats>& stats, std::FILE* out) {
       s += fmt::format("{}: {} nested row(s) had no parent row and were left out\n", t.table,
                        t.orphans);
     }
-    if (t.sort_runs > 0) {
+    if (t.sort_runs > 0 && t.sorted_all) {
+      // Not the key order's doing: this target takes no cells as they come.
+      s += fmt::format(
+          "{}: every cell was sorted through {} temporary run(s), {} (under $TMPDIR), before it "
+          "was written: widen streams cells in key order only into an embedded-store table that "
+          "starts empty; an HBase table, or one that held cells, gets them sorted first\n",
+          t.table, t.sort_runs, Bytes(t.sort_bytes));
+    } else if (t.sort_runs > 0) {
       s += fmt::format(
           "{}: the row keys do not follow the order rows are read in: sorted through {} "
           "temporary run(s), {} (under $TMPDIR)\n",

@@ -534,6 +534,8 @@ Result<MigrateResult> Migrate(const MigrateRequest& r) {
 
   MigrateResult result;
   result.run_id = NewRunId(start_ms);
+  result.target = MaskUrl(m.target_url);
+  result.target_from = r.target_url.empty() ? "the mapping's target" : "--target";
   std::unique_ptr<JsonLinesRejects> rejects;
   if (!r.rejects_path.empty()) {
     WIDEN_RETURN_IF_ERROR(CheckRejectsPath(r.rejects_path, m));
@@ -731,6 +733,8 @@ Result<SyncResult> Sync(const SyncRequest& r) {
 
   SyncResult result;
   result.run_id = NewRunId(start_ms);
+  result.target = MaskUrl(m.target_url);
+  result.target_from = r.target_url.empty() ? "the mapping's target" : "--target";
   std::unique_ptr<JsonLinesRejects> rejects;
   if (!r.rejects_path.empty()) {
     WIDEN_RETURN_IF_ERROR(CheckRejectsPath(r.rejects_path, m));
@@ -990,6 +994,9 @@ Result<VerifyResult> Verify(const VerifyRequest& r) {
       WIDEN_ASSIGN_OR_RETURN(state, states->Get(out.table));
       if (state) {
         out.state = std::string(TableStatusName(state->status));
+        if (state->status != TableStatus::kComplete) {
+          out.why_incomplete = IncompleteReason(states.get(), out.table, state);
+        }
         out.same_design = state->mapping_fingerprint.empty() ||
                           state->mapping_fingerprint == TableFingerprint(tp);
       }

@@ -148,7 +148,10 @@ struct MigrateRequest {
 
 /// What a migrate did.
 struct MigrateResult {
-  std::string run_id;                  // recorded in each table's state
+  std::string run_id;  // recorded in each table's state
+  /// The target written, its password masked (MaskUrl), and where it came
+  /// from ("--target" or "the mapping's target"), for the summary.
+  std::string target, target_from;
   std::vector<TableStats> tables;      // per table written, in mapping order
   std::vector<std::string> job_notes;  // how each table was split (--jobs)
   uint64_t rejected = 0;               // rows written to the rejects file
@@ -222,7 +225,8 @@ struct TableSyncResult {
 /// What a sync did.
 struct SyncResult {
   std::string run_id;
-  uint64_t rejected = 0;  // rows written to the rejects file
+  std::string target, target_from;  // as MigrateResult's
+  uint64_t rejected = 0;            // rows written to the rejects file
   std::string rejects_path;
   std::vector<TableSyncResult> tables;
   double seconds = 0;
@@ -282,6 +286,7 @@ struct TableVerifyResult {
   bool exists = true;          // false: the target has no such table (every row is missing)
   std::string state;           // the recorded state ("complete", "loading", "failed",
                                // "repaired"), "" when none is recorded
+  std::string why_incomplete;  // when state is not complete: IncompleteReason
   bool same_design = true;     // no other mapping fingerprint is recorded (TableFingerprint)
   int64_t timestamp_ms = 0;    // the cell timestamp the source's cells were given
   std::string timestamp_from;  // "--timestamp-ms", "mapping" or "table state"

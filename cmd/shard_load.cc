@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 namespace widen {
@@ -317,6 +318,50 @@ Result<ShardJoin> FinishShard(StateStore* states, const std::string& table,
       "table '{}': its state kept changing while shard {}/{} tried to record it finished; run "
       "the shard again",
       table, spec.index, spec.count));
+}
+
+std::string IncompleteReason(StateStore* states, const std::string& table,
+                             const std::optional<TableState>& state) {
+  const Status busy = states->CheckNotBeingWritten(table);
+  if (busy.code() == StatusCode::kAborted) {
+    // "table 'T' is being written by another widen run (process P on host
+    // 'H' since ...); ...": the part from "being written".
+    const std::string& m = busy.message();
+    const size_t from = m.find("being written");
+    const size_t to = m.find(';', from);
+    if (from != std::string::npos) {
+      return "it is " + m.substr(from, to == std::string::npos ? std::string::npos : to - from) +
+             " right now";
+    }
+  }
+  if (state) {
+    auto it = state->extensions.find(kShardsExtension);
+    if (it != state->extensions.end()) {
+      auto layout = DecodeShardLayout(it->second);
+      if (layout.ok()) {
+        // Every finished range names the driving table; with none finished,
+        // every shard is missing whatever the name.
+        const std::string source =
+            state->finished_ranges.empty() ? "" : state->finished_ranges.front().source_table;
+        const std::vector<int> done = FinishedShards(*layout, source, *state);
+        std::vector<std::string> missing;
+        for (int i = 1; i <= layout->shards; ++i) {
+          if (std::find(done.begin(), done.end(), i) == done.end()) {
+            missing.push_back(fmt::format("{}/{}", i, layout->shards));
+          }
+        }
+        if (!missing.empty()) {
+          return fmt::format(
+              "{} {} of sharded load {} {} not finished ({} of {} shard(s) finished); run {} "
+              "(migrate --shard)",
+              missing.size() == 1 ? "shard" : "shards", fmt::join(missing, ", "), layout->load,
+              missing.size() == 1 ? "has" : "have", done.size(), layout->shards,
+              missing.size() == 1 ? "it" : "them");
+        }
+      }
+    }
+  }
+  return "the last run (migrate or sync) into it did not finish";
 }
 
 }  // namespace widen

@@ -111,6 +111,15 @@ FinishedRange ShardRange(const ShardLayout& layout, const std::string& source_ta
 std::vector<int> FinishedShards(const ShardLayout& layout, const std::string& source_table,
                                 const TableState& state);
 
+/// Why `table`, whose recorded `state` is not complete, is incomplete, for
+/// the warnings of scan, get and verify: "it is being written by ... right
+/// now" when a live run holds its lock or a shard's
+/// (StateStore::CheckNotBeingWritten), else the shards of its sharded load
+/// that have not finished ("shard 2/3 of sharded load L has not finished
+/// ..."), else that the last run into it did not finish.
+std::string IncompleteReason(StateStore* states, const std::string& table,
+                             const std::optional<TableState>& state);
+
 /// What JoinShardLoad decided for one table.
 struct ShardJoin {
   ShardLayout layout;

@@ -114,6 +114,7 @@ int RunSync(const SyncOptions& o, const std::atomic<bool>* cancel) {
     Json doc;
     doc["widen_sync"] = kSyncJsonFormat;
     doc["run_id"] = s.run_id;
+    doc["target"] = s.target;
     Json tables = Json::array();
     for (const auto& t : s.tables) {
       tables.push_back(Json{{"table", t.table},
@@ -162,23 +163,32 @@ int RunSync(const SyncOptions& o, const std::atomic<bool>* cancel) {
     for (const auto& t : s.tables) {
       (t.mode == "watermark" ? watermark : t.mode == "full" ? full : digest)++;
     }
+    // The tables whose hard deletes went unseen, by name: others may have
+    // reconciled (--reconcile, or `deletes: reconcile: true` in the mapping).
+    std::vector<std::string> unseen;
+    for (const auto& t : s.tables) {
+      if (t.hard_deletes == "not detected") unseen.push_back(t.table);
+    }
     std::vector<std::string> modes;
     if (watermark > 0) modes.push_back(fmt::format("{} watermark", watermark));
     if (full > 0) modes.push_back(fmt::format("{} full pass", full));
     if (digest > 0) modes.push_back(fmt::format("{} digest", digest));
     std::printf(
-        "widen sync: %zu table(s) (%s), %llu source rows read, %llu rows: %llu unchanged, %llu "
-        "written, %llu deleted; %llu cells put, %llu deleted; %.1f s%s\n",
-        s.tables.size(), fmt::format("{}", fmt::join(modes, ", ")).c_str(),
-        static_cast<unsigned long long>(read), static_cast<unsigned long long>(total.rows),
+        "widen sync into %s (%s): %zu table(s) (%s), %llu source rows read, %llu rows: %llu "
+        "unchanged, %llu written, %llu deleted; %llu cells put, %llu deleted; %.1f s%s\n",
+        s.target.c_str(), s.target_from.c_str(), s.tables.size(),
+        fmt::format("{}", fmt::join(modes, ", ")).c_str(), static_cast<unsigned long long>(read),
+        static_cast<unsigned long long>(total.rows),
         static_cast<unsigned long long>(total.rows_unchanged),
         static_cast<unsigned long long>(total.rows_written),
         static_cast<unsigned long long>(total.rows_deleted),
         static_cast<unsigned long long>(total.cells_put),
         static_cast<unsigned long long>(total.cells_deleted), s.seconds,
-        hard_deletes == "not detected"
-            ? "; hard deletes not detected (watermark mode without --reconcile)"
-            : "");
+        unseen.empty() ? ""
+                       : fmt::format("; hard deletes not detected in {} (watermark mode without "
+                                     "--reconcile or deletes: reconcile: true)",
+                                     fmt::join(unseen, ", "))
+                             .c_str());
     if (s.rejected > 0) {
       std::printf("%llu row(s) rejected; see %s\n", static_cast<unsigned long long>(s.rejected),
                   s.rejects_path.c_str());

@@ -95,8 +95,9 @@ void PrintText(const VerifyResult& v) {
     if (t.state == "repaired") {
       std::printf("%s: it was repaired (widen repair) and may lack cells\n", t.table.c_str());
     } else if (!t.state.empty() && t.state != "complete") {
-      std::printf("%s: its state is '%s': the last run into it did not finish\n", t.table.c_str(),
-                  t.state.c_str());
+      std::printf("%s: its state is '%s': %s\n", t.table.c_str(), t.state.c_str(),
+                  t.why_incomplete.empty() ? "the last run into it did not finish"
+                                           : t.why_incomplete.c_str());
     }
     if (!t.same_design) {
       std::printf(
@@ -169,6 +170,7 @@ void PrintJson(const VerifyResult& v) {
     j["equal"] = r.equal();
     j["exists"] = t.exists;
     j["state"] = t.state.empty() ? Json() : Json(t.state);
+    if (!t.why_incomplete.empty()) j["incomplete_because"] = t.why_incomplete;
     j["same_design"] = t.same_design;
     j["timestamp_ms"] = t.timestamp_ms;
     j["timestamp_from"] = t.timestamp_from.empty() ? Json() : Json(t.timestamp_from);

@@ -61,6 +61,7 @@ Status BufferedCellSink::WriteBatch(CellBatch* batch) {
       return empty.status();
     }
     mode_ = *empty ? Mode::kInOrder : Mode::kSortAll;
+    stats_.sorted_all = !*empty;
   }
   const CellView first = batch->Get(0);
   if (mode_ == Mode::kSortAll || spilling_) {

@@ -88,6 +88,10 @@ struct SinkStats {
   /// (0 when every batch arrived in key order).
   uint64_t spilled_runs = 0;
   uint64_t spilled_bytes = 0;
+  /// True when every batch was spilled whatever its order, because the
+  /// target could not take cells as they come (StartsEmpty said false: an
+  /// HBase table, or an embedded table that held cells).
+  bool sorted_all = false;
 };
 
 class CellSink {

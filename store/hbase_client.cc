@@ -51,10 +51,53 @@ Status FromIOError(const thrift2::TIOError& e, const std::string& what) {
   return Status::InvalidArgument(std::move(text));
 }
 
+// A TSocket that keeps the first bytes it reads, so that an answer that is
+// no Thrift answer can be shown.
+class RecordingSocket : public apache::thrift::transport::TSocket {
+ public:
+  static constexpr size_t kKept = 48;
+  RecordingSocket(const std::string& host, int port, std::shared_ptr<std::string> kept)
+      : TSocket(host, port), kept_(std::move(kept)) {}
+  uint32_t read(uint8_t* buf, uint32_t len) override {
+    const uint32_t n = TSocket::read(buf, len);
+    if (kept_->size() < kKept) {
+      kept_->append(reinterpret_cast<const char*>(buf), std::min<size_t>(n, kKept - kept_->size()));
+    }
+    return n;
+  }
+
+ private:
+  std::shared_ptr<std::string> kept_;
+};
+
+// `bytes` with printable ASCII as it is and the rest as \xNN.
+std::string Printable(const std::string& bytes) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+// What widen needs, for the messages about a peer that is something else.
+constexpr const char* kNeeds =
+    "widen needs an HBase Thrift2 gateway in its default wire format, binary protocol "
+    "without framing (hbase thrift2 start -p PORT, without -f/--framed or -c/--compact)";
+
 }  // namespace
 
 HBaseConnection::HBaseConnection(std::string host, int port, const ConnectionOptions& options)
-    : host_(std::move(host)), port_(port), options_(options) {
+    : host_(std::move(host)),
+      port_(port),
+      options_(options),
+      first_bytes_(std::make_shared<std::string>()) {
   // Thrift prints its own diagnostics to stderr; every error reaches the
   // caller as a Status instead.
   static std::once_flag quiet;
@@ -81,7 +124,8 @@ Status HBaseConnection::Connect() {
   if (client_ != nullptr && transport_ != nullptr && transport_->isOpen()) return Status::OK();
   Disconnect();
   try {
-    auto socket = std::make_shared<apache::thrift::transport::TSocket>(host_, port_);
+    first_bytes_->clear();
+    auto socket = std::make_shared<RecordingSocket>(host_, port_, first_bytes_);
     socket->setConnTimeout(options_.connect_timeout_ms);
     socket->setRecvTimeout(options_.rpc_timeout_ms);
     socket->setSendTimeout(options_.rpc_timeout_ms);
@@ -136,6 +180,62 @@ Status HBaseConnection::Call(const std::string& what, const Request& request) {
   } catch (const std::exception& e) {
     Disconnect();
     return Status::Unavailable(what + ": " + e.what());
+  }
+}
+
+Status HBaseConnection::Probe(thrift2::TThriftServerType::type* type) {
+  const std::string what = "opening hbase://" + address();
+  constexpr int kTries = 3;
+  int backoff_ms = 200;
+  for (int attempt = 1;; ++attempt) {
+    WIDEN_RETURN_IF_ERROR(Connect().WithContext(what));
+    try {
+      *type = client_->getThriftServerType();
+      return Status::OK();
+    } catch (const TTransportException& e) {
+      const std::string got = *first_bytes_;
+      Disconnect();
+      if (e.getType() != TTransportException::END_OF_FILE) {
+        // Timed out, reset, interrupted: the server may be there and busy.
+        return Status::Unavailable(what + ": connection to " + address() + " failed: " + e.what());
+      }
+      if (!got.empty()) {
+        // Bytes that end no Thrift message ("MaxMessageSize reached": their
+        // first four read as a length).
+        std::string hint;
+        if (got.size() > 5 && got[3] == '\0' && got[4] == '\x0a') {
+          hint = " (a MySQL or MariaDB server's greeting)";
+        }
+        return Status::FailedPrecondition(what + ": " + address() +
+                                          " answered, but not as an HBase Thrift2 gateway: it "
+                                          "sent \"" +
+                                          Printable(got) + "\"" + hint + "; " + kNeeds);
+      }
+      if (attempt == kTries) {
+        return Status::FailedPrecondition(
+            what + ": " + address() + " accepted the connection and closed it without answering " +
+            "widen's first request (" + std::to_string(kTries) +
+            " times): it is no HBase Thrift2 gateway (a PostgreSQL or ZooKeeper port, or a "
+            "framed or compact gateway, closes the connection so); " +
+            kNeeds);
+      }
+    } catch (const TProtocolException& e) {
+      const std::string got = *first_bytes_;
+      Disconnect();
+      return Status::FailedPrecondition(
+          what + ": " + address() + " answered, but not as an HBase Thrift2 gateway (" + e.what() +
+          "): it sent \"" + Printable(got) + "\"; " + kNeeds);
+    } catch (const TApplicationException& e) {
+      Disconnect();
+      return Status::FailedPrecondition(what + ": " + address() +
+                                        " does not answer as an HBase Thrift2 gateway (" +
+                                        e.what() + "); " + kNeeds);
+    } catch (const std::exception& e) {
+      Disconnect();
+      return Status::Unavailable(what + ": " + e.what());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
+    backoff_ms *= 2;
   }
 }
 

@@ -21,6 +21,14 @@
 //                                                    FailedPrecondition
 //   TProtocolException (a corrupt stream)           Unavailable; reconnects
 //
+// Probe() is the first request of a store (getThriftServerType), and the
+// one place that tells "no server here" from "another kind of server here":
+// a refused or unreachable port, or a peer that does not answer in time, is
+// Unavailable; a peer that accepted the connection and then closed it
+// without an answer (three times: PostgreSQL, ZooKeeper, a framed or compact
+// gateway), or answered with bytes that are no Thrift answer (a MySQL or
+// MariaDB greeting), is FailedPrecondition naming the first bytes it sent.
+//
 // Call() runs one request; Retry() repeats an idempotent one while it fails
 // with Unavailable, reconnecting, with exponential back-off, until a time
 // budget is spent. Only requests whose repetition cannot change the result
@@ -72,6 +80,11 @@ class HBaseConnection {
   /// protocol error the socket is closed, so the next request reconnects.
   Status Call(const std::string& what, const Request& request);
 
+  /// Asks the peer which gateway it is (see above); sets `*type` on
+  /// success. Closed-without-answer is tried three times within about a
+  /// second (a gateway whose queue is full closes new connections too).
+  Status Probe(thrift2::TThriftServerType::type* type);
+
   /// Runs an idempotent `request`, repeating it while it fails with
   /// Unavailable (see above). `retries`, if given, counts the repetitions.
   Status Retry(const std::string& what, const Request& request, uint64_t* retries = nullptr);
@@ -92,6 +105,9 @@ class HBaseConnection {
   const int port_;
   const ConnectionOptions options_;
   std::shared_ptr<apache::thrift::transport::TTransport> transport_;
+  // The first bytes the peer sent on the open socket (at most 48), written
+  // by the socket as it reads.
+  std::shared_ptr<std::string> first_bytes_;
   std::unique_ptr<thrift2::THBaseServiceClient> client_;
 };
 

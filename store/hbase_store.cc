@@ -716,6 +716,16 @@ class HBaseStateStore final : public StateStore {
     return held;
   }
 
+  // The table's lease, then every shard's (store/hbase_lock.cc).
+  Status CheckNotBeingWritten(const std::string& table) override {
+    const std::string name = CanonicalTableName(table);
+    std::lock_guard<std::mutex> lock(mu_);
+    WIDEN_RETURN_IF_ERROR(EnsureTable());
+    WIDEN_RETURN_IF_ERROR(
+        hbase_internal::CheckNoLiveLease(conn_.get(), url_, table_, name, /*shards=*/false));
+    return hbase_internal::CheckNoLiveLease(conn_.get(), url_, table_, name, /*shards=*/true);
+  }
+
   Result<std::optional<TableState>> Get(const std::string& table) override {
     const std::string name = CanonicalTableName(table);
     std::lock_guard<std::mutex> lock(mu_);
@@ -957,13 +967,12 @@ Result<std::unique_ptr<HBaseStore>> HBaseStore::Open(const std::string& url,
   }
   std::unique_ptr<HBaseStore> store(new HBaseStore(url, host, port, options, hbase));
   thrift2::TThriftServerType::type type = thrift2::TThriftServerType::TWO;
-  Status s = store->conn_->Call(
-      "opening " + url, [&](thrift2::THBaseServiceClient& c) { type = c.getThriftServerType(); });
-  if (!s.ok()) return s;
+  WIDEN_RETURN_IF_ERROR(store->conn_->Probe(&type));
   if (type != thrift2::TThriftServerType::TWO) {
-    return Status::Unavailable(url +
-                               " is HBase's Thrift (1) gateway; widen needs the Thrift2 "
-                               "gateway (hbase thrift2, or hbase-daemon.sh start thrift2)");
+    // Another kind of server: a configuration to fix, not a retry (exit 5).
+    return Status::FailedPrecondition(url +
+                                      " is HBase's Thrift (1) gateway; widen needs the Thrift2 "
+                                      "gateway (hbase thrift2, or hbase-daemon.sh start thrift2)");
   }
   return store;
 }

@@ -19,6 +19,8 @@ Result<std::unique_ptr<TableLock>> StateStore::LockTable(const std::string&) {
   return std::unique_ptr<TableLock>(new ProcessLock());
 }
 
+Status StateStore::CheckNotBeingWritten(const std::string&) { return Status::OK(); }
+
 Result<std::unique_ptr<TableLock>> StateStore::LockShard(const std::string&, int, int) {
   return std::unique_ptr<TableLock>(new ProcessLock());
 }

@@ -80,6 +80,13 @@ class StateStore {
   virtual Result<std::unique_ptr<TableLock>> LockShard(const std::string& table, int index,
                                                        int count);
 
+  /// OK when no live run holds the lock of `table` (LockTable) or of a
+  /// shard of it (LockShard); Aborted naming the holder (process, host,
+  /// since when) when one does: the table is being written right now.
+  /// Takes no lock. The default, for a store one process at a time opens,
+  /// returns OK. Unavailable when the store cannot be reached.
+  virtual Status CheckNotBeingWritten(const std::string& table);
+
   /// The state of `table` with its version set, or nullopt when none is
   /// recorded (or it was deleted). DataLoss for a malformed record;
   /// FailedPrecondition for a record of a newer format; Unavailable when

@@ -482,6 +482,7 @@ void AddSinkStats(const SinkStats& sink, TableStats* stats) {
   stats->beyond_versions += sink.beyond_versions;
   stats->sort_runs += sink.spilled_runs;
   stats->sort_bytes += sink.spilled_bytes;
+  stats->sorted_all = stats->sorted_all || sink.sorted_all;
 }
 
 std::optional<ColumnExpr> SplitColumn(const TablePlan& plan) {
@@ -528,6 +529,7 @@ void TableStats::Add(const TableStats& s) {
   beyond_versions += s.beyond_versions;
   sort_runs += s.sort_runs;
   sort_bytes += s.sort_bytes;
+  sorted_all = sorted_all || s.sorted_all;
 }
 
 }  // namespace widen

@@ -62,6 +62,9 @@ struct TableStats {
   /// External sort (cells not in key order): temporary runs and their bytes.
   uint64_t sort_runs = 0;
   uint64_t sort_bytes = 0;
+  /// The sort was not for the key order: the target takes no cells as they
+  /// come (SinkStats::sorted_all), so every cell went through it.
+  bool sorted_all = false;
   double seconds = 0;  // wall time
 
   /// Adds every counter of `other` (of another job or batch of the same

@@ -5,10 +5,14 @@
 // keeps an answer history exact (every version), sets NEW_VERSION_BEHAVIOR
 // and keeps its digests in the sync table, a sync lock held elsewhere makes
 // sync exit 7 until it expires, verify names what differs in an HBase
-// table, and an unreachable gateway exits 3.
+// table, an unreachable gateway exits 3, and a port where another kind of
+// server answers (PostgreSQL, MariaDB, a listener that closes at once or
+// sends other bytes) exits 5 naming what it found.
 // Regions are read through HBase's own view (the raw Thrift client), not
 // widen's.
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +30,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/bytes.h"
+#include "store/state_store.h"
+#include "store/store.h"
 #include "tests/integration/hbase_env.h"
 #include "tests/integration/test_env.h"
 
@@ -108,6 +114,8 @@ TEST_F(HBaseCliTest, DdlApplyCreatesTheTablesWidenDdlPrints) {
   CommandResult applied =
       Widen(fmt::format("ddl -m {} --regions 4 --apply --target {}", ShellQuote(mapping), hbase_));
   ASSERT_EQ(applied.exit_code, 0) << applied.output;
+  EXPECT_NE(applied.output.find("target: " + hbase_ + " (--target)\n"), std::string::npos)
+      << applied.output;
   EXPECT_NE(applied.output.find(table + ": created, 4 region(s)"), std::string::npos)
       << applied.output;
   RawHBase raw(hbase_);
@@ -138,6 +146,20 @@ TEST_F(HBaseCliTest, DdlApplyCreatesTheTablesWidenDdlPrints) {
       Widen(fmt::format("ddl -m {} --regions 4 --apply --target {}", ShellQuote(mapping), lev));
   ASSERT_EQ(applied.exit_code, 0) << applied.output;
   EXPECT_NE(applied.output.find(table + ": created, 4 region(s)"), std::string::npos);
+}
+
+TEST_F(HBaseCliTest, MigrateSaysEveryCellIsSortedFirstNotThatTheKeysAreOutOfOrder) {
+  // Row keys in the order PostgreSQL reads the rows (the primary key's).
+  const std::string table = ns_ + ":sorted";
+  made_.push_back(table);
+  const std::string mapping =
+      WriteMapping("s.yaml", OrdersMapping(table, "{parts: [{column: order_id, width: 6}]}"));
+  CommandResult r = Widen(fmt::format("migrate -m {} --target {}", ShellQuote(mapping), hbase_));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find(table + ": every cell was sorted through 1 temporary run(s)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("do not follow the order"), std::string::npos) << r.output;
 }
 
 TEST_F(HBaseCliTest, SaltedKeyPreSplitsAtItsBuckets) {
@@ -447,6 +469,29 @@ TEST_F(HBaseCliTest, ALockHeldElsewhereMakesSyncAndMigrateExitBusyUntilItExpires
             std::string::npos)
       << r.output;
   EXPECT_NE(ReadTable(hbase_, table)[row]["d:amount"], "1.11") << "nothing was written";
+  {
+    // The state a run leaves while it writes (loading): a reader is told
+    // who writes the table now, not that a run did not finish.
+    auto store = Store::Open(hbase_, StoreOptions());
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    auto states = (*store)->NewStateStore();
+    ASSERT_TRUE(states.ok()) << states.status().ToString();
+    auto before = (*states)->Get(table);
+    ASSERT_TRUE(before.ok() && before->has_value());
+    TableState loading = **before;
+    loading.status = TableStatus::kLoading;
+    auto v = (*states)->Put(table, (*before)->version, loading);
+    ASSERT_TRUE(v.ok()) << v.status().ToString();
+    CommandResult scan = Widen(fmt::format("scan {} --target {} --limit 1", table, hbase_));
+    EXPECT_EQ(scan.exit_code, 0) << scan.output;
+    EXPECT_NE(scan.output.find("table '" + table +
+                               "' is incomplete: it is being written by another widen run "
+                               "(process 4242 on host 'elsewhere.example' since 2023-11-14 "
+                               "22:13:20 UTC) right now"),
+              std::string::npos)
+        << scan.output;
+    ASSERT_TRUE((*states)->Put(table, *v, **before).ok());
+  }
   // A migrate, whole or one shard of a sharded load, is refused the same way.
   const std::string migrate =
       fmt::format("migrate -q -m {} --target {}", ShellQuote(mapping), hbase_);
@@ -635,6 +680,99 @@ TEST_F(HBaseCliTest, UnreachableGatewayExits3) {
   EXPECT_NE(r.output.find("127.0.0.1:1"), std::string::npos) << r.output;
   r = Widen("get t row --target hbase://127.0.0.1");
   EXPECT_EQ(r.exit_code, 2) << r.output;
+}
+
+// The port of a URL such as postgresql://user@127.0.0.1:PORT/db.
+std::string PortOf(const std::string& url) {
+  std::smatch m;
+  if (!std::regex_search(url, m, std::regex(R"(@[^/:]+:(\d+))"))) return "";
+  return m[1];
+}
+
+// A TCP listener on a free loopback port whose thread answers each
+// connection by sending `reply` (may be empty) and closing it at once.
+class ClosingListener {
+ public:
+  explicit ClosingListener(std::string reply) : reply_(std::move(reply)) {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = 0;
+    socklen_t len = sizeof a;
+    if (bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || listen(fd_, 8) != 0 ||
+        getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+      ADD_FAILURE() << "cannot listen on loopback";
+      return;
+    }
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] {
+      for (;;) {
+        const int c = accept(fd_, nullptr, nullptr);
+        if (c < 0) return;  // the socket was shut down
+        if (!reply_.empty()) (void)!write(c, reply_.data(), reply_.size());
+        close(c);
+      }
+    });
+  }
+  ~ClosingListener() {
+    shutdown(fd_, SHUT_RDWR);
+    if (thread_.joinable()) thread_.join();
+    close(fd_);
+  }
+  int port() const { return port_; }
+
+ private:
+  std::string reply_;
+  int fd_ = -1;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+TEST_F(HBaseCliTest, AServerThatIsNoThrift2GatewayExits5NamingWhatItFound) {
+  WIDEN_REQUIRE_MYSQL(mysql);
+  // PostgreSQL reads the request as a startup packet of a bad length and
+  // closes the connection; MariaDB sends its greeting first.
+  const std::string pg_port = PortOf(PgUrl()), my_port = PortOf(mysql);
+  ASSERT_FALSE(pg_port.empty() || my_port.empty()) << PgUrl() << " " << mysql;
+  CommandResult r = Widen("scan t --target hbase://127.0.0.1:" + pg_port);
+  EXPECT_EQ(r.exit_code, 5) << r.output;
+  EXPECT_NE(r.output.find("closed it without answering"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("widen needs an HBase Thrift2 gateway"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("No more data to read"), std::string::npos) << r.output;
+
+  const std::string version = MySqlQuery(mysql, "SELECT VERSION()").at(0).at(0);
+  r = Widen("migrate -m " +
+            WriteMapping("o.yaml", OrdersMapping(ns_ + ":o", "{parts: [{column: order_id}]}")) +
+            " --target hbase://127.0.0.1:" + my_port);
+  EXPECT_EQ(r.exit_code, 5) << r.output;
+  EXPECT_NE(r.output.find("a MySQL or MariaDB server's greeting"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(version), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("MaxMessageSize"), std::string::npos) << r.output;
+
+  {
+    ClosingListener closing("");
+    r = Widen("ddl -m " +
+              WriteMapping("c.yaml", OrdersMapping(ns_ + ":c", "{parts: [{column: order_id}]}")) +
+              " --apply --target hbase://127.0.0.1:" + std::to_string(closing.port()));
+    EXPECT_EQ(r.exit_code, 5) << r.output;
+    EXPECT_NE(r.output.find("closed it without answering"), std::string::npos) << r.output;
+  }
+  {
+    // An HTTP server's answer: its first four bytes read as a length.
+    ClosingListener http("HTTP/1.1 400 Bad Request\r\n\r\n");
+    r = Widen("get t row --target hbase://127.0.0.1:" + std::to_string(http.port()));
+    EXPECT_EQ(r.exit_code, 5) << r.output;
+    EXPECT_NE(r.output.find("sent \"HTTP/1.1 400 Bad Request\\x0d\\x0a"), std::string::npos)
+        << r.output;
+  }
+  {
+    // A negative first word that is no Thrift version.
+    ClosingListener garbage(std::string("\xff\xff\x00\x00garbage", 11));
+    r = Widen("scan t --target hbase://127.0.0.1:" + std::to_string(garbage.port()));
+    EXPECT_EQ(r.exit_code, 5) << r.output;
+    EXPECT_NE(r.output.find("\\xff\\xff\\x00\\x00garbage"), std::string::npos) << r.output;
+  }
 }
 
 }  // namespace

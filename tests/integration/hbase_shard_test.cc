@@ -136,6 +136,11 @@ TEST_P(HBaseShardTest, ThreeProcessesLoadWhatOneRunLoads) {
         fmt::format("{} scan {} --target {} --limit 1", WidenBinary(), table, ShellQuote(hbase_)));
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("is incomplete"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(fmt::format("is incomplete: shard 2/3 of sharded load {} has not "
+                                        "finished (2 of 3 shard(s) finished)",
+                                        layout.at("load").get<std::string>())),
+              std::string::npos)
+        << r.output;
   }
 
   // A shard of another count does not mix into the unfinished load.

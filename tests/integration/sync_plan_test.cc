@@ -336,6 +336,35 @@ TEST_P(SyncPlanTest, SyncRunsWatermarkModeWhereEverySourceTableHasAWatermark) {
   modes("watermark", "watermark");
 }
 
+TEST_P(SyncPlanTest, SummariesNameTheTargetAndTheTablesWhoseHardDeletesGoUnseen) {
+  // s:orders reads orders, customer and line, all reconciled; s:events
+  // reads event, which is not.
+  const char* sync =
+      "  - {table: orders, mode: watermark, watermark: changed, deletes: {reconcile: true}}\n"
+      "  - {table: customer, mode: watermark, watermark: version, deletes: {reconcile: true}}\n"
+      "  - {table: line, mode: watermark, watermark: touched, deletes: {reconcile: true}}\n"
+      "  - {table: event, mode: watermark, watermark: at}\n";
+  const std::string store = "leveldb:" + dir_ + "/store";
+  CommandResult r = Widen("migrate --target " + ShellQuote(store), sync);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("target: " + store + " (--target)\n"), std::string::npos) << r.output;
+  r = Widen("sync --target " + ShellQuote(store), sync);  // the first: a full pass
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("widen sync into " + store + " (--target): 5 table(s)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("hard deletes not detected"), std::string::npos) << r.output;
+  r = Widen("sync --target " + ShellQuote(store), sync);  // watermark mode
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("; hard deletes not detected in s:events (watermark mode without "
+                          "--reconcile or deletes: reconcile: true)\n"),
+            std::string::npos)
+      << r.output;
+  r = Widen("sync --reconcile --target " + ShellQuote(store), sync);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("hard deletes not detected"), std::string::npos) << r.output;
+}
+
 TEST_P(SyncPlanTest, AMistakeStopsEveryCommandWithExitTwo) {
   const std::string entry = "  - {table: orders, mode: watermark, watermark: chaned}\n";
   const std::string want = At(entry, "chaned") +
