@@ -201,15 +201,17 @@ Status BufferedCellSink::Drain() {
     return s;
   }
   CellBatch chunk;
-  Status s = runs_.Merge([&](const CellView& c, bool written) {
-    Track(c);
-    if (written) return Status::OK();  // in the target already
-    chunk.Add(c);
-    if (chunk.bytes() < batch_bytes_) return Status::OK();
-    Status w = WriteCounted(chunk);
-    chunk.Clear();
-    return w;
-  });
+  Status s = runs_.Merge(
+      [&](const CellView& c, bool written) {
+        Track(c);
+        if (written) return Status::OK();  // in the target already
+        chunk.Add(c);
+        if (chunk.bytes() < batch_bytes_) return Status::OK();
+        Status w = WriteCounted(chunk);
+        chunk.Clear();
+        return w;
+      },
+      cancel_);
   if (s.ok() && !chunk.empty()) s = WriteCounted(chunk);
   spilling_ = false;
   threshold_.store(mode_ == Mode::kSortAll ? 4 * batch_bytes_ : batch_bytes_,

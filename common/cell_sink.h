@@ -110,6 +110,11 @@ class CellSink {
   /// Syncs and releases the target. REQUIRES: no Put after Close.
   virtual Status Close() { return Sync(); }
   virtual const SinkStats& stats() const = 0;
+  /// Lets Flush, Sync and Close stop with Cancelled once *cancel turns true
+  /// while they merge spilled runs into the target (a Ctrl-C during the
+  /// last, long step of a sorted table). `cancel` (not owned) must outlive
+  /// the sink; nullptr (the default) never cancels. The default ignores it.
+  virtual void SetCancel(const std::atomic<bool>* cancel) { (void)cancel; }
 };
 
 class BufferedCellSink : public CellSink {
@@ -138,6 +143,7 @@ class BufferedCellSink : public CellSink {
   Status Flush() final;
   /// Flush, then SyncWritten.
   Status Sync() final;
+  void SetCancel(const std::atomic<bool>* cancel) final { cancel_ = cancel; }
   const SinkStats& stats() const final { return stats_; }
 
   /// Tells the sink each family's VERSIONS, for stats().beyond_versions.
@@ -230,9 +236,10 @@ class BufferedCellSink : public CellSink {
   CellBatch held_;         // sorted, not yet written: waits for the next batch
   bool spilling_ = false;  // batches go to runs_ until the next Drain
   CellRuns runs_;
-  bool wrote_any_ = false;  // some cell reached WriteSorted
-  CellCoordinates lowest_;  // the first cell written (valid when wrote_any_)
-  CellCoordinates last_;    // the last cell written (valid when wrote_any_)
+  const std::atomic<bool>* cancel_ = nullptr;  // SetCancel; checked by Drain's merge
+  bool wrote_any_ = false;                     // some cell reached WriteSorted
+  CellCoordinates lowest_;                     // the first cell written (valid when wrote_any_)
+  CellCoordinates last_;                       // the last cell written (valid when wrote_any_)
   // The last cell counted (Track), and its bytes.
   bool tracked_any_ = false;
   CellCoordinates tracked_;

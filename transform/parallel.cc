@@ -177,6 +177,7 @@ Status RunJobs(const TablePlan& plan, const RowSplit& split, const std::vector<S
   for (size_t i = 0; i < n; ++i) {
     if (!sorted || i == 0) {
       WIDEN_ASSIGN_OR_RETURN(jobs[i].sink, new_sink());
+      jobs[i].sink->SetCancel(options.cancel);
     }
     if (sorted) {
       job_runs.push_back(std::make_shared<CellRuns>());

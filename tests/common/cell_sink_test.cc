@@ -1,6 +1,7 @@
 #include "common/cell_sink.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <string>
 #include <vector>
@@ -226,6 +227,31 @@ TEST(BufferedCellSinkTest, OutOfOrderBatchesAreMergedIntoOneSortedStream) {
     EXPECT_EQ(sink.stats().overwritten, 0u);
     EXPECT_GT(sink.stats().spilled_runs, 10u);
     EXPECT_GT(sink.stats().spilled_bytes, 5000u * 8);
+  }
+}
+
+// A cancel set while spilled runs wait for their merge stops Close with
+// Cancelled (Ctrl-C during a sorted table's last step); without one the
+// same cells are merged.
+TEST(BufferedCellSinkTest, ACancelStopsTheMergeOfSpilledRuns) {
+  for (bool cancelled : {true, false}) {
+    std::atomic<bool> cancel{false};
+    RecordingSink sink(64 << 10);
+    sink.SetCancel(&cancel);
+    for (int i = 0; i < 40000; ++i) {
+      ASSERT_TRUE(
+          sink.Put(CellView{RowName((i * 7919) % 40000), "d", "q", 1, CellType::kPut, "v"}).ok());
+    }
+    ASSERT_GT(sink.stats().spilled_runs, 0u);
+    cancel = cancelled;
+    Status s = sink.Close();
+    if (cancelled) {
+      EXPECT_EQ(s.code(), StatusCode::kCancelled) << s.ToString();
+      EXPECT_LT(Concat(sink.batches).size(), 40000u);
+    } else {
+      EXPECT_TRUE(s.ok()) << s.ToString();
+      EXPECT_EQ(Concat(sink.batches).size(), 40000u);
+    }
   }
 }
 
