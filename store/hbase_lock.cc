@@ -198,24 +198,11 @@ class HBaseTableLock final : public TableLock {
   // empty expected value matches a missing cell and an empty one). After a
   // lost answer the cell is read again.
   Result<bool> Swap(const std::string& expected, const std::string& next) {
-    thrift2::TPut put;
-    put.row = row_;
-    thrift2::TColumnValue cell;
-    cell.family = kFamily;
-    cell.qualifier = kLeaseQualifier;
-    cell.value = next;
-    put.columnValues.push_back(std::move(cell));
-    thrift2::TMutation m;
-    m.__set_put(put);
-    thrift2::TRowMutations mutations;
-    mutations.row = row_;
-    mutations.mutations.push_back(std::move(m));
-    bool applied = false;
-    Status s = conn_->Call("taking the lock of " + Where(), [&](thrift2::THBaseServiceClient& c) {
-      applied = c.checkAndMutate(state_table_, row_, kFamily, kLeaseQualifier,
-                                 thrift2::TCompareOp::EQUAL, expected, mutations);
-    });
-    if (s.ok()) return applied;
+    Result<bool> applied =
+        CheckAndPutCell(conn_.get(), state_table_, row_, kFamily, kLeaseQualifier, expected, next,
+                        "taking the lock of " + Where());
+    if (applied.ok()) return *applied;
+    const Status s = applied.status();
     if (s.code() != StatusCode::kUnavailable) return s;
     std::string stored;
     bool found = false;
@@ -317,6 +304,30 @@ bool HolderAlive(const LockHolder& h, int64_t now_ms) {
                     !h.pid_ns.empty() && h.pid_ns == self.pid_ns && h.start_ticks != 0;
   if (here) return h.pid == self.pid || StartTicks(h.pid) == h.start_ticks;
   return now_ms < h.expires_ms;
+}
+
+Result<bool> CheckAndPutCell(HBaseConnection* conn, const std::string& table,
+                             const std::string& row, const std::string& family,
+                             const std::string& qualifier, const std::string& expected,
+                             const std::string& value, const std::string& what) {
+  thrift2::TPut put;
+  put.row = row;
+  thrift2::TColumnValue cell;
+  cell.family = family;
+  cell.qualifier = qualifier;
+  cell.value = value;
+  put.columnValues.push_back(std::move(cell));
+  thrift2::TMutation mutation;
+  mutation.__set_put(put);
+  thrift2::TRowMutations mutations;
+  mutations.row = row;
+  mutations.mutations.push_back(std::move(mutation));
+  bool applied = false;
+  WIDEN_RETURN_IF_ERROR(conn->Call(what, [&](thrift2::THBaseServiceClient& c) {
+    applied = c.checkAndMutate(table, row, family, qualifier, thrift2::TCompareOp::EQUAL, expected,
+                               mutations);
+  }));
+  return applied;
 }
 
 std::string LockRow(const std::string& table, const std::string& shard) {

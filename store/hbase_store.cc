@@ -873,24 +873,11 @@ class HBaseStateStore final : public StateStore {
   // after a lost answer, the cell is read again to learn the outcome.
   Status CompareAndSet(const std::string& name, std::optional<uint64_t> expected,
                        const Stored& stored, const std::string& value) {
-    thrift2::TPut put;
-    put.row = name;
-    thrift2::TColumnValue cell;
-    cell.family = kStateFamily;
-    cell.qualifier = kStateQualifier;
-    cell.value = value;
-    put.columnValues.push_back(std::move(cell));
-    thrift2::TMutation mutation;
-    mutation.__set_put(put);
-    thrift2::TRowMutations mutations;
-    mutations.row = name;
-    mutations.mutations.push_back(std::move(mutation));
-    bool applied = false;
-    Status s = conn_->Call("writing " + Where(name), [&](thrift2::THBaseServiceClient& c) {
-      applied =
-          c.checkAndMutate(table_, name, kStateFamily, kStateQualifier, thrift2::TCompareOp::EQUAL,
-                           stored.found ? stored.value : "", mutations);
-    });
+    Result<bool> put = hbase_internal::CheckAndPutCell(
+        conn_.get(), table_, name, kStateFamily, kStateQualifier, stored.found ? stored.value : "",
+        value, "writing " + Where(name));
+    const Status s = put.status();
+    const bool applied = put.ok() && *put;
     if (s.ok() && applied) return Status::OK();
     if (!s.ok() && s.code() != StatusCode::kUnavailable) return s;
     WIDEN_ASSIGN_OR_RETURN(Stored now, Read(name));

@@ -57,6 +57,17 @@ std::string LockRow(const std::string& table, const std::string& shard);
 Status CheckNoLiveLease(HBaseConnection* conn, const std::string& url,
                         const std::string& state_table, const std::string& table, bool shards);
 
+/// One checkAndMutate through `conn` (no retry: it is not idempotent):
+/// puts `value` in the cell family:qualifier of `row` in `table` if the
+/// cell holds `expected` (HBase's empty expected value matches a missing
+/// cell and an empty one). True when it was put; Unavailable when the
+/// answer was lost (the caller reads the cell to learn what happened);
+/// `what` names the request in errors.
+Result<bool> CheckAndPutCell(HBaseConnection* conn, const std::string& table,
+                             const std::string& row, const std::string& family,
+                             const std::string& qualifier, const std::string& expected,
+                             const std::string& value, const std::string& what);
+
 /// Who holds a lock: the lease cell's fields (docs/format.md, "HBase").
 struct LockHolder {
   int64_t expires_ms = 0;  // ms since the epoch, the holder's clock
