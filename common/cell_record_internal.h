@@ -1,5 +1,5 @@
-// The record layout of widen's temporary cell files — CellRuns' sorted runs
-// (common/cell_runs.h) and CellSpool's spools (common/cell_spool.h): one
+// The record layout of CellSpool's temporary files (common/cell_spool.h;
+// CellRuns' sorted runs have a more compact one of their own): one
 // record per cell, back to back, private to one process and never persisted
 // (host byte order):
 //

@@ -12,13 +12,10 @@
 
 #include <fmt/format.h>
 
-#include "common/cell_record_internal.h"
-
 namespace widen {
 
 namespace {
 
-using cell_record::kHeadBytes;
 constexpr size_t kWriteBufferBytes = 1 << 20;
 constexpr size_t kReadBufferBytes = 256 << 10;
 
@@ -36,6 +33,52 @@ Status IoError(const char* what, const std::string& path, int err) {
 
 }  // namespace
 
+// A run's record (private to one process, never persisted): the cell's
+// fields, each left out when it equals the previous cell's in the same run
+// (sorted cells share their row, family and timestamp with their
+// neighbours), lengths as LEB128 varints:
+//
+//   tag u8       bit 0: row as the previous cell's   bit 1: family as the previous
+//                bit 2: timestamp as the previous     bits 3-4: type (kRunTypes index)
+//                bit 5: a type byte follows (a code not in kRunTypes)
+//   [shared varint, suffix len varint, suffix]  unless bit 0: the row is the
+//                previous row's first `shared` bytes, then the suffix
+//   [family len varint, family]                 unless bit 1
+//   qualifier len varint, qualifier, value len varint, value
+//   [timestamp_ms i64, host order]              unless bit 2
+//   [type u8]                                   if bit 5
+//
+// The first record of a run repeats nothing.
+namespace run_record {
+
+constexpr unsigned kRowSame = 1, kFamilySame = 2, kTimestampSame = 4, kTypeByte = 32;
+constexpr CellType kRunTypes[4] = {CellType::kPut, CellType::kDelete, CellType::kDeleteColumn,
+                                   CellType::kDeleteFamily};
+inline void PutVarint(uint64_t v, std::string* out) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>(v | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+// Reads a varint of at most 5 bytes at p[0, end); nullptr when it does not
+// end before `end` (or is longer: a corrupt record).
+inline const char* GetVarint(const char* p, const char* end, uint32_t* v) {
+  uint32_t result = 0;
+  for (int shift = 0; shift <= 28 && p < end; shift += 7) {
+    const auto byte = static_cast<unsigned char>(*p++);
+    result |= static_cast<uint32_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) {
+      *v = result;
+      return p;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace run_record
+
 // One run: an unlinked file written once, then read once from the start.
 struct CellRuns::Run {
   int fd = -1;
@@ -44,16 +87,62 @@ struct CellRuns::Run {
   std::string buffer;     // write buffer, then read buffer
   size_t pos = 0;         // read: next record's offset in buffer
   uint64_t file_pos = 0;  // read: file offset of buffer's end
-  CellView cell;          // read: the current record, a view into buffer
+  CellView cell;          // read: the current record (row and family in row/family)
   bool valid = false;
   bool written = false;  // its cells are in the target already
+  // The previous cell's row, family and timestamp (writing and reading).
+  std::string row, family;
+  int64_t timestamp_ms = 0;
+  bool first = true;
 
   ~Run() {
     if (fd >= 0) close(fd);
   }
 
   Status Write(const CellView& c) {
-    cell_record::Append(c, &buffer);
+    using namespace run_record;
+    const size_t tag_at = buffer.size();
+    buffer.push_back('\0');
+    unsigned tag = 0;
+    if (!first && c.row == row) {
+      tag |= kRowSame;
+    } else {
+      const size_t limit = first ? 0 : std::min(row.size(), c.row.size());
+      size_t shared = 0;
+      while (shared < limit && row[shared] == c.row[shared]) ++shared;
+      PutVarint(shared, &buffer);
+      PutVarint(c.row.size() - shared, &buffer);
+      buffer.append(c.row.substr(shared));
+      row.assign(c.row);
+    }
+    if (!first && c.family == family) {
+      tag |= kFamilySame;
+    } else {
+      PutVarint(c.family.size(), &buffer);
+      buffer.append(c.family);
+      family.assign(c.family);
+    }
+    PutVarint(c.qualifier.size(), &buffer);
+    buffer.append(c.qualifier);
+    PutVarint(c.value.size(), &buffer);
+    buffer.append(c.value);
+    if (!first && c.timestamp_ms == timestamp_ms) {
+      tag |= kTimestampSame;
+    } else {
+      char ts[8];
+      std::memcpy(ts, &c.timestamp_ms, 8);
+      buffer.append(ts, 8);
+      timestamp_ms = c.timestamp_ms;
+    }
+    const auto* known = std::find(std::begin(kRunTypes), std::end(kRunTypes), c.type);
+    if (known != std::end(kRunTypes)) {
+      tag |= static_cast<unsigned>(known - std::begin(kRunTypes)) << 3;
+    } else {
+      tag |= kTypeByte;
+      buffer.push_back(static_cast<char>(c.type));
+    }
+    buffer[tag_at] = static_cast<char>(tag);
+    first = false;
     return buffer.size() >= kWriteBufferBytes ? FlushWrites() : Status::OK();
   }
 
@@ -74,7 +163,8 @@ struct CellRuns::Run {
     return Status::OK();
   }
 
-  // Ensures buffer[pos, pos + bytes) holds file bytes; false at the end.
+  // Ensures buffer[pos, pos + bytes) holds file bytes, or as many as the
+  // file has left; false when fewer than `bytes` are left.
   Result<bool> Fill(size_t bytes) {
     if (buffer.size() - pos >= bytes) return true;
     buffer.erase(0, pos);
@@ -101,23 +191,87 @@ struct CellRuns::Run {
     return buffer.size() - pos >= bytes;
   }
 
+  Status MidRecord() const {
+    return Status::LocalIo(fmt::format("the temporary sort file {} ends mid-record", path));
+  }
+
+  // Reads the varint at offset *at of the current record (the record
+  // starts at buffer[pos]) into *v and moves *at past it. false with *err
+  // set on an I/O error or a record cut short.
+  bool VarintAt(size_t* at, uint32_t* v, Status* err) {
+    if (buffer.size() - pos < *at + 5) {
+      Result<bool> filled = Fill(*at + 5);
+      if (!filled.ok()) {
+        *err = filled.status();
+        return false;
+      }
+    }
+    const char* base = buffer.data() + pos;
+    const char* end = buffer.data() + buffer.size();
+    const char* p = base + *at < end ? run_record::GetVarint(base + *at, end, v) : nullptr;
+    if (p == nullptr) {
+      *err = MidRecord();
+      return false;
+    }
+    *at = static_cast<size_t>(p - base);
+    return true;
+  }
+
   // Reads the next record into `cell`; valid = false at the end.
   Status Advance() {
-    WIDEN_ASSIGN_OR_RETURN(bool have, Fill(kHeadBytes));
+    using namespace run_record;
+    WIDEN_ASSIGN_OR_RETURN(bool have, Fill(1));
     if (!have) {
-      if (buffer.size() != pos) {
-        return Status::LocalIo(fmt::format("the temporary sort file {} ends mid-record", path));
-      }
       valid = false;
       return Status::OK();
     }
-    const size_t body = cell_record::BodyBytes(buffer.data() + pos);
-    WIDEN_ASSIGN_OR_RETURN(have, Fill(kHeadBytes + body));
-    if (!have) {
-      return Status::LocalIo(fmt::format("the temporary sort file {} ends mid-record", path));
+    const unsigned tag = static_cast<unsigned char>(buffer[pos]);
+    // A record that repeats what no earlier record of the run gave is
+    // corrupt.
+    if (first && (tag & (kRowSame | kFamilySame | kTimestampSame)) != 0) return MidRecord();
+    Status err;
+    size_t at = 1, row_at = 0, family_at = 0;
+    uint32_t shared = 0, suffix = 0, family_len = 0, qualifier_len = 0, value_len = 0;
+    if ((tag & kRowSame) == 0) {
+      if (!VarintAt(&at, &shared, &err) || !VarintAt(&at, &suffix, &err)) return err;
+      if (shared > row.size()) return MidRecord();
+      row_at = at;
+      at += suffix;
     }
-    cell = cell_record::Parse(buffer.data() + pos);
-    pos += kHeadBytes + body;
+    if ((tag & kFamilySame) == 0) {
+      if (!VarintAt(&at, &family_len, &err)) return err;
+      family_at = at;
+      at += family_len;
+    }
+    if (!VarintAt(&at, &qualifier_len, &err)) return err;
+    const size_t qualifier_at = at;
+    at += qualifier_len;
+    if (!VarintAt(&at, &value_len, &err)) return err;
+    const size_t value_at = at;
+    at += value_len;
+    const size_t timestamp_at = at;
+    if ((tag & kTimestampSame) == 0) at += 8;
+    const size_t type_at = at;
+    if ((tag & kTypeByte) != 0) at += 1;
+    WIDEN_ASSIGN_OR_RETURN(have, Fill(at));
+    if (!have) return MidRecord();
+    const char* r = buffer.data() + pos;
+    if ((tag & kRowSame) == 0) {
+      row.resize(shared);
+      row.append(r + row_at, suffix);
+    }
+    if ((tag & kFamilySame) == 0) family.assign(r + family_at, family_len);
+    if ((tag & kTimestampSame) == 0) std::memcpy(&timestamp_ms, r + timestamp_at, 8);
+    cell.row = row;
+    cell.family = family;
+    cell.qualifier = std::string_view(r + qualifier_at, qualifier_len);
+    cell.value = std::string_view(r + value_at, value_len);
+    cell.timestamp_ms = timestamp_ms;
+    cell.type = (tag & kTypeByte) != 0
+                    ? static_cast<CellType>(static_cast<unsigned char>(r[type_at]))
+                    : kRunTypes[(tag >> 3) & 3];
+    pos += at;
+    first = false;
     valid = true;
     return Status::OK();
   }
@@ -127,6 +281,10 @@ struct CellRuns::Run {
     buffer.shrink_to_fit();
     pos = 0;
     file_pos = 0;
+    row.clear();
+    family.clear();
+    timestamp_ms = 0;
+    first = true;
     return Advance();
   }
 };
