@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -343,6 +344,43 @@ TEST_F(PackageTest, BashCompletesCommandsOptionsAndTableNames) {
       RunCommand(ShellQuote(root_ + "/usr/bin/widen") + " __complete tables -m README.md");
   EXPECT_EQ(quiet.exit_code, 0);
   EXPECT_EQ(quiet.output, "");
+}
+
+// cmake/SourceCommit.cmake, as the build runs it: "unknown" outside a git
+// work tree (also in a folder inside another work tree), HEAD's first 12
+// hex digits in one, a new text after a new commit, and the file left
+// untouched (not rewritten) while HEAD stays.
+TEST_F(PackageTest, SourceCommitFollowsHead) {
+  const std::string tmp = MakeTempDir();
+  const std::string header = tmp + "/info.h";
+  auto generate = [&](const std::string& source) {
+    const CommandResult r =
+        RunCommand("cmake -DSOURCE_DIR=" + ShellQuote(source) + " -DOUTPUT=" + ShellQuote(header) +
+                   " -DVERSION=9.8.7 -P " + ShellQuote(SourceDir() + "/cmake/SourceCommit.cmake"));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return ReadFile(header);
+  };
+  fs::create_directories(tmp + "/src/sub");
+  std::string text = generate(tmp + "/src");
+  EXPECT_NE(text.find("#define WIDEN_VERSION_STRING \"9.8.7\""), std::string::npos) << text;
+  EXPECT_NE(text.find("#define WIDEN_SOURCE_COMMIT \"unknown\""), std::string::npos) << text;
+  const std::string git = "git -C " + ShellQuote(tmp + "/src") +
+                          " -c user.name=t -c user.email=t@t -c commit.gpgsign=false ";
+  ASSERT_EQ(RunCommand(git + "init -q && " + git + "commit -q --allow-empty -m one").exit_code, 0);
+  auto head = [&] { return Trim(RunCommand(git + "rev-parse HEAD").output).substr(0, 12); };
+  EXPECT_NE(generate(tmp + "/src/sub").find("\"unknown\""), std::string::npos)
+      << "a folder inside a work tree is not that tree";
+  const std::string first = head();
+  text = generate(tmp + "/src");
+  EXPECT_NE(text.find("#define WIDEN_SOURCE_COMMIT \"" + first + "\""), std::string::npos) << text;
+  fs::last_write_time(header, fs::last_write_time(header) - std::chrono::hours(1));
+  const auto before = fs::last_write_time(header);
+  generate(tmp + "/src");
+  EXPECT_EQ(fs::last_write_time(header), before) << "rewritten while HEAD stayed";
+  ASSERT_EQ(RunCommand(git + "commit -q --allow-empty -m two").exit_code, 0);
+  ASSERT_NE(head(), first);
+  text = generate(tmp + "/src");
+  EXPECT_NE(text.find("#define WIDEN_SOURCE_COMMIT \"" + head() + "\""), std::string::npos) << text;
 }
 
 // The units as systemd reads them: systemd-analyze verify in a root holding
