@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cmd/exit_codes.h"
@@ -34,10 +35,13 @@ struct OptionInfo {
   ValueKind kind = ValueKind::kNone;
 };
 
-// Options whose value is a file on this machine, by long name.
+// Options whose value is a file on this machine, by long name: these, and
+// any --...-file.
 bool IsFileOption(const std::string& lname) {
+  const std::string_view suffix = "-file";
   return lname == "mapping" || lname == "rejects" || lname == "output" || lname == "policy" ||
-         lname == "diagram";
+         lname == "diagram" || lname == "html" ||
+         (lname.size() > suffix.size() && lname.ends_with(suffix));
 }
 
 std::vector<std::string> SplitChoices(const std::string& check) {
