@@ -68,7 +68,7 @@ OptionInfo Describe(const CLI::Option& o) {
   for (const std::string& l : o.get_lnames()) info.names.push_back("--" + l);
   if (info.names.empty()) info.positional = o.get_name(true);
   info.description = o.get_description();
-  info.flag = o.get_type_size_max() == 0;
+  info.flag = o.get_expected_max() == 0;  // add_flag sets expected(0)
   info.required = o.get_required();
   info.repeatable = o.get_items_expected_max() > 1;
   if (!info.flag) {

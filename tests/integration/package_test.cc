@@ -326,6 +326,9 @@ TEST_F(PackageTest, BashCompletesCommandsOptionsAndTableNames) {
     EXPECT_EQ(BashComplete("widen scan -m " + mapping + " "), expected) << mapping;
     EXPECT_EQ(BashComplete("widen scan -m " + mapping + " ", false), expected) << mapping;
     EXPECT_EQ(BashComplete("widen get --versions 3 --mapping " + mapping + " "), expected);
+    // A flag takes no value: the word after it is not one.
+    EXPECT_EQ(BashComplete("widen scan --decode -m " + mapping + " "), expected) << mapping;
+    EXPECT_EQ(BashComplete("widen sync -q -m " + mapping + " --table "), expected) << mapping;
     EXPECT_EQ(BashComplete("widen sync -m " + mapping + " --table "), expected) << mapping;
     // bash replaces only what follows the word's last ':' (COMP_WORDBREAKS):
     // the replies for "ns:" are the names without "ns:".
