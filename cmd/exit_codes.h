@@ -1,6 +1,8 @@
 // Exit codes of the widen command (documented in README.md, "Exit codes").
 #pragma once
 
+#include <span>
+
 #include "common/status.h"
 
 namespace widen {
@@ -23,5 +25,15 @@ enum ExitCode : int {
 
 /// The exit code for a failed Status.
 int ExitCodeFor(const Status& status);
+
+/// One exit code and what it means, in a line (the man pages' EXIT STATUS).
+struct ExitCodeDoc {
+  int code;
+  const char* meaning;
+};
+
+/// Every code of ExitCode, in increasing order (README.md, "Exit codes",
+/// says more about each).
+std::span<const ExitCodeDoc> ExitCodeDocs();
 
 }  // namespace widen

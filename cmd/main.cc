@@ -13,9 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "cmd/cli_doc.h"
 #include "cmd/commands.h"
 #include "cmd/exit_codes.h"
 #include "cmd/hidden_args.h"
+#include "cmd/version.h"
 #include "extract/server_watch.h"
 #include "transform/cell_timestamp.h"
 
@@ -60,7 +62,8 @@ int main(int argc, char** argv) {
       "embedded LevelDB store, with HBase's cell model, or HBase through its Thrift2 gateway), "
       "following a DDI mapping"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "widen 0.1.0");
+  app.set_version_flag("--version", WidenVersionLine(),
+                       "Print the version and the source commit, and exit");
 
   MigrateOptions mo;
   auto* migrate =
@@ -129,6 +132,9 @@ int main(int argc, char** argv) {
   const CommandRunner design[] = {AddInitCommand(&app), AddPlanCommand(&app), AddLintCommand(&app),
                                   AddDdlCommand(&app), AddRepairCommand(&app)};
 
+  // widen __doc and __complete (cmd/cli_doc.h): for the build and the shell
+  // completions; not in --help.
+  if (IsHiddenCommand(args)) return FinishOutput(RunHiddenCommand(app, args));
   // An unknown command word would otherwise read as "a subcommand is required".
   auto known = [&](const char* name) {
     for (const CLI::App* sub : app.get_subcommands({})) {

@@ -21,6 +21,10 @@ PACKAGES=(
   postgresql-15 postgresql-client-15 mariadb-server mariadb-client
   libre2-dev time graphviz python3-jsonschema python3-yaml
   openjdk-17-jdk-headless maven libthrift-dev thrift-compiler
+  # The Debian package and its test: CPack's dpkg-shlibdeps (dpkg-dev, file),
+  # man pages rendered by man(1), zsh -n on the zsh completion, the units
+  # checked by systemd-analyze.
+  dpkg-dev file man-db zsh systemd
 )
 
 log() { echo "deps: $*"; }
