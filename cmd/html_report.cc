@@ -384,13 +384,17 @@ std::string RenderHtmlReport(const HtmlReportInput& in) {
       "document.documentElement.setAttribute('data-loaded','yes');});})();</script>";
   out += "</head><body>";
   uint64_t rows = 0;
-  for (const auto& r : *in.tables) rows += r.preview.driving_rows;
+  bool complete = true;  // every driving row read (--full, or a sample larger than the table)
+  for (const auto& r : *in.tables) {
+    rows += r.preview.driving_rows;
+    complete = complete && r.preview.complete;
+  }
   out += fmt::format(
       "<header><h1>{}</h1><div class=\"meta\">source {} &middot; {} target table(s) &middot; {} "
       "&middot; cell timestamp {} ms</div></header><main>",
       E(title), E(MaskUrl(d.mapping.source_url)), in.tables->size(),
-      in.full ? fmt::format("every source row read ({})", Count(rows))
-              : fmt::format("statistics from a sample ({} driving rows)", Count(rows)),
+      in.full || complete ? fmt::format("every source row read ({} driving rows)", Count(rows))
+                          : fmt::format("statistics from a sample ({} driving rows)", Count(rows)),
       in.timestamp_ms);
 
   out += "<nav>";
@@ -415,12 +419,20 @@ std::string RenderHtmlReport(const HtmlReportInput& in) {
   if (in.lint == nullptr) {
     out += "<p class=\"note\">Lint did not run: " + E(in.lint_error) + "</p>";
   } else {
+    // The findings about the mapping and the tables shown (all, or --table's).
+    std::vector<const LintFinding*> shown;
+    for (const auto& f : in.lint->findings) {
+      bool ours = f.table.empty();
+      for (const auto& r : *in.tables) ours = ours || r.plan->descriptor.FullName() == f.table;
+      if (ours) shown.push_back(&f);
+    }
+    int counts[3] = {0, 0, 0};  // by Severity
+    for (const LintFinding* f : shown) ++counts[static_cast<int>(f->severity)];
+    out += fmt::format(
+        "<p>{} error(s), {} warning(s), {} info</p>", counts[static_cast<int>(Severity::kError)],
+        counts[static_cast<int>(Severity::kWarning)], counts[static_cast<int>(Severity::kInfo)]);
+    for (const LintFinding* f : shown) out += FindingHtml(*f);
     const LintReport& l = *in.lint;
-    int infos = 0;
-    for (const auto& f : l.findings) infos += f.severity == Severity::kInfo ? 1 : 0;
-    out +=
-        fmt::format("<p>{} error(s), {} warning(s), {} info</p>", l.errors(), l.warnings(), infos);
-    for (const auto& f : l.findings) out += FindingHtml(f);
     for (const auto& n : l.notes) out += "<p class=\"note\">" + E(n) + "</p>";
   }
   out += "</section>";
