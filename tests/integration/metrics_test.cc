@@ -3,11 +3,14 @@
 // (parse_metrics.py), its figures checked against the source (SQL counts,
 // the newest watermarks) and against sync's --format json summary; a failed
 // run (an unreachable source, a store held by another process: exit 7)
-// writes its exit status and keeps the last success time; a folder that
+// writes its exit status and keeps the last success time, Ctrl-C too (130);
+// a folder that
 // does not exist is named before the source is read; and a reader never
 // sees a part of the file while runs replace it.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -273,6 +276,49 @@ TEST_F(MetricsTest, AFailedRunWritesItsExitStatusAndKeepsTheLastSuccess) {
   EXPECT_EQ(Value(Parse(dir_ + "/migrate.prom"), "widen_last_success_timestamp_seconds",
                   {{"command", "migrate"}}),
             0);
+}
+
+TEST_F(MetricsTest, AnInterruptedRunWrites130) {
+  CommandResult r = Widen("sync -q -m m.yaml --metrics-file sync.prom");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::map<std::string, std::string> job = {{"command", "sync"}};
+  const double success =
+      Value(Parse(dir_ + "/sync.prom"), "widen_last_success_timestamp_seconds", job);
+  // The next sync waits on a table another session holds locked; Ctrl-C.
+  std::unique_ptr<SqlSession> lock = SqlSession::Open(db_);
+  ASSERT_NE(lock, nullptr);
+  lock->Exec("BEGIN");
+  lock->Exec("LOCK TABLE orders IN ACCESS EXCLUSIVE MODE");
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    if (chdir(dir_.c_str()) != 0) _exit(126);
+    setenv("WIDEN_SOURCE_URL", db_.c_str(), 1);
+    const std::string bin = WidenBinary();
+    execl(bin.c_str(), bin.c_str(), "sync", "-q", "-m", "m.yaml", "--metrics-file", "sync.prom",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Until widen's query waits on the lock.
+  bool waiting = false;
+  for (int i = 0; i < 200 && !waiting; ++i) {
+    waiting = PgQuery(db_,
+                      "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND "
+                      "datname = current_database()")
+                  .at(0)
+                  .at(0) != "0";
+    if (!waiting) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(waiting) << "widen never waited on the lock";
+  kill(pid, SIGINT);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  lock->Exec("ROLLBACK");
+  ASSERT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 130);
+  std::vector<Sample> s = Parse(dir_ + "/sync.prom");
+  EXPECT_EQ(Value(s, "widen_exit_status", job), 130);
+  EXPECT_EQ(Value(s, "widen_last_success_timestamp_seconds", job), success);
 }
 
 TEST_F(MetricsTest, AFolderThatDoesNotExistIsNamedBeforeTheSourceIsRead) {
