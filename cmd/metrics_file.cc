@@ -215,7 +215,8 @@ int RunWithMetrics(const std::string& path, const std::string& command, const st
     const Status s = (*file)->Commit(metrics);
     if (s.ok()) return rc;
     std::fprintf(stderr, "widen: %s\n", s.message().c_str());
-    return rc == kExitOk ? ExitCodeFor(s) : rc;
+    // The run did its work; only its report is missing (as for stdout).
+    return rc == kExitOk ? kExitOutput : rc;
   };
   int rc = kExitInternal;
   try {

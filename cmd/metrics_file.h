@@ -115,8 +115,9 @@ double UnixSecondsNow();
 /// the figures and returns the exit code, and the file is written with it
 /// and the run's start and end times. An exception escaping `run` is
 /// written as exit status 1 (kExitInternal) and rethrown. A file that
-/// cannot be written is reported on stderr; it turns exit 0 into its error's
-/// exit code (kExitLocalIo), other codes stay.
+/// cannot be written at the end is reported on stderr; it turns exit 0 into
+/// kExitOutput (10: the run did its work, its report is missing), other
+/// codes stay.
 int RunWithMetrics(const std::string& path, const std::string& command, const std::string& mapping,
                    const std::function<int(RunMetrics*)>& run);
 
