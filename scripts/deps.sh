@@ -20,6 +20,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
   postgresql-15 postgresql-client-15 mariadb-server mariadb-client
   libre2-dev time graphviz python3-jsonschema python3-yaml python3-prometheus-client chromium
+  prometheus-node-exporter
   openjdk-17-jdk-headless maven libthrift-dev thrift-compiler
 )
 

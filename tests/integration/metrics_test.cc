@@ -7,9 +7,12 @@
 // a folder that
 // does not exist is named before the source is read; and a reader never
 // sees a part of the file while runs replace it.
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -367,6 +370,81 @@ TEST_F(MetricsTest, AReaderSeesTheOldFileOrTheNewOneWhole) {
   for (const auto& e : fs::directory_iterator(dir_)) {
     EXPECT_EQ(e.path().filename().string().find(".sync.prom"), std::string::npos) << e.path();
   }
+}
+
+// A TCP port on 127.0.0.1 that nothing listens on just now.
+int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    close(fd);
+    return 0;
+  }
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+TEST_F(MetricsTest, NodeExporterServesTheFile) {
+  const std::string exporter = "/usr/bin/prometheus-node-exporter";
+  if (!fs::exists(exporter)) {
+    if (InCi()) FAIL() << exporter << " is missing (scripts/deps.sh installs it)";
+    GTEST_SKIP() << exporter << " is missing";
+  }
+  // The collector's folder holds a link to the file, as README's setup.
+  fs::create_directories(dir_ + "/textfile");
+  CommandResult r = Widen("sync -q -m m.yaml --metrics-file sync.prom");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  fs::create_symlink(dir_ + "/sync.prom", dir_ + "/textfile/widen-sync.prom");
+  const int port = FreePort();
+  ASSERT_NE(port, 0);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const std::string listen = fmt::format("--web.listen-address=127.0.0.1:{}", port);
+    const std::string folder = "--collector.textfile.directory=" + dir_ + "/textfile";
+    const int null = open("/dev/null", O_WRONLY);
+    dup2(null, STDOUT_FILENO);
+    dup2(null, STDERR_FILENO);
+    execl(exporter.c_str(), exporter.c_str(), listen.c_str(), "--collector.disable-defaults",
+          "--collector.textfile", folder.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // What a Prometheus scrape gets: the exporter's /metrics.
+  auto scrape = [&] {
+    const std::string get = fmt::format(
+        "import sys, urllib.request\n"
+        "sys.stdout.write(urllib.request.urlopen('http://127.0.0.1:{}/metrics', "
+        "timeout=5).read().decode())",
+        port);
+    CommandResult c;
+    for (int i = 0; i < 50; ++i) {
+      c = RunCommand(std::string(WIDEN_SYSTEM_PYTHON3) + " -c " + ShellQuote(get) + " 2>&1");
+      if (c.exit_code == 0) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_EQ(c.exit_code, 0) << c.output;
+    return c.output;
+  };
+  const std::string labels = "{command=\"sync\",mapping=\"m.yaml\"}";
+  std::string page = scrape();
+  EXPECT_NE(page.find("node_textfile_scrape_error 0\n"), std::string::npos) << page;
+  EXPECT_NE(page.find("widen_exit_status" + labels + " 0\n"), std::string::npos) << page;
+  const std::string rows = fmt::format(
+      "widen_table_rows_read{{command=\"sync\",mapping=\"m.yaml\",table=\"m:orders\"}} {}\n",
+      PgQuery(db_, "SELECT count(*) FROM orders").at(0).at(0));
+  EXPECT_NE(page.find(rows), std::string::npos) << page;
+  // A failed run replaces the file: the next scrape has its exit status.
+  r = Widen("sync -q -m m.yaml --metrics-file sync.prom", "postgresql://widen@127.0.0.1:1/none");
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  page = scrape();
+  EXPECT_NE(page.find("widen_exit_status" + labels + " 3\n"), std::string::npos) << page;
+  EXPECT_NE(page.find("node_textfile_scrape_error 0\n"), std::string::npos) << page;
+  kill(pid, SIGTERM);
+  waitpid(pid, nullptr, 0);
 }
 
 }  // namespace
