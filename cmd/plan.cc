@@ -780,13 +780,16 @@ Status WriteHtmlReport(const PlanOptions& o, const Design& in,
   page.full = o.full;
   page.timestamp_ms = timestamp_ms;
   Status drawn =
-      RenderDot(DesignDiagramDot(in.tables), "svg", file->what(), [&page](std::string_view bytes) {
+      RenderDot(DesignDiagramDot(in.tables), "svg", "the diagram", [&page](std::string_view bytes) {
         page.diagram_svg.append(bytes);
         return Status::OK();
       });
   if (!drawn.ok()) {
+    // The rest of the page is worth having: it says why, and so does stderr.
     page.diagram_svg.clear();
     page.diagram_error = drawn.message();
+    std::fprintf(stderr, "widen: note: %s: the page has no diagram: %s\n", file->what().c_str(),
+                 drawn.message().c_str());
   }
   LintOptions lo;
   lo.now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(

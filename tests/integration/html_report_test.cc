@@ -153,7 +153,7 @@ TEST(HtmlReportTest, ChinookReportLoadsInChromiumWithEveryTable) {
   EXPECT_NE(b.dom.find("data-loaded=\"yes\""), std::string::npos) << "the load event never came";
   EXPECT_EQ(b.dom.find("data-errors=\""), std::string::npos) << b.dom.substr(0, 2000);
   // The diagram drawn inline, with every table.
-  EXPECT_NE(b.dom.find("<svg"), std::string::npos);
+  EXPECT_NE(b.dom.find("class=\"diagram\"><svg"), std::string::npos);
   // Each target table's section, with the source's row counts (the default
   // sample of 1000 reads every artist and invoice).
   const auto count = [&](const std::string& q) { return PgQuery(db, q).at(0).at(0); };
@@ -188,6 +188,22 @@ TEST(HtmlReportTest, ChinookReportLoadsInChromiumWithEveryTable) {
   ASSERT_TRUE(fs::exists(shot));
   EXPECT_EQ(ReadAll(shot).substr(1, 3), "PNG");
   EXPECT_GT(fs::file_size(shot), 20000u) << "an empty page?";
+  // Without Graphviz's dot the page is written all the same, saying why
+  // the diagram is missing (and so does stderr).
+  r =
+      RunCommand(fmt::format("cd {} && PATH=/nonexistent WIDEN_SOURCE_URL={} {} plan -m {} "
+                             "--limit 0 --html nodot.html",
+                             ShellQuote(dir), ShellQuote(db), WidenBinary(), ShellQuote(mapping)));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("widen: note: --html nodot.html: the page has no diagram: the diagram: "
+                          "cannot run Graphviz's dot"),
+            std::string::npos)
+      << r.output;
+  const std::string nodot = ReadAll(dir + "/nodot.html");
+  EXPECT_EQ(nodot.find("class=\"diagram\""), std::string::npos);
+  EXPECT_NE(nodot.find("No diagram: the diagram: cannot run Graphviz&#39;s dot"),
+            std::string::npos);
+  EXPECT_NE(nodot.find("id=\"table-sales-3ainvoices\""), std::string::npos);
   fs::remove_all(dir);
 }
 
