@@ -29,6 +29,7 @@ struct MigrateOptions {
   int jobs = 1;                   // parallel jobs per table (source connections on one snapshot)
   int writers = kDefaultWriters;  // HBase: requests in flight per table
   std::string shard;              // --shard I/N ("" = not sharded)
+  std::string metrics_path;       // --metrics-file: the run's figures for Prometheus ("" = none)
 };
 
 struct ReadOptionsCli {
@@ -53,6 +54,7 @@ struct PlanOptions {
   bool full = false;                    // read every row (exact statistics and collisions)
   std::string format = "text";          // text | json
   std::string diagram_path;             // FILE.dot, or FILE.svg (and .png, .pdf) via Graphviz
+  std::string html_path;                // --html: the design report page ("" = none)
   std::optional<int64_t> timestamp_ms;  // cell timestamp (unset = mapping or now)
   int fetch_rows = 5000;
 };
@@ -118,6 +120,7 @@ struct SyncOptions {
   bool reconcile = false;              // watermark mode: find hard deletes too
   bool full = false;                   // watermark mode: a full pass
   std::string shard;                   // --shard I/N: refused (see sync.cc)
+  std::string metrics_path;            // --metrics-file: the run's figures for Prometheus
 };
 
 /// widen verify (README, "Checking the copy").
@@ -136,6 +139,12 @@ struct VerifyOptions {
   bool quiet = false;           // no report
   bool progress = false;        // a progress line on a terminal
 };
+
+/// The --help text of migrate's and sync's --metrics-file.
+inline constexpr const char* kMetricsFileHelp =
+    "Write the run's figures (rows, cells, rejects, seconds, watermark lag, exit status, last "
+    "success) to FILE in Prometheus' text format, replacing it whole, on success and failure "
+    "alike (for node_exporter's textfile collector; README, \"Operating it\")";
 
 /// `cancel` (may be null) turns true on Ctrl-C; the run then stops cleanly.
 int RunMigrate(const MigrateOptions& options, const std::atomic<bool>* cancel);

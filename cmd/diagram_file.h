@@ -1,21 +1,32 @@
 // The file `widen plan --diagram PATH` writes: Graphviz DOT text as is
 // (PATH ending in .dot or .gv) or rendered by Graphviz's `dot` (.svg, .png,
-// .pdf). The file is built beside PATH, in a hidden temporary file of the
-// same folder made when the command starts (so a missing folder or one
-// widen cannot write in is named before the source is read), and renamed
-// onto PATH once whole: PATH is either left as it was or holds the whole
-// diagram. widen writes every byte itself (dot's output comes through a
-// pipe), so a full disk is reported as such, never as dot's failure.
+// .pdf). The file is an AtomicFile (cmd/atomic_file.h): made when the
+// command starts (so a missing folder or one widen cannot write in is named
+// before the source is read), and renamed onto PATH once whole: PATH is
+// either left as it was or holds the whole diagram. widen writes every byte
+// itself (dot's output comes through a pipe, RenderDot), so a full disk is
+// reported as such, never as dot's failure.
 //
 // Thread safety: not thread safe; one object per command.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
+#include "cmd/atomic_file.h"
 #include "common/status.h"
 
 namespace widen {
+
+/// Runs Graphviz's `dot -T<format>` ("svg", "png", "pdf") on `dot` (DOT
+/// text) and hands its output to `out`, piece by piece. Unavailable when
+/// dot is not installed (saying how to install it) or fails (its own message
+/// is on stderr); `out`'s errors. `what` starts the messages ("--diagram
+/// d.svg").
+Status RenderDot(const std::string& dot, const std::string& format, const std::string& what,
+                 const std::function<Status(std::string_view)>& out);
 
 class DiagramFile {
  public:
@@ -26,8 +37,7 @@ class DiagramFile {
   static Result<std::unique_ptr<DiagramFile>> Create(const std::string& path);
   DiagramFile(const DiagramFile&) = delete;
   DiagramFile& operator=(const DiagramFile&) = delete;
-  /// Removes the temporary file unless Commit succeeded.
-  ~DiagramFile();
+  ~DiagramFile() = default;
 
   /// Writes `dot` (Graphviz DOT text), rendered when PATH asks for it, into
   /// the temporary file and renames it onto PATH. LocalIo naming the file
@@ -37,20 +47,11 @@ class DiagramFile {
   Status Commit(const std::string& dot);
 
  private:
-  DiagramFile(std::string path, std::string format, std::string temp_path, int fd)
-      : path_(std::move(path)),
-        format_(std::move(format)),
-        temp_path_(std::move(temp_path)),
-        fd_(fd) {}
+  DiagramFile(std::string format, std::unique_ptr<AtomicFile> file)
+      : format_(std::move(format)), file_(std::move(file)) {}
 
-  Status WriteAll(const char* data, size_t size);
-  Status Render(const std::string& dot);
-
-  const std::string path_;       // as the user gave it
-  const std::string format_;     // "dot" (written as is), "svg", "png" or "pdf"
-  const std::string temp_path_;  // the hidden file beside path_
-  int fd_;                       // temp_path_, open for writing; -1 once closed
-  bool committed_ = false;
+  const std::string format_;  // "dot" (written as is), "svg", "png" or "pdf"
+  std::unique_ptr<AtomicFile> file_;
 };
 
 }  // namespace widen

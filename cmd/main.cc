@@ -102,6 +102,7 @@ int main(int argc, char** argv) {
                       "widen processes load the others into the same HBase (see README, "
                       "\"Loading HBase from several machines\")");
   migrate->add_flag("-q,--quiet", mo.quiet, "No progress line and no summary");
+  migrate->add_option("--metrics-file", mo.metrics_path, kMetricsFileHelp);
 
   ReadOptionsCli so;
   auto* scan =

@@ -6,12 +6,16 @@
 
 #include "cmd/commands.h"
 #include "cmd/exit_codes.h"
+#include "cmd/metrics_file.h"
 #include "cmd/report.h"
 #include "cmd/run.h"
 
 namespace widen {
 
-int RunMigrate(const MigrateOptions& o, const std::atomic<bool>* cancel) {
+namespace {
+
+// The run itself; fills *metrics' figures when it reaches its summary.
+int Run(const MigrateOptions& o, const std::atomic<bool>* cancel, RunMetrics* metrics) {
   ProgressLine progress(!o.quiet && isatty(STDERR_FILENO));
   MigrateRequest r;
   r.design.mapping_path = o.mapping_path;
@@ -40,6 +44,17 @@ int RunMigrate(const MigrateOptions& o, const std::atomic<bool>* cancel) {
     return ExitCodeFor(result.status());
   }
   const MigrateResult& m = *result;
+  metrics->has_figures = true;
+  for (const TableStats& t : m.tables) {
+    TableMetrics tm;
+    tm.table = t.table;
+    tm.rows_read = t.source_rows;
+    tm.rows_written = t.rows;
+    tm.cells_put = t.cells;
+    tm.rows_rejected = t.rejected;
+    tm.seconds = t.seconds;
+    metrics->tables.push_back(std::move(tm));
+  }
   if (!o.quiet) {
     std::fprintf(stdout, "target: %s (%s)\n", m.target.c_str(), m.target_from.c_str());
     PrintSummary(m.tables, stdout);
@@ -65,6 +80,13 @@ int RunMigrate(const MigrateOptions& o, const std::atomic<bool>* cancel) {
     exit_code = kExitReplaced;
   }
   return exit_code;
+}
+
+}  // namespace
+
+int RunMigrate(const MigrateOptions& o, const std::atomic<bool>* cancel) {
+  return RunWithMetrics(o.metrics_path, "migrate", o.mapping_path,
+                        [&](RunMetrics* m) { return Run(o, cancel, m); });
 }
 
 }  // namespace widen

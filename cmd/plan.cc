@@ -21,6 +21,7 @@
 #include "cmd/design_util.h"
 #include "cmd/diagram_file.h"
 #include "cmd/exit_codes.h"
+#include "cmd/html_report.h"
 #include "cmd/run.h"
 #include "cmd/watermark_sync.h"
 #include "common/bytes.h"
@@ -767,6 +768,43 @@ Json ToJson(const PlanOptions& o, const Design& in, const std::vector<TableResul
   return doc;
 }
 
+// The --html page (cmd/html_report.h): the diagram through Graphviz (the
+// page says why when it cannot be drawn), the lint report against the
+// source, and the previews.
+Status WriteHtmlReport(const PlanOptions& o, const Design& in,
+                       const std::vector<TableResult>& results, int64_t timestamp_ms,
+                       AtomicFile* file) {
+  HtmlReportInput page;
+  page.design = &in;
+  page.tables = &results;
+  page.full = o.full;
+  page.timestamp_ms = timestamp_ms;
+  Status drawn =
+      RenderDot(DesignDiagramDot(in.tables), "svg", "the diagram", [&page](std::string_view bytes) {
+        page.diagram_svg.append(bytes);
+        return Status::OK();
+      });
+  if (!drawn.ok()) {
+    // The rest of the page is worth having: it says why, and so does stderr.
+    page.diagram_svg.clear();
+    page.diagram_error = drawn.message();
+    std::fprintf(stderr, "widen: note: %s: the page has no diagram: %s\n", file->what().c_str(),
+                 drawn.message().c_str());
+  }
+  LintOptions lo;
+  lo.now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  std::chrono::system_clock::now().time_since_epoch())
+                  .count();
+  auto lint = Lint(in.mapping, in.source.get(), lo);
+  if (lint.ok()) {
+    page.lint = &*lint;
+  } else {
+    page.lint_error = lint.status().message();
+  }
+  WIDEN_RETURN_IF_ERROR(file->Write(RenderHtmlReport(page)));
+  return file->Commit();
+}
+
 }  // namespace
 
 int RunPlan(const PlanOptions& o) {
@@ -783,6 +821,12 @@ int RunPlan(const PlanOptions& o) {
     if (!file.ok()) return FailWith(file.status());
     diagram = std::move(file).value();
   }
+  std::unique_ptr<AtomicFile> html;
+  if (!o.html_path.empty()) {
+    auto file = AtomicFile::Create(o.html_path, "--html");
+    if (!file.ok()) return FailWith(file.status());
+    html = std::move(file).value();
+  }
   auto run = PreviewDesign(dr, o.full ? 0 : o.sample, o.limit, o.timestamp_ms);
   if (!run.ok()) return FailWith(run.status());
   const Design& in = *run->design;
@@ -790,6 +834,9 @@ int RunPlan(const PlanOptions& o) {
   const int64_t ts = run->timestamp_ms;
   if (diagram != nullptr) {
     if (Status s = diagram->Commit(DesignDiagramDot(in.tables)); !s.ok()) return FailWith(s);
+  }
+  if (html != nullptr) {
+    if (Status s = WriteHtmlReport(o, in, results, ts, html.get()); !s.ok()) return FailWith(s);
   }
   uint64_t collisions = 0;
   for (const auto& r : results) collisions += r.preview.collisions;
@@ -841,6 +888,10 @@ CommandRunner AddPlanCommand(CLI::App* app) {
       ->check(CLI::IsMember({"text", "json"}));
   c->add_option("--diagram", o->diagram_path,
                 "Also draw the design: FILE.dot, or FILE.svg/.png/.pdf (runs Graphviz's dot)");
+  c->add_option("--html", o->html_path,
+                "Also write a design report to FILE: one self-contained HTML page with the "
+                "diagram, each table's key anatomy, families, histograms, widest rows, "
+                "collisions and lint findings");
   c->add_option("--timestamp-ms", o->timestamp_ms,
                 "Timestamp of every cell in ms since the epoch (default: the mapping's "
                 "timestamp_ms, else now)")

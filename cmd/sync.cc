@@ -13,6 +13,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/exit_codes.h"
+#include "cmd/metrics_file.h"
 #include "cmd/report.h"
 #include "cmd/run.h"
 #include "transform/cell_timestamp.h"
@@ -26,9 +27,32 @@ using Json = nlohmann::ordered_json;
 // The version of the JSON shape (README, "Keeping the copy current").
 constexpr int kSyncJsonFormat = 1;
 
-}  // namespace
+// A sync's figures for --metrics-file (cmd/metrics_file.h).
+void FillMetrics(const SyncResult& s, RunMetrics* metrics) {
+  metrics->has_figures = true;
+  for (const TableSyncResult& t : s.tables) {
+    TableMetrics tm;
+    tm.table = t.table;
+    tm.rows_read = t.read.source_rows;
+    tm.rows_written = t.rows.rows_written;
+    tm.cells_put = t.rows.cells_put;
+    tm.cells_deleted = t.rows.cells_deleted;
+    tm.rows_deleted = t.rows.rows_deleted;
+    tm.rows_rejected = t.read.rejected;
+    tm.seconds = t.seconds;
+    if (t.mode != "digest") {
+      for (const Watermark& w : t.watermarks_after) {
+        if (w.values.empty() || w.columns.empty()) continue;
+        tm.watermarks.push_back(
+            WatermarkMetric{w.source_table, w.columns.front(), w.values.front()});
+      }
+    }
+    metrics->tables.push_back(std::move(tm));
+  }
+}
 
-int RunSync(const SyncOptions& o, const std::atomic<bool>* cancel) {
+// The run itself; fills *metrics' figures when it reaches its summary.
+int Run(const SyncOptions& o, const std::atomic<bool>* cancel, RunMetrics* metrics) {
   if (!o.shard.empty()) {
     // A sync decides about every stored row of a table against every source
     // row (README, "Loading HBase from several machines"): it cannot be cut
@@ -65,6 +89,7 @@ int RunSync(const SyncOptions& o, const std::atomic<bool>* cancel) {
     return ExitCodeFor(result.status());
   }
   const SyncResult& s = *result;
+  FillMetrics(s, metrics);
   // Notes first (stderr), so that stdout's document or line stands alone.
   for (const auto& t : s.tables) {
     for (const auto& n : t.notes) {
@@ -210,6 +235,13 @@ int RunSync(const SyncOptions& o, const std::atomic<bool>* cancel) {
   return exit_code;
 }
 
+}  // namespace
+
+int RunSync(const SyncOptions& o, const std::atomic<bool>* cancel) {
+  return RunWithMetrics(o.metrics_path, "sync", o.mapping_path,
+                        [&](RunMetrics* m) { return Run(o, cancel, m); });
+}
+
 CommandRunner AddSyncCommand(CLI::App* app, const std::atomic<bool>* cancel) {
   auto o = std::make_shared<SyncOptions>();
   CLI::App* c = app->add_subcommand(
@@ -247,6 +279,7 @@ CommandRunner AddSyncCommand(CLI::App* app, const std::atomic<bool>* cancel) {
                 "from several machines\")");
   c->add_flag("-q,--quiet", o->quiet, "No summary line (errors still go to stderr)");
   c->add_flag("--progress", o->progress, "Show a progress line on a terminal");
+  c->add_option("--metrics-file", o->metrics_path, kMetricsFileHelp);
   return [o, c, cancel]() { return c->parsed() ? RunSync(*o, cancel) : -1; };
 }
 

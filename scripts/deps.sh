@@ -19,7 +19,8 @@ PACKAGES=(
   libleveldb-dev libsnappy-dev libcli11-dev libxxhash-dev
   libgtest-dev libgmock-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
   postgresql-15 postgresql-client-15 mariadb-server mariadb-client
-  libre2-dev time graphviz python3-jsonschema python3-yaml
+  libre2-dev time graphviz python3-jsonschema python3-yaml python3-prometheus-client chromium
+  prometheus-node-exporter
   openjdk-17-jdk-headless maven libthrift-dev thrift-compiler
   # The Debian package and its test: CPack's dpkg-shlibdeps (dpkg-dev, file),
   # man pages rendered by man(1), zsh -n on the zsh completion, the units

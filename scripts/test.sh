@@ -62,16 +62,22 @@ fi
 
 # 4. Test, with servers. --no-tests=error: finding no tests at all is a
 # failure, not a pass. When ctest passes, the fuzzing's status decides.
+# Tests keep what a person should look at (the screenshot of plan --html's
+# page) in BUILD_DIR/test-artifacts.
 log "running tests"
 export WIDEN_HBASE_IDLE_TIMEOUT_MS=${WIDEN_HBASE_IDLE_TIMEOUT_MS:-8000}
 # shellcheck disable=SC2016  # expanded by the inner bash
 exec scripts/with-servers.sh --pg --mysql --hbase -- bash -c '
   fuzz_status=$1
-  shift
+  artifacts=$2
+  shift 2
   ctest "$@" || exit
+  if [[ -d $artifacts ]]; then
+    echo "test: test artifacts (a screenshot of the plan --html page) are in $artifacts" >&2
+  fi
   if ((fuzz_status != 0)); then
     echo "test: the tests passed, but fuzzing found something (build-fuzz/fuzz/crashes/)" >&2
     exit 1
-  fi' test "$fuzz_status" --test-dir "$build_dir" --output-on-failure \
+  fi' test "$fuzz_status" "$build_dir/test-artifacts" --test-dir "$build_dir" --output-on-failure \
   -j "${WIDEN_TEST_JOBS:-2}" --timeout "${WIDEN_TEST_TIMEOUT:-900}" \
   --no-tests=error "$@"

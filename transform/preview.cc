@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -174,6 +175,7 @@ void SizeStats::Add(uint64_t v) {
   if (count == 0 || v > max) max = v;
   ++count;
   sum += static_cast<double>(v);
+  ++log2_buckets[std::bit_width(v)];
 }
 
 namespace {

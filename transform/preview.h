@@ -32,6 +32,7 @@
 // Thread safety: one PreviewTable call per thread; the Source is used by it alone.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -57,12 +58,16 @@ struct PreviewOptions {
   int64_t estimated_rows = -1;
 };
 
-/// min/avg/max of a size over rows or cells.
+/// min/avg/max of a size over rows or cells, and its histogram in
+/// powers of two.
 struct SizeStats {
   uint64_t count = 0;
   uint64_t min = 0;
   uint64_t max = 0;
   double sum = 0;
+  /// log2_buckets[0] counts the values 0; log2_buckets[b] (b >= 1) the
+  /// values in [2^(b-1), 2^b) (std::bit_width(v) == b).
+  std::array<uint64_t, 65> log2_buckets{};
   void Add(uint64_t v);
   double avg() const { return count == 0 ? 0 : sum / static_cast<double>(count); }
 };

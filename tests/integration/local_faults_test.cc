@@ -2,7 +2,8 @@
 // test process) under every file widen writes, through the widen binary:
 // the embedded store (while it is created, and while cells are written),
 // the `--jobs` spool and the external sort's runs under $TMPDIR, the
-// --rejects file, plan's --diagram file, and sync, verify, ddl --apply and
+// --rejects file, plan's --diagram and --html files, the --metrics-file of
+// migrate (exit 10: the run did its work), and sync, verify, ddl --apply and
 // repair. Each ends with exit code 11 (README "Exit codes"), a message
 // naming the path and "No space left on device", never 3 (a server) or 6
 // (damage); nothing is recorded as done (the tables say they are
@@ -263,6 +264,37 @@ TEST_P(LocalFaultsTest, DiagramIntoAMissingFolderOrAFullDiskExits11NamingIt) {
   r = Widen("plan -m " + m + " --limit 0 --diagram " + disk.dir() + "/d.svg");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(ReadFile(disk.dir() + "/d.svg").find("<svg"), std::string::npos);
+}
+
+TEST_P(LocalFaultsTest, HtmlReportAndMetricsFileOnAFullDiskLeaveTheOldOnes) {
+  const std::string m = MappingFor(dir_ + "/store", "m");
+  REQUIRE_PRIVATE_MOUNTS();
+  SmallDisk disk(dir_ + "/disk", kDiskBytes);
+  ASSERT_TRUE(disk.mounted());
+  const std::string html = disk.dir() + "/r.html", prom = disk.dir() + "/m.prom";
+  std::ofstream(html) << "old page\n";
+  std::ofstream(prom) << "# old figures\n";
+  disk.Fill(0);
+  CommandResult r = Widen("plan -m " + m + " --limit 0 --html " + html);
+  ExpectLocalWriteFailed(r, "--html " + html);
+  // The store is on a roomy disk: the migrate did its work, only its
+  // figures are missing (exit 10, as for stdout).
+  r = Widen("migrate -q -m " + m + " --metrics-file " + prom);
+  EXPECT_EQ(r.exit_code, 10) << r.output;
+  EXPECT_NE(r.output.find("--metrics-file " + prom), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(kNoSpace), std::string::npos) << r.output;
+  std::vector<std::string> left = Leftovers(disk.dir());
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"m.prom", "r.html"})) << "no temporary file is left";
+  EXPECT_EQ(ReadFile(html), "old page\n");
+  EXPECT_EQ(ReadFile(prom), "# old figures\n");
+  disk.Free();
+  r = Widen("plan -m " + m + " --limit 0 --html " + html);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(ReadFile(html).rfind("<!DOCTYPE html>", 0), 0u);
+  r = Widen("migrate -q -m " + m + " --metrics-file " + prom);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(ReadFile(prom).find("\nwiden_exit_status{command=\"migrate\""), std::string::npos);
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, LocalFaultsTest,

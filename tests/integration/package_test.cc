@@ -452,6 +452,11 @@ TEST_F(PackageTest, ServiceRunsASync) {
   ASSERT_EQ(bands.size(), 1u);
   const TableCells cells = ReadTable(store, "music:bands");
   EXPECT_EQ(std::to_string(cells.size()), bands[0][0]);
+  // The run's figures beside the store, for node_exporter: a success.
+  const std::string metrics = ReadFile(work_dir + "/bands-sync.prom");
+  EXPECT_NE(metrics.find("\nwiden_exit_status{"), std::string::npos) << metrics;
+  EXPECT_TRUE(std::regex_search(metrics, std::regex("\nwiden_exit_status\\{[^}]*\\} 0\n")))
+      << metrics;
 }
 
 }  // namespace

@@ -106,6 +106,25 @@ TEST(FingerprintSetTest, CapsTheDuplicatesReturned) {
   EXPECT_TRUE(truncated);
 }
 
+TEST(SizeStatsTest, HistogramBucketsArePowersOfTwo) {
+  SizeStats s;
+  for (uint64_t v : {uint64_t{0}, uint64_t{1}, uint64_t{2}, uint64_t{3}, uint64_t{4}, uint64_t{7},
+                     uint64_t{8}, uint64_t{1023}, uint64_t{1024}, ~uint64_t{0}}) {
+    s.Add(v);
+  }
+  const std::array<std::pair<size_t, uint64_t>, 8> expected = {
+      {{0, 1}, {1, 1}, {2, 2}, {3, 2}, {4, 1}, {10, 1}, {11, 1}, {64, 1}}};
+  uint64_t total = 0;
+  for (const auto& [bucket, n] : expected) {
+    EXPECT_EQ(s.log2_buckets[bucket], n) << "bucket " << bucket;
+    total += n;
+  }
+  uint64_t counted = 0;
+  for (uint64_t n : s.log2_buckets) counted += n;
+  EXPECT_EQ(counted, total);
+  EXPECT_EQ(s.count, 10u);
+}
+
 TEST(PreviewTest, StatisticsOverEveryRow) {
   auto src = ShopSource();
   auto p = PlanTables(kOrdersWithLines, src.get());
@@ -119,6 +138,12 @@ TEST(PreviewTest, StatisticsOverEveryRow) {
   EXPECT_EQ(r->cells_per_row.min, 2u);
   EXPECT_EQ(r->cells_per_row.max, 4u);
   EXPECT_DOUBLE_EQ(r->cells_per_row.avg(), 16.0 / 6);
+  // The histogram: five rows of 2-3 cells (three of 2, two of 3), one of 4.
+  EXPECT_EQ(r->cells_per_row.log2_buckets[2], 5u);
+  EXPECT_EQ(r->cells_per_row.log2_buckets[3], 1u);
+  uint64_t counted = 0;
+  for (uint64_t n : r->cells_per_row.log2_buckets) counted += n;
+  EXPECT_EQ(counted, 6u);
   EXPECT_EQ(r->key_bytes.min, 6u);
   EXPECT_EQ(r->key_bytes.max, 6u);
   ASSERT_EQ(r->families.size(), 2u);
