@@ -5,7 +5,7 @@
 # Usage: bench/designs.sh [--sizes 100000,1000000] [--engines pg,mysql]
 #                         [--designs orders,by_customer,salted,hashed,by_time,payments]
 #                         [--jobs 1,2] [--out FILE] [--build-dir DIR]
-#                         [--repeat N] [--keep]
+#                         [--repeat N] [--keep] [--loaded]
 #
 # For each engine and size S it starts a throwaway server
 # (scripts/with-servers.sh), loads the bench shop with its typed table
@@ -30,6 +30,11 @@
 # Each timed step runs --repeat N times (default 3 for S <= 200,000, else 1)
 # and the fastest run counts; the 1-minute load average is recorded with it.
 # Then it writes --out (default: print only) with the commands and the table.
+#
+# --loaded: use the servers named by WIDEN_TEST_* (a running
+# scripts/with-servers.sh, e.g. `scripts/with-servers.sh --pg --mysql --
+# bash`) whose shop already holds the one size given (bench/lib.sh
+# load_pg / load_mysql S --payments), instead of starting and loading them.
 #
 # Environment: WIDEN_BENCH_WORK=DIR puts the stores there (default a temp
 # dir under ${TMPDIR:-/tmp}, removed at the end unless --keep).
@@ -79,11 +84,16 @@ if [[ ${1:-} == --inner ]]; then
     awk '$1 == "cpu" { b = $2 + $3 + $4 + $7 + $8 + $9; t = b + $5 + $6; print b, t; exit }' /proc/stat
   }
 
-  log "$engine S=$S: loading (with the typed table)"
-  if [[ $engine == pg ]]; then
-    secs=$(load_pg "$S" --payments)
+  if [[ ${WIDEN_BENCH_LOADED:-0} == 1 ]]; then
+    log "$engine S=$S: the shop is loaded already (--loaded)"
+    secs=0
   else
-    secs=$(load_mysql "$S" --payments)
+    log "$engine S=$S: loading (with the typed table)"
+    if [[ $engine == pg ]]; then
+      secs=$(load_pg "$S" --payments)
+    else
+      secs=$(load_mysql "$S" --payments)
+    fi
   fi
   record "-	load	$secs	"
   note_cmd "bench/gen.sh --payments $engine $S | <client>   # after schema.$engine.sql, dict.sql; then keys.$engine.sql"
@@ -219,6 +229,7 @@ jobs=1,2
 out=""
 build=$REPO/build-bench
 keep=0
+loaded=0
 repeat=""
 while (($# > 0)); do
   case $1 in
@@ -229,8 +240,9 @@ while (($# > 0)); do
     --out) out=$2; shift ;;
     --build-dir) build=$2; shift ;;
     --keep) keep=1 ;;
+    --loaded) loaded=1 ;;
     --repeat) repeat=$2; shift ;;
-    -h | --help) sed -n '2,36p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,41p' "$0"; exit 0 ;;
     *) log "unknown argument: $1"; exit 2 ;;
   esac
   shift
@@ -266,6 +278,11 @@ for S in "${size_list[@]}"; do
   for e in "${engine_list[@]}"; do
     flag=--pg
     [[ $e == mysql ]] && flag=--mysql
+    if ((loaded)); then
+      WIDEN_BENCH_LOADED=1 "$0" --inner "$e" "$S" "$records" "$work" "$build" "$(repeats "$S")" \
+        "$designs" "$jobs" || log "$e S=$S: the run failed (see above)"
+      continue
+    fi
     WIDEN_REQUIRE_SERVERS=1 "$REPO/scripts/with-servers.sh" "$flag" -- \
       "$0" --inner "$e" "$S" "$records" "$work" "$build" "$(repeats "$S")" "$designs" "$jobs" ||
       log "$e S=$S: the run failed (see above)"
