@@ -560,5 +560,26 @@ TEST(RowCellsTest, SortsInCellOrderAndKeepsTheLastOfEqualCells) {
   EXPECT_TRUE(cells.Sorted().empty());
 }
 
+// Cells added in cell order already, equal cells among them, come out as
+// added; one out of place at the end is still put where it belongs.
+TEST(RowCellsTest, CellsAddedInOrderKeepItAndOneOutOfPlaceIsMoved) {
+  RowCells cells;
+  auto add = [&](std::string q, int64_t ts, std::string v) {
+    RowCell* c = cells.Add("d", ts, CellType::kPut);
+    c->qualifier = q;
+    c->value = v;
+  };
+  add("a", 9, "1");
+  add("a", 9, "2");  // equal coordinates: the later is kept
+  add("a", 3, "3");
+  add("b", 9, "4");
+  std::vector<size_t> order(cells.Sorted().begin(), cells.Sorted().end());
+  EXPECT_EQ(order, (std::vector<size_t>{0, 1, 2, 3}));
+  add("a", 5, "5");  // between the two versions of a
+  const std::span<const size_t> sorted = cells.Sorted();
+  order.assign(sorted.begin(), sorted.end());
+  EXPECT_EQ(order, (std::vector<size_t>{0, 1, 4, 2, 3}));
+}
+
 }  // namespace
 }  // namespace widen
