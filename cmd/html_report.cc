@@ -114,7 +114,18 @@ rgba(255,255,255,.18) 8px 16px)}
 .kv{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;font-size:13px}
 .kv dt{color:var(--muted)}.kv dd{margin:0}
 .note{color:var(--muted);font-size:12px}
+.problems{margin-top:10px;padding:6px 12px;background:#fff5f5;color:#611;border-radius:6px;font-size:13px}
+.problems ul{margin:4px 0 0 18px;padding:0}
 )";
+
+// The banner of what makes plan fail (HtmlReportInput::problems); "" when
+// nothing does.
+std::string Problems(const std::vector<std::string>& problems) {
+  if (problems.empty()) return "";
+  std::string out = "<div class=\"problems\"><b>widen plan fails (exit 2):</b><ul>";
+  for (const std::string& p : problems) out += "<li>" + E(p) + "</li>";
+  return out + "</ul></div>";
+}
 
 // A count as text with thousands separators ("12,345").
 std::string Count(uint64_t v) {
@@ -315,9 +326,12 @@ void TableSection(const HtmlReportInput& in, const TablePreviewResult& r, std::s
                         p.complete ? "" : " in the sample (plan --full checks every row)");
   } else {
     *out += fmt::format(
-        "<p class=\"bad\">{}{} cell(s) would replace another cell</p><table class=\"grid\">"
+        "<p class=\"bad\">{}{} cell(s) would replace another cell{}</p><table class=\"grid\">"
         "<tr><th>row key</th><th>column</th><th>first source row</th><th>second</th></tr>",
-        p.collisions_exact ? "" : "at least ", Count(p.collisions));
+        p.collisions_exact ? "" : "at least ", Count(p.collisions),
+        p.collision_examples.size() < p.collisions
+            ? fmt::format(" (the first {} shown)", p.collision_examples.size())
+            : "");
     for (const auto& c : p.collision_examples) {
       *out += fmt::format(
           "<tr><td><code>{}</code></td><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
@@ -391,11 +405,11 @@ std::string RenderHtmlReport(const HtmlReportInput& in) {
   }
   out += fmt::format(
       "<header><h1>{}</h1><div class=\"meta\">source {} &middot; {} target table(s) &middot; {} "
-      "&middot; cell timestamp {} ms</div></header><main>",
+      "&middot; cell timestamp {} ms ({} UTC)</div>{}</header><main>",
       E(title), E(MaskUrl(d.mapping.source_url)), in.tables->size(),
       in.full || complete ? fmt::format("every source row read ({} driving rows)", Count(rows))
                           : fmt::format("statistics from a sample ({} driving rows)", Count(rows)),
-      in.timestamp_ms);
+      in.timestamp_ms, E(MsText(in.timestamp_ms)), Problems(in.problems));
 
   out += "<nav>";
   for (const auto& r : *in.tables) {

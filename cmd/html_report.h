@@ -35,6 +35,9 @@ struct HtmlReportInput {
   std::string diagram_error;
   bool full = false;         // every source row read (else a sample)
   int64_t timestamp_ms = 0;  // the cells' timestamp the preview used
+  /// What makes `widen plan` fail (exit 2), one sentence each: key
+  /// collisions, access patterns no row key serves. Shown at the top.
+  std::vector<std::string> problems;
 };
 
 /// The whole page, UTF-8. Each target table is a <section class="table">

@@ -773,8 +773,9 @@ Json ToJson(const PlanOptions& o, const Design& in, const std::vector<TableResul
 // source, and the previews.
 Status WriteHtmlReport(const PlanOptions& o, const Design& in,
                        const std::vector<TableResult>& results, int64_t timestamp_ms,
-                       AtomicFile* file) {
+                       std::vector<std::string> problems, AtomicFile* file) {
   HtmlReportInput page;
+  page.problems = std::move(problems);
   page.design = &in;
   page.tables = &results;
   page.full = o.full;
@@ -835,14 +836,27 @@ int RunPlan(const PlanOptions& o) {
   if (diagram != nullptr) {
     if (Status s = diagram->Commit(DesignDiagramDot(in.tables)); !s.ok()) return FailWith(s);
   }
-  if (html != nullptr) {
-    if (Status s = WriteHtmlReport(o, in, results, ts, html.get()); !s.ok()) return FailWith(s);
-  }
   uint64_t collisions = 0;
   for (const auto& r : results) collisions += r.preview.collisions;
   const std::vector<AccessView> access = AccessViews(in, results);
   size_t not_served = 0;
   for (const AccessView& v : access) not_served += v.proof.kind == AccessKind::kNotServed ? 1 : 0;
+  if (html != nullptr) {
+    std::vector<std::string> problems;
+    if (collisions > 0) {
+      problems.push_back(
+          fmt::format("{} key collision(s): cells that would replace other cells (each table's "
+                      "\"Key collisions\")",
+                      collisions));
+    }
+    if (not_served > 0) {
+      problems.push_back(
+          fmt::format("{} access pattern(s) not served by any table's row key", not_served));
+    }
+    if (Status s = WriteHtmlReport(o, in, results, ts, std::move(problems), html.get()); !s.ok()) {
+      return FailWith(s);
+    }
+  }
   if (o.format == "json") {
     std::string s =
         ToJson(o, in, results, access, ts).dump(2, ' ', false, Json::error_handler_t::replace);

@@ -249,5 +249,50 @@ TEST(HtmlReportTest, NamesAndValuesAreTextNotMarkup) {
   fs::remove_all(dir);
 }
 
+// A plan that fails (a row key that is not unique: later rows replace the
+// cells of earlier ones) says so at the top of its page, with the count
+// the source gives, and the table's collisions say how many examples they
+// show.
+TEST(HtmlReportTest, AFailingPlanSaysSoAtTheTop) {
+  WIDEN_REQUIRE_PG(url);
+  const std::string db = FreshPgDatabase(url, "widen_it_html_collide");
+  PgQuery(db,
+          "CREATE TABLE item (id int PRIMARY KEY, grp int NOT NULL, v text NOT NULL);"
+          "INSERT INTO item SELECT i, i % 7, 'v' || i FROM generate_series(1, 60) AS i");
+  // Each row gives one cell (d:v); every row after the first of its group
+  // replaces the cell of the one before.
+  const std::vector<std::vector<std::string>> want =
+      PgQuery(db, "SELECT count(*) - count(DISTINCT grp) FROM item");
+  ASSERT_EQ(want.size(), 1u);
+  const std::string dir = MakeTempDir();
+  std::ofstream(dir + "/m.yaml") << "source: ${WIDEN_SOURCE_URL}\n"
+                                    "tables:\n"
+                                    "  - name: t\n"
+                                    "    from: item\n"
+                                    "    families: [d]\n"
+                                    "    key:\n"
+                                    "      parts: [grp]\n"
+                                    "    columns:\n"
+                                    "      - {column: v, to: 'd:v'}\n";
+  CommandResult r =
+      RunCommand(fmt::format("cd {} && WIDEN_SOURCE_URL={} {} plan -m m.yaml --full "
+                             "--limit 0 --html report.html",
+                             ShellQuote(dir), ShellQuote(db), WidenBinary()));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  const std::string html = ReadAll(dir + "/report.html");
+  const size_t main_at = html.find("<main>");
+  ASSERT_NE(main_at, std::string::npos);
+  const std::string header = html.substr(0, main_at);
+  EXPECT_NE(header.find("widen plan fails (exit 2)"), std::string::npos) << header;
+  EXPECT_NE(header.find(want[0][0] + " key collision(s)"), std::string::npos) << header;
+  const std::regex shown(want[0][0] +
+                         " cell\\(s\\) would replace another cell \\(the first "
+                         "([0-9]+) shown\\)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(html, m, shown)) << html.substr(main_at, 4000);
+  EXPECT_LT(std::stoi(m[1].str()), std::stoi(want[0][0]));
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace widen::testing

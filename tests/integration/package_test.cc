@@ -280,7 +280,7 @@ TEST_F(PackageTest, ManPagesRenderWithoutWarningsAndListEveryOption) {
     EXPECT_NE(text.output.find("NAME\n       " + page + " - "), std::string::npos) << page << ":\n"
                                                                                    << text.output;
     for (const std::string& code : codes) {
-      EXPECT_TRUE(std::regex_search(text.output, std::regex("\n       " + code + " +[A-Z]")))
+      EXPECT_TRUE(std::regex_search(text.output, std::regex("\n       " + code + " +[A-Za-z]")))
           << page << " does not document exit code " << code;
     }
     if (page == "widen") continue;
@@ -457,6 +457,66 @@ TEST_F(PackageTest, ServiceRunsASync) {
   EXPECT_NE(metrics.find("\nwiden_exit_status{"), std::string::npos) << metrics;
   EXPECT_TRUE(std::regex_search(metrics, std::regex("\nwiden_exit_status\\{[^}]*\\} 0\n")))
       << metrics;
+}
+
+// The crontab line of examples/cron, run as cron runs it: sh -c with
+// cron's bare environment (its PATH line, nothing else), the package's
+// binary first on PATH, /etc/widen, /var/lib/widen and /var/log/widen
+// moved into a temporary folder: the source URL must reach widen from the
+// environment file (or widen falls back to the mapping's default URL).
+TEST_F(PackageTest, CrontabLineRunsASync) {
+  WIDEN_REQUIRE_PG(url);
+  std::istringstream crontab(ReadFile(SourceDir() + "/examples/cron/crontab"));
+  std::string line, path, command;
+  while (std::getline(crontab, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const std::string first = line.substr(0, line.find_first_of(" \t"));
+    if (first.find('=') != std::string::npos) {  // an environment line
+      if (first.rfind("PATH=", 0) == 0) path = line.substr(5);
+      continue;
+    }
+    if (command.empty()) {
+      // Five schedule fields, then the command.
+      std::istringstream fields(line);
+      std::string f;
+      for (int i = 0; i < 5; ++i) fields >> f;
+      std::getline(fields, command);
+    }
+  }
+  ASSERT_FALSE(path.empty()) << "no PATH line";
+  ASSERT_FALSE(command.empty()) << "no schedule line";
+  const std::string tmp = MakeTempDir();
+  auto place = [&](std::string s) {
+    for (const char* dir : {"/etc/widen/", "/var/lib/widen", "/var/log/widen"}) {
+      s = std::regex_replace(s, std::regex(dir), tmp + dir);
+    }
+    return std::regex_replace(s, std::regex("shop"), "bands");
+  };
+  command = place(command);
+  for (const char* dir : {"/etc/widen", "/var/lib/widen", "/var/log/widen"}) {
+    fs::create_directories(tmp + dir);
+  }
+  fs::copy_file(SourceDir() + "/examples/bands/mapping.yaml", tmp + "/etc/widen/bands.yaml");
+  const std::string db = FreshPgDatabase(url, "widen_it_package_cron");
+  RunPsqlFile(db, SourceDir() + "/examples/bands/schema.pg.sql");
+  RunPsqlFile(db, SourceDir() + "/examples/bands/data.pg.sql");
+  {
+    std::ofstream env(tmp + "/etc/widen/bands.env");
+    env << "WIDEN_SOURCE_URL=" << db << "\n";
+  }
+  const CommandResult r = RunCommand("env -i HOME=" + ShellQuote(tmp) +
+                                     " PATH=" + ShellQuote(root_ + "/usr/bin:" + path) + " sh -c " +
+                                     ShellQuote(command));
+  EXPECT_EQ(r.exit_code, 0) << command << "\n" << r.output;
+  const std::string log = ReadFile(tmp + "/var/log/widen/bands.log");
+  EXPECT_NE(log.find("widen sync into leveldb:out/bands"), std::string::npos) << log;
+  const std::string metrics = ReadFile(tmp + "/var/lib/widen/bands-sync.prom");
+  EXPECT_TRUE(std::regex_search(metrics, std::regex("\nwiden_exit_status\\{[^}]*\\} 0\n")))
+      << metrics;
+  const std::vector<std::vector<std::string>> bands = PgQuery(db, "SELECT count(*) FROM band");
+  ASSERT_EQ(bands.size(), 1u);
+  const TableCells cells = ReadTable("leveldb:" + tmp + "/var/lib/widen/out/bands", "music:bands");
+  EXPECT_EQ(std::to_string(cells.size()), bands[0][0]);
 }
 
 }  // namespace
