@@ -6,6 +6,9 @@
 # SOURCE_DIR when SOURCE_DIR is the top of a git work tree, else "unknown".
 # The file is rewritten only when its text changes, so a build after a commit
 # recompiles one source file, and a build without one recompiles nothing.
+if(COMMIT AND NOT COMMIT MATCHES "^[0-9a-f]+$")
+  message(FATAL_ERROR "COMMIT is '${COMMIT}': the commit's hex digits, lower-case")
+endif()
 if(NOT COMMIT)
   set(COMMIT unknown)
   find_program(GIT_EXECUTABLE git)

@@ -410,8 +410,10 @@ _widen() {
   else
     line="${COMP_WORDS[*]:0:COMP_CWORD+1}"
   fi
+  # Without -r, a backslash keeps a blank in its word (-m my\ map.yaml);
+  # quotes around a word without blanks are dropped below.
   local -a words
-  read -r -a words <<<"$line"
+  read -a words <<<"$line"
   [[ -z $line || $line == *[[:blank:]] ]] && words+=("")
   local cur=${words[${#words[@]}-1]} prev=
   ((${#words[@]} > 1)) && prev=${words[${#words[@]}-2]}
@@ -423,6 +425,8 @@ _widen() {
       --mapping=*) mapping=${w#--mapping=} ;;
       -m?*) mapping=${w#-m} ;;
     esac
+    mapping=${mapping#[\"\']}
+    mapping=${mapping%[\"\']}
     if [[ -z $cmd && $w != -* ]]; then
       cmd=$w
       cmd_at=$i
@@ -449,7 +453,10 @@ _widen() {
     if [[ $tables == *" $prev "* ]]; then
       _widen_tables "$prog" "$mapping" "$cur"
     elif [[ $files == *" $prev "* ]]; then
-      COMPREPLY=($(compgen -f -- "$cur"))
+      # One reply a line (names with blanks stay whole); bash quotes them
+      # and marks folders with a '/'.
+      compopt -o filenames 2>/dev/null
+      mapfile -t COMPREPLY < <(compgen -f -- "$cur")
     fi
     return 0
   fi
@@ -579,12 +586,31 @@ bool IsHiddenCommand(const std::vector<std::string>& args) {
 
 namespace {
 
+// Writes `text` to `path` whole: into a temporary file beside it, renamed
+// onto it once written and closed; on any failure the temporary file is
+// removed, `path` is left as it was, and stderr names the system's reason
+// (the write's, or the close's: a full disk shows at either).
 bool WriteFile(const std::string& path, const std::string& text) {
-  FILE* f = std::fopen(path.c_str(), "w");
-  bool ok = f != nullptr && std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  const int err = errno;
-  if (f != nullptr && std::fclose(f) != 0) ok = false;
-  if (!ok) std::fprintf(stderr, "widen: writing %s: %s\n", path.c_str(), std::strerror(err));
+  const std::string temp = path + ".widen-tmp";
+  FILE* f = std::fopen(temp.c_str(), "w");
+  int err = errno;
+  bool ok = f != nullptr;
+  if (ok && std::fwrite(text.data(), 1, text.size(), f) != text.size()) {
+    err = errno;
+    ok = false;
+  }
+  if (f != nullptr && std::fclose(f) != 0 && ok) {
+    err = errno;
+    ok = false;
+  }
+  if (ok && std::rename(temp.c_str(), path.c_str()) != 0) {
+    err = errno;
+    ok = false;
+  }
+  if (!ok) {
+    if (f != nullptr) std::remove(temp.c_str());
+    std::fprintf(stderr, "widen: writing %s: %s\n", path.c_str(), std::strerror(err));
+  }
   return ok;
 }
 

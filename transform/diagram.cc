@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -134,13 +135,40 @@ std::string DesignDiagramDot(const std::vector<const TablePlan*>& tables) {
       "  graph [rankdir=LR, fontname=\"Helvetica\", nodesep=0.4, ranksep=1.2];\n"
       "  node [fontname=\"Helvetica\", fontsize=11];\n"
       "  edge [fontname=\"Helvetica\", fontsize=10, color=\"#555555\"];\n";
-  std::map<std::string, bool> sources;  // source table -> declared
+  // Node ids: NodeId's, with a counter after one another name already has
+  // ("a-b" and "a_b" would both be source_a_b).
+  std::set<std::string> taken;
+  auto unique = [&taken](std::string id) {
+    if (!taken.insert(id).second) {
+      int n = 2;
+      while (!taken.insert(fmt::format("{}_{}", id, n)).second) ++n;
+      id = fmt::format("{}_{}", id, n);
+    }
+    return id;
+  };
+  std::map<std::string, std::string> sources;  // source table -> its node id
   std::string edges;
   for (size_t ti = 0; ti < tables.size(); ++ti) {
     const TablePlan& tp = *tables[ti];
     const std::string node = fmt::format("target{}", ti);
     const auto& fams = tp.descriptor.families;
     const size_t span = fams.size() + 1;
+    // The families' ports, unique within the table as node ids are.
+    std::set<std::string> port_taken;
+    std::map<std::string, std::string> ports;
+    for (const auto& f : fams) {
+      std::string id = NodeId("", f.name);
+      if (!port_taken.insert(id).second) {
+        int n = 2;
+        while (!port_taken.insert(fmt::format("{}_{}", id, n)).second) ++n;
+        id = fmt::format("{}_{}", id, n);
+      }
+      ports[f.name] = id;
+    }
+    auto port = [&ports](const std::string& family) {
+      auto it = ports.find(family);
+      return it != ports.end() ? it->second : NodeId("", family);
+    };
     std::string l = "<TABLE BORDER=\"1\" CELLBORDER=\"1\" CELLSPACING=\"0\" CELLPADDING=\"5\">";
     const std::string from = tp.scan.table.empty() ? "query " + tp.scan.alias : tp.scan.table;
     l += fmt::format(
@@ -152,7 +180,7 @@ std::string DesignDiagramDot(const std::vector<const TablePlan*>& tables) {
                      KeyFormNames().Name(tp.key.form()));
     for (const auto& f : fams) {
       l += fmt::format("<TD BGCOLOR=\"{}\" PORT=\"f_{}\"><B>family {}</B><BR/>{}</TD>",
-                       kFamilyColor, NodeId("", f.name), E(f.name), E(FamilyOptions(f)));
+                       kFamilyColor, port(f.name), E(f.name), E(FamilyOptions(f)));
     }
     l += "</TR><TR>";
     // The key's parts, one per line.
@@ -202,14 +230,14 @@ std::string DesignDiagramDot(const std::vector<const TablePlan*>& tables) {
 
     // Where the source rows go.
     auto source = [&](const std::string& table) {
-      const std::string id = NodeId("source_", table);
-      if (!sources[table]) {
-        sources[table] = true;
+      auto [it, first] = sources.try_emplace(table);
+      if (first) {
+        it->second = unique(NodeId("source_", table));
         dot +=
             fmt::format("  {} [shape=cylinder, style=filled, fillcolor=\"#eeeeee\", label={}];\n",
-                        id, DotQuote(table));
+                        it->second, DotQuote(table));
       }
-      return id;
+      return it->second;
     };
     if (!tp.scan.table.empty()) {
       edges += fmt::format("  {} -> {} [label=\"one row per row\", penwidth=2];\n",
@@ -224,13 +252,13 @@ std::string DesignDiagramDot(const std::vector<const TablePlan*>& tables) {
     for (size_t i = 0; i < nests.size(); ++i) {
       for (const auto& g : nests[i]->children) nests.push_back(&g);
       const NestPlan& n = *nests[i];
-      edges += fmt::format("  {} -> {}:f_{} [label={}, style=dashed];\n", source(n.spec->table),
-                           node, NodeId("", n.family),
-                           DotQuote("nested as '" + ToStringBinary(n.prefix) + "'"));
+      edges +=
+          fmt::format("  {} -> {}:f_{} [label={}, style=dashed];\n", source(n.spec->table), node,
+                      port(n.family), DotQuote("nested as '" + ToStringBinary(n.prefix) + "'"));
       for (const auto& j : n.spec->joins) {
-        edges += fmt::format("  {} -> {}:f_{} [label={}, style=dotted];\n", source(j.table), node,
-                             NodeId("", n.family),
-                             DotQuote("joined into '" + ToStringBinary(n.prefix) + "'"));
+        edges +=
+            fmt::format("  {} -> {}:f_{} [label={}, style=dotted];\n", source(j.table), node,
+                        port(n.family), DotQuote("joined into '" + ToStringBinary(n.prefix) + "'"));
       }
     }
   }

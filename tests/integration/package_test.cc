@@ -341,6 +341,19 @@ TEST_F(PackageTest, BashCompletesCommandsOptionsAndTableNames) {
   }
   // -m takes a file name.
   EXPECT_EQ(BashComplete("widen scan -m examples/ba"), "examples/bands\n");
+  // A file name with a blank, typed with a backslash: one reply, and the
+  // mapping's tables after it (also when quoted).
+  const std::string spaced = MakeTempDir();
+  fs::copy_file(SourceDir() + "/examples/bands/mapping.yaml", spaced + "/my map.yaml");
+  EXPECT_EQ(BashComplete("widen scan -m " + spaced + "/my\\ ma"), spaced + "/my map.yaml\n");
+  const std::vector<std::string> bands =
+      MappingTables(SourceDir() + "/examples/bands/mapping.yaml");
+  std::string bands_text;
+  for (const std::string& t : bands) bands_text += t + "\n";
+  EXPECT_EQ(BashComplete("widen scan -m " + spaced + "/my\\ map.yaml "), bands_text);
+  EXPECT_EQ(BashComplete("widen scan -m '" + SourceDir() + "/examples/bands/mapping.yaml' "),
+            bands_text);
+  fs::remove_all(spaced);
   // A mapping that does not load gives no names and no message.
   EXPECT_EQ(BashComplete("widen scan -m /nonexistent.yaml "), "");
   EXPECT_EQ(BashComplete("widen scan -m README.md "), "");

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -227,6 +228,40 @@ TEST_F(PlanTest, ACollisionIsAnErrorNamingBothSourceRows) {
       << r.output;
   EXPECT_NE(r.output.find("give the same row key; the second replaces the first"),
             std::string::npos);
+}
+
+// Source tables whose names differ only in what a DOT id cannot hold
+// ("a-b", "a_b") are two nodes of the diagram, each with its own edges.
+TEST_F(PlanTest, DiagramKeepsSourceTablesWithSimilarNamesApart) {
+  const std::string db = FreshPgDatabase(PgUrl(), "widen_it_plan_similar");
+  PgQuery(db,
+          "CREATE TABLE \"a-b\" (id int PRIMARY KEY, v text);"
+          "CREATE TABLE \"a_b\" (id int PRIMARY KEY, v text);"
+          "INSERT INTO \"a-b\" VALUES (1, 'x'); INSERT INTO \"a_b\" VALUES (1, 'y')");
+  std::ofstream(dir_ + "/m.yaml")
+      << "source: ${WIDEN_SOURCE_URL}\n"
+         "tables:\n"
+         "  - {name: 'ns:dash', from: 'a-b', families: [d],\n"
+         "     key: {parts: [id]}, columns: [{column: v, to: 'd:v'}]}\n"
+         "  - {name: 'ns:under', from: 'a_b', families: [d],\n"
+         "     key: {parts: [id]}, columns: [{column: v, to: 'd:v'}]}\n";
+  CommandResult r = Widen(db, "plan -m m.yaml --limit 0 --diagram design.dot");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream f(dir_ + "/design.dot");
+  const std::string dot((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_search(dot, m, std::regex("\n  (\\w+) \\[shape=cylinder[^\n]*label=\"a-b\"")))
+      << dot;
+  const std::string dash = m[1].str();
+  ASSERT_TRUE(
+      std::regex_search(dot, m, std::regex("\n  (\\w+) \\[shape=cylinder[^\n]*label=\"a_b\"")))
+      << dot;
+  const std::string under = m[1].str();
+  EXPECT_NE(dash, under);
+  EXPECT_NE(dot.find("  " + dash + " -> target0 "), std::string::npos) << dot;
+  EXPECT_NE(dot.find("  " + under + " -> target1 "), std::string::npos) << dot;
+  EXPECT_EQ(dot.find("  " + dash + " -> target1 "), std::string::npos) << dot;
 }
 
 TEST_F(PlanTest, DiagramAsDotAndSvg) {
