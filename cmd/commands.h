@@ -13,7 +13,8 @@
 
 namespace CLI {
 class App;
-}
+class Validator;
+}  // namespace CLI
 
 namespace widen {
 
@@ -145,6 +146,11 @@ inline constexpr const char* kMetricsFileHelp =
     "Write the run's figures (rows, cells, rejects, seconds, watermark lag, exit status, last "
     "success) to FILE in Prometheus' text format, replacing it whole, on success and failure "
     "alike (for node_exporter's textfile collector; README, \"Operating it\")";
+
+/// The check of an option naming a file (--metrics-file, --rejects, --html,
+/// --diagram): an empty value names no file and is refused (exit 2, CLI11's
+/// message "--OPTION: ..."), instead of leaving the file out.
+CLI::Validator NonEmptyPath();
 
 /// `cancel` (may be null) turns true on Ctrl-C; the run then stops cleanly.
 int RunMigrate(const MigrateOptions& options, const std::atomic<bool>* cancel);

@@ -72,9 +72,11 @@ int main(int argc, char** argv) {
   migrate->add_option("--source", mo.source_url, "Source URL, overrides the mapping's 'source'");
   migrate->add_option("--target", mo.target_url, "Target URL, overrides the mapping's 'target'");
   migrate->add_option("--table", mo.only_table, "Migrate only this target table (ns:table)");
-  migrate->add_option("--rejects", mo.rejects_path,
-                      "Write rows that cannot be encoded to this file (JSON lines) and go on, "
-                      "instead of stopping at the first");
+  migrate
+      ->add_option("--rejects", mo.rejects_path,
+                   "Write rows that cannot be encoded to this file (JSON lines) and go on, "
+                   "instead of stopping at the first")
+      ->check(NonEmptyPath());
   migrate
       ->add_option("--timestamp-ms", mo.timestamp_ms,
                    "Timestamp of every cell in ms since the epoch (default: the mapping's "
@@ -102,7 +104,7 @@ int main(int argc, char** argv) {
                       "widen processes load the others into the same HBase (see README, "
                       "\"Loading HBase from several machines\")");
   migrate->add_flag("-q,--quiet", mo.quiet, "No progress line and no summary");
-  migrate->add_option("--metrics-file", mo.metrics_path, kMetricsFileHelp);
+  migrate->add_option("--metrics-file", mo.metrics_path, kMetricsFileHelp)->check(NonEmptyPath());
 
   ReadOptionsCli so;
   auto* scan =

@@ -1,10 +1,14 @@
 #include "cmd/metrics_file.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -15,21 +19,66 @@ namespace widen {
 
 namespace {
 
+// The length of the valid UTF-8 sequence `s` starts with at `i` (2 to 4
+// bytes; no overlong forms, surrogates or code points past U+10FFFF), 0
+// when the bytes there are not one. REQUIRES: s[i] >= 0x80.
+size_t Utf8Length(const std::string& s, size_t i) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xbf;  // the second byte's range
+  if (c >= 0xc2 && c <= 0xdf) {
+    n = 2;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    n = 3;
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 4;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size() || b(i + 1) < lo || b(i + 1) > hi) return 0;
+  for (size_t k = 2; k < n; ++k) {
+    if (b(i + k) < 0x80 || b(i + k) > 0xbf) return 0;
+  }
+  return n;
+}
+
 // A label value as the text format wants it: backslash, double quote and
-// line feed escaped.
+// line feed escaped (\\, \", \n). Every other control byte (below 0x20,
+// 0x7f) and every byte that is not part of valid UTF-8 is written as the
+// text \xNN (hex, upper case; its backslash escaped, so the value reads
+// back as backslash, x and two digits): the file stays valid UTF-8 with
+// one sample per line, which the Prometheus parsers require.
 std::string LabelValue(const std::string& s) {
   std::string out;
   out.reserve(s.size());
-  for (char c : s) {
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
     if (c == '\\') {
       out += "\\\\";
     } else if (c == '"') {
       out += "\\\"";
     } else if (c == '\n') {
       out += "\\n";
+    } else if (c < 0x20 || c == 0x7f) {
+      out += fmt::format("\\\\x{:02X}", c);
+    } else if (c >= 0x80) {
+      const size_t n = Utf8Length(s, i);
+      if (n == 0) {
+        out += fmt::format("\\\\x{:02X}", c);
+      } else {
+        out.append(s, i, n);
+        i += n;
+        continue;
+      }
     } else {
-      out += c;
+      out += static_cast<char>(c);
     }
+    ++i;
   }
   return out;
 }
@@ -96,14 +145,29 @@ Result<std::unique_ptr<MetricsFile>> MetricsFile::Create(const std::string& path
   // The previous file's last success, for the same labels (a file widen
   // wrote: one sample per line, labels in this order).
   std::optional<double> previous;
-  std::ifstream old(path);
+  // Opened without blocking and read only when it is a regular file: a
+  // FIFO put there meanwhile would wait for a writer forever.
+  std::string text;
+  const int fd = ::open(file->target().c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    char buf[1 << 16];
+    for (;;) {
+      const ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      text.append(buf, static_cast<size_t>(n));
+    }
+  }
+  if (fd >= 0) ::close(fd);
+  std::istringstream old(text);
   const std::string prefix = "widen_last_success_timestamp_seconds{" + labels + "} ";
   for (std::string line; std::getline(old, line);) {
     if (line.compare(0, prefix.size(), prefix) != 0) continue;
-    const std::string text = line.substr(prefix.size());
+    const std::string value = line.substr(prefix.size());
     char* end = nullptr;
-    const double v = std::strtod(text.c_str(), &end);
-    if (end != text.c_str() && std::isfinite(v) && v > 0) previous = v;
+    const double v = std::strtod(value.c_str(), &end);
+    if (end != value.c_str() && std::isfinite(v) && v > 0) previous = v;
     break;
   }
   return std::unique_ptr<MetricsFile>(new MetricsFile(std::move(file), labels, previous));

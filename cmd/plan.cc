@@ -814,8 +814,15 @@ int RunPlan(const PlanOptions& o) {
   dr.source_url = o.source_url;
   dr.only_table = o.only_table;
   dr.fetch_rows = o.fetch_rows;
-  // The diagram's file first: a folder it cannot go to is named before the
-  // source is read.
+  // The files first: a folder they cannot go to, or a path that is the
+  // mapping, the other file or inside the mapping's embedded target store,
+  // is named before the source is read.
+  if (Status s = CheckOutputPaths({{"-m", o.mapping_path}},
+                                  {{"--diagram", o.diagram_path}, {"--html", o.html_path}},
+                                  o.mapping_path, "");
+      !s.ok()) {
+    return FailWith(s);
+  }
   std::unique_ptr<DiagramFile> diagram;
   if (!o.diagram_path.empty()) {
     auto file = DiagramFile::Create(o.diagram_path);
@@ -901,11 +908,13 @@ CommandRunner AddPlanCommand(CLI::App* app) {
   c->add_option("--format", o->format, "Output format: text or json")
       ->check(CLI::IsMember({"text", "json"}));
   c->add_option("--diagram", o->diagram_path,
-                "Also draw the design: FILE.dot, or FILE.svg/.png/.pdf (runs Graphviz's dot)");
+                "Also draw the design: FILE.dot, or FILE.svg/.png/.pdf (runs Graphviz's dot)")
+      ->check(NonEmptyPath());
   c->add_option("--html", o->html_path,
                 "Also write a design report to FILE: one self-contained HTML page with the "
                 "diagram, each table's key anatomy, families, histograms, widest rows, "
-                "collisions and lint findings");
+                "collisions and lint findings")
+      ->check(NonEmptyPath());
   c->add_option("--timestamp-ms", o->timestamp_ms,
                 "Timestamp of every cell in ms since the epoch (default: the mapping's "
                 "timestamp_ms, else now)")

@@ -11,7 +11,9 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "cmd/atomic_file.h"
 #include "cmd/commands.h"
+#include "cmd/design_util.h"
 #include "cmd/exit_codes.h"
 #include "cmd/metrics_file.h"
 #include "cmd/report.h"
@@ -238,8 +240,24 @@ int Run(const SyncOptions& o, const std::atomic<bool>* cancel, RunMetrics* metri
 }  // namespace
 
 int RunSync(const SyncOptions& o, const std::atomic<bool>* cancel) {
+  // Before the metrics file is made: it is written on failure too.
+  if (Status s =
+          CheckOutputPaths({{"-m", o.mapping_path}},
+                           {{"--rejects", o.rejects_path}, {"--metrics-file", o.metrics_path}},
+                           o.mapping_path, o.target_url);
+      !s.ok()) {
+    return FailWith(s);
+  }
   return RunWithMetrics(o.metrics_path, "sync", o.mapping_path,
                         [&](RunMetrics* m) { return Run(o, cancel, m); });
+}
+
+CLI::Validator NonEmptyPath() {
+  return CLI::Validator(
+      [](std::string& path) -> std::string {
+        return path.empty() ? "an empty path names no file; give the file's path" : "";
+      },
+      "", "NonEmptyPath");
 }
 
 CommandRunner AddSyncCommand(CLI::App* app, const std::atomic<bool>* cancel) {
@@ -254,7 +272,8 @@ CommandRunner AddSyncCommand(CLI::App* app, const std::atomic<bool>* cancel) {
   c->add_option("--table", o->only_table, "Sync only this target table (ns:table)");
   c->add_option("--rejects", o->rejects_path,
                 "Write rows that cannot be encoded to this file (JSON lines) and leave them out "
-                "of the target, instead of stopping at the first");
+                "of the target, instead of stopping at the first")
+      ->check(NonEmptyPath());
   c->add_option("--timestamp-ms", o->timestamp_ms,
                 "Timestamp of re-written cells in ms since the epoch (default: the mapping's "
                 "timestamp_ms, else the one the table was last loaded with)")
@@ -279,7 +298,7 @@ CommandRunner AddSyncCommand(CLI::App* app, const std::atomic<bool>* cancel) {
                 "from several machines\")");
   c->add_flag("-q,--quiet", o->quiet, "No summary line (errors still go to stderr)");
   c->add_flag("--progress", o->progress, "Show a progress line on a terminal");
-  c->add_option("--metrics-file", o->metrics_path, kMetricsFileHelp);
+  c->add_option("--metrics-file", o->metrics_path, kMetricsFileHelp)->check(NonEmptyPath());
   return [o, c, cancel]() { return c->parsed() ? RunSync(*o, cancel) : -1; };
 }
 

@@ -5,14 +5,18 @@
 // run (an unreachable source, a store held by another process: exit 7)
 // writes its exit status and keeps the last success time, Ctrl-C too (130);
 // a folder that
-// does not exist is named before the source is read; and a reader never
-// sees a part of the file while runs replace it.
+// does not exist is named before the source is read, and so is a path that
+// is empty, the mapping, another output, inside the target store, or a FIFO;
+// a reader never sees a part of the file while runs replace it; a link
+// stays a link; a 255-byte name is valid; and label values with control
+// and non-UTF-8 bytes keep the file parseable.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -445,6 +449,135 @@ TEST_F(MetricsTest, NodeExporterServesTheFile) {
   EXPECT_NE(page.find("node_textfile_scrape_error 0\n"), std::string::npos) << page;
   kill(pid, SIGTERM);
   waitpid(pid, nullptr, 0);
+}
+
+std::string FileText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST_F(MetricsTest, BadOutputPathsAreRefusedBeforeTheSourceIsRead) {
+  // The source cannot be reached: exit 2 or 11 (not 3) shows the paths were
+  // checked first; the files named keep their bytes.
+  const std::string none = "postgresql://widen@127.0.0.1:1/none";
+  fs::create_directory(dir_ + "/store1");
+  std::ofstream(dir_ + "/store1/CURRENT") << "MANIFEST-000001\n";
+  std::ofstream(dir_ + "/rj.txt") << "old\n";
+  struct Case {
+    std::string args;
+    int exit_code;
+    std::string message;
+  };
+  const Case cases[] = {
+      {"migrate -q -m m.yaml --target leveldb:store1 --metrics-file store1/CURRENT", 2,
+       "--metrics-file store1/CURRENT: that is inside the target store " + dir_ + "/store1"},
+      {"sync -q -m m.yaml --target leveldb:store1 --metrics-file ./store1/../store1/CURRENT", 2,
+       "that is inside the target store"},
+      {"migrate -q -m m.yaml --metrics-file m.yaml", 2,
+       "--metrics-file m.yaml is the same file as -m m.yaml"},
+      {"sync -q -m m.yaml --rejects rj.txt --metrics-file ./rj.txt", 2,
+       "--metrics-file ./rj.txt is the same file as --rejects rj.txt"},
+      {"plan -m m.yaml --html m.yaml", 2, "--html m.yaml is the same file as -m m.yaml"},
+      {"plan -m m.yaml --diagram d.svg --html d.svg", 2,
+       "--html d.svg is the same file as --diagram d.svg"},
+      {"migrate -q -m m.yaml --metrics-file ''", 2, "--metrics-file: an empty path names no file"},
+      {"sync -q -m m.yaml --rejects ''", 2, "--rejects: an empty path names no file"},
+      {"plan -m m.yaml --html ''", 2, "--html: an empty path names no file"},
+      {"plan -m m.yaml --diagram ''", 2, "--diagram: an empty path names no file"},
+  };
+  for (const Case& c : cases) {
+    CommandResult r = Widen(c.args, none);
+    EXPECT_EQ(r.exit_code, c.exit_code) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
+  }
+  EXPECT_EQ(FileText(dir_ + "/store1/CURRENT"), "MANIFEST-000001\n");
+  EXPECT_EQ(FileText(dir_ + "/m.yaml"), kMapping);
+  EXPECT_EQ(FileText(dir_ + "/rj.txt"), "old\n");
+  EXPECT_FALSE(fs::exists(dir_ + "/d.svg"));
+  // The mapping's own target (leveldb:store) counts too, and a hard link is
+  // the same file.
+  fs::create_directory(dir_ + "/store");
+  CommandResult r = Widen("plan -m m.yaml --html store/LOCK", none);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--html store/LOCK: that is inside the target store"), std::string::npos)
+      << r.output;
+  fs::create_hard_link(dir_ + "/m.yaml", dir_ + "/hard.yaml");
+  r = Widen("migrate -q -m m.yaml --metrics-file hard.yaml", none);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(FileText(dir_ + "/m.yaml"), kMapping);
+}
+
+TEST_F(MetricsTest, AFifoIsRefusedNotOpened) {
+  // Opening a FIFO for reading waits for a writer forever: the run must
+  // end (timeout's 124 would show it hung) with exit 11 naming the file.
+  ASSERT_EQ(mkfifo((dir_ + "/fifo").c_str(), 0600), 0);
+  for (const std::string args :
+       {"migrate -q -m m.yaml --metrics-file fifo", "sync -q -m m.yaml --metrics-file fifo",
+        "plan -m m.yaml --html fifo", "plan -m m.yaml --diagram fifo.dot"}) {
+    if (args.find("fifo.dot") != std::string::npos) {
+      ASSERT_EQ(mkfifo((dir_ + "/fifo.dot").c_str(), 0600), 0);
+    }
+    CommandResult r =
+        RunCommand(fmt::format("cd {} && WIDEN_SOURCE_URL=postgresql://widen@127.0.0.1:1/none "
+                               "timeout 20 {} {}",
+                               ShellQuote(dir_), WidenBinary(), args));
+    EXPECT_EQ(r.exit_code, 11) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find("is not a regular file"), std::string::npos) << args << "\n"
+                                                                         << r.output;
+  }
+}
+
+TEST_F(MetricsTest, ALinkStaysALinkAndLongNamesAreValid) {
+  // A link to a file and a dangling link: each keeps being a link, and the
+  // file it points to gets the figures.
+  fs::create_directory(dir_ + "/real");
+  std::ofstream(dir_ + "/real/old.prom") << "# old\n";
+  fs::create_symlink("real/old.prom", dir_ + "/link.prom");
+  fs::create_symlink("real/new.prom", dir_ + "/dangling.prom");
+  const std::string long_name(255 - 5, 'n');
+  for (const std::string& file :
+       std::vector<std::string>{"link.prom", "dangling.prom", long_name + ".prom"}) {
+    CommandResult r = Widen("sync -q -m m.yaml --metrics-file " + file);
+    ASSERT_EQ(r.exit_code, 0) << file << "\n" << r.output;
+  }
+  EXPECT_TRUE(fs::is_symlink(dir_ + "/link.prom"));
+  EXPECT_TRUE(fs::is_symlink(dir_ + "/dangling.prom"));
+  for (const std::string& file :
+       std::vector<std::string>{"real/old.prom", "real/new.prom", long_name + ".prom"}) {
+    std::vector<Sample> m = Parse(dir_ + "/" + file);
+    EXPECT_EQ(Value(m, "widen_exit_status", {{"command", "sync"}}), 0) << file;
+  }
+  // No temporary file is left beside them.
+  for (const std::string& folder : std::vector<std::string>{dir_, dir_ + "/real"}) {
+    for (const auto& e : fs::directory_iterator(folder)) {
+      EXPECT_EQ(e.path().filename().string().find(".widen-"), std::string::npos) << e.path();
+    }
+  }
+}
+
+TEST_F(MetricsTest, MappingPathsWithControlAndNonUtf8BytesStayParseable) {
+  // A mapping path with bytes that are not UTF-8, a carriage return and a
+  // tab: the label value holds them as the text \xNN, so the Prometheus
+  // parser reads the whole file (Python reads it as UTF-8, and splits lines
+  // at \r as well as \n).
+  const std::string name = "bad\xff\xfe\r\t\"q\\\xc3\xa9.yaml";
+  std::ofstream(dir_ + "/" + name) << kMapping;
+  CommandResult r = Widen("migrate -q -m " + ShellQuote(name) + " --metrics-file m.prom");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::vector<Sample> m = Parse(dir_ + "/m.prom");
+  const std::string label = "bad\\xFF\\xFE\\x0D\\x09\"q\\\xc3\xa9.yaml";
+  EXPECT_EQ(Value(m, "widen_exit_status", {{"mapping", label}}), 0);
+  EXPECT_EQ(Value(m, "widen_run_rows_read", {{"mapping", label}}),
+            Sql("SELECT (SELECT count(*) FROM orders) + (SELECT count(*) FROM customer)"));
+  // And a second run keeps the last success it wrote (the labels match).
+  const double success = Value(m, "widen_last_success_timestamp_seconds", {{"mapping", label}});
+  r = Widen("migrate -q -m " + ShellQuote(name) + " --metrics-file m.prom",
+            "postgresql://widen@127.0.0.1:1/none");
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  m = Parse(dir_ + "/m.prom");
+  EXPECT_EQ(Value(m, "widen_last_success_timestamp_seconds", {{"mapping", label}}), success);
 }
 
 }  // namespace
