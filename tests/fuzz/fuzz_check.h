@@ -1,4 +1,4 @@
-// FUZZ_ASSERT: an invariant of a fuzz target. When it does not hold, the
+// ASSERT_INVARIANT: an invariant of a fuzz target. When it does not hold, the
 // target prints which one and why, and aborts: libFuzzer then keeps the
 // input as a crash (scripts/fuzz.sh).
 //
@@ -39,7 +39,7 @@ int RunInput(Run run, const uint8_t* data, size_t size) {
 
 /// Aborts with `cond`'s text and `why` (a std::string expression, evaluated
 /// only on failure) unless `cond` holds.
-#define FUZZ_ASSERT(cond, why)                                                        \
+#define ASSERT_INVARIANT(cond, why)                                                   \
   do {                                                                                \
     if (!(cond)) {                                                                    \
       ::widen::fuzz::InvariantFailed(__FILE__, __LINE__,                              \

@@ -149,12 +149,12 @@ bool WriteKeys(SeedWriter* out, const KeyCodec& codec, const std::vector<Row>& r
     // decodes: the target then starts from keys the encoder really writes.
     const std::string seed = FormatRowKeyInput(json, types, key);
     RowKeyInput back;
-    FUZZ_ASSERT(ParseRowKeyInput(seed, &back), "a seed does not read back");
-    FUZZ_ASSERT(back.layout_json == json && back.key == key && back.types == types,
-                "a seed reads back otherwise than written");
+    ASSERT_INVARIANT(ParseRowKeyInput(seed, &back), "a seed does not read back");
+    ASSERT_INVARIANT(back.layout_json == json && back.key == key && back.types == types,
+                     "a seed reads back otherwise than written");
     Result<Row> decoded = codec.DecodeRow(key);
-    FUZZ_ASSERT(decoded.ok(),
-                "an encoded seed key does not decode: " + decoded.status().ToString());
+    ASSERT_INVARIANT(decoded.ok(),
+                     "an encoded seed key does not decode: " + decoded.status().ToString());
     if (!out->Write(seed)) return false;
   }
   return true;

@@ -57,9 +57,9 @@ struct TextShape {
 std::string Where(const SourceLocation& loc) { return loc.ToString(); }
 
 void CheckLoc(const TextShape& shape, const SourceLocation& loc, const char* what) {
-  FUZZ_ASSERT(loc.file == kFile, std::string(what) + " names file '" + loc.file + "'");
-  FUZZ_ASSERT(shape.Holds(loc.line, loc.column),
-              std::string(what) + " at " + Where(loc) + ", outside the text");
+  ASSERT_INVARIANT(loc.file == kFile, std::string(what) + " names file '" + loc.file + "'");
+  ASSERT_INVARIANT(shape.Holds(loc.line, loc.column),
+                   std::string(what) + " at " + Where(loc) + ", outside the text");
 }
 
 // `message` is one line of printable text: no control characters (C0,
@@ -70,8 +70,8 @@ void CheckPrintable(const std::string& message) {
     const bool c1 = c == 0xC2 && i + 1 < message.size() &&
                     static_cast<unsigned char>(message[i + 1]) >= 0x80 &&
                     static_cast<unsigned char>(message[i + 1]) <= 0x9F;
-    FUZZ_ASSERT(c >= 0x20 && c != 0x7F && !c1,
-                "control character " + std::to_string(c) + " in the message: " + message);
+    ASSERT_INVARIANT(c >= 0x20 && c != 0x7F && !c1,
+                     "control character " + std::to_string(c) + " in the message: " + message);
   }
 }
 
@@ -94,35 +94,37 @@ void CheckMessagePlace(const TextShape& shape, const std::string& message) {
   if (!number(&line) || i >= message.size() || message[i] != ':') return;
   ++i;
   if (!number(&column)) return;
-  FUZZ_ASSERT(shape.Holds(static_cast<int>(line), static_cast<int>(column)),
-              "the message names a place outside the text: " + message);
+  ASSERT_INVARIANT(shape.Holds(static_cast<int>(line), static_cast<int>(column)),
+                   "the message names a place outside the text: " + message);
 }
 
 // A column reference names a column ("column" or "alias.column"); an
 // optional one (a version) may be unset, both sides empty.
 void CheckRef(const ColumnRef& ref, bool optional, const std::string& where) {
   if (optional && ref.alias.empty() && ref.column.empty()) return;
-  FUZZ_ASSERT(!ref.column.empty(),
-              "a reference to no column ('" + ref.ToString() + "') at " + where);
+  ASSERT_INVARIANT(!ref.column.empty(),
+                   "a reference to no column ('" + ref.ToString() + "') at " + where);
 }
 
 void CheckKey(const TextShape& shape, const KeySpec& key, const std::string& table) {
-  FUZZ_ASSERT(!key.parts.empty(), "table '" + table + "' has a key without parts");
-  FUZZ_ASSERT(key.salt.size == 0 || (key.salt.size >= 2 && key.salt.size <= 256),
-              "salt buckets " + std::to_string(key.salt.size));
-  FUZZ_ASSERT(key.hash_prefix.size == 0 || (key.hash_prefix.size >= 1 && key.hash_prefix.size <= 8),
-              "hash prefix bytes " + std::to_string(key.hash_prefix.size));
+  ASSERT_INVARIANT(!key.parts.empty(), "table '" + table + "' has a key without parts");
+  ASSERT_INVARIANT(key.salt.size == 0 || (key.salt.size >= 2 && key.salt.size <= 256),
+                   "salt buckets " + std::to_string(key.salt.size));
+  ASSERT_INVARIANT(
+      key.hash_prefix.size == 0 || (key.hash_prefix.size >= 1 && key.hash_prefix.size <= 8),
+      "hash prefix bytes " + std::to_string(key.hash_prefix.size));
   for (const KeyPart& p : key.parts) {
     CheckLoc(shape, p.loc, "a key part");
-    FUZZ_ASSERT(p.width >= 0 && p.width <= 4096, "width " + std::to_string(p.width));
+    ASSERT_INVARIANT(p.width >= 0 && p.width <= 4096, "width " + std::to_string(p.width));
     if (p.is_literal) {
-      FUZZ_ASSERT(!p.desc && !p.reverse && !p.type, "a literal part with desc, reverse or type");
+      ASSERT_INVARIANT(!p.desc && !p.reverse && !p.type,
+                       "a literal part with desc, reverse or type");
     } else {
       CheckRef(p.column, false, Where(p.loc));
     }
     if (key.form == KeyForm::kText) {
-      FUZZ_ASSERT(!p.desc, "desc in a text key, at " + Where(p.loc));
-      FUZZ_ASSERT(p.on_null != KeyNullRule::kMarker, "on_null marker in a text key");
+      ASSERT_INVARIANT(!p.desc, "desc in a text key, at " + Where(p.loc));
+      ASSERT_INVARIANT(p.on_null != KeyNullRule::kMarker, "on_null marker in a text key");
     }
   }
 }
@@ -136,38 +138,41 @@ bool HasFamily(const TableMapping& t, const std::string& family) {
 
 void CheckNest(const TextShape& shape, const TableMapping& t, const NestSpec& n, int depth) {
   CheckLoc(shape, n.loc, "a nest");
-  FUZZ_ASSERT(depth <= 2, "a nest " + std::to_string(depth) + " levels deep at " + Where(n.loc));
-  FUZZ_ASSERT(!n.table.empty(), "a nest without a table at " + Where(n.loc));
-  FUZZ_ASSERT(!n.on.empty(), "a nest without 'on' at " + Where(n.loc));
-  FUZZ_ASSERT(!n.id.empty(), "a nest without id parts at " + Where(n.loc));
-  FUZZ_ASSERT(HasFamily(t, n.family), "a nest into undeclared family '" + n.family + "'");
+  ASSERT_INVARIANT(depth <= 2,
+                   "a nest " + std::to_string(depth) + " levels deep at " + Where(n.loc));
+  ASSERT_INVARIANT(!n.table.empty(), "a nest without a table at " + Where(n.loc));
+  ASSERT_INVARIANT(!n.on.empty(), "a nest without 'on' at " + Where(n.loc));
+  ASSERT_INVARIANT(!n.id.empty(), "a nest without id parts at " + Where(n.loc));
+  ASSERT_INVARIANT(HasFamily(t, n.family), "a nest into undeclared family '" + n.family + "'");
   CheckRef(n.version, true, Where(n.loc));
   for (const NestValue& v : n.values) CheckRef(v.column, false, Where(v.loc));
   for (const KeyPart& p : n.id) {
     if (!p.is_literal) CheckRef(p.column, false, Where(p.loc));
   }
   if (n.form == KeyForm::kText && n.id.size() > 1) {
-    FUZZ_ASSERT(!n.id_separator.empty(), "text id parts without a separator at " + Where(n.loc));
+    ASSERT_INVARIANT(!n.id_separator.empty(),
+                     "text id parts without a separator at " + Where(n.loc));
   }
   for (const NestSpec& child : n.nests) CheckNest(shape, t, child, depth + 1);
 }
 
 void CheckMapping(const TextShape& shape, const Mapping& m) {
-  FUZZ_ASSERT(m.file == kFile, "the mapping names file '" + m.file + "'");
-  FUZZ_ASSERT(!m.tables.empty(), "a mapping without tables");
+  ASSERT_INVARIANT(m.file == kFile, "the mapping names file '" + m.file + "'");
+  ASSERT_INVARIANT(!m.tables.empty(), "a mapping without tables");
   if (m.timestamp_ms) {
-    FUZZ_ASSERT(*m.timestamp_ms >= 0 && *m.timestamp_ms < INT64_MAX, "timestamp_ms out of range");
+    ASSERT_INVARIANT(*m.timestamp_ms >= 0 && *m.timestamp_ms < INT64_MAX,
+                     "timestamp_ms out of range");
   }
   for (const TableMapping& t : m.tables) {
     CheckLoc(shape, t.loc, "a table");
-    FUZZ_ASSERT(!t.name.empty() && !t.from.empty(), "a table without a name or from");
-    FUZZ_ASSERT(m.FindTable(t.name) == &t, "table '" + t.name + "' is not found by its name");
-    FUZZ_ASSERT(!t.families.empty(), "table '" + t.name + "' has no family");
+    ASSERT_INVARIANT(!t.name.empty() && !t.from.empty(), "a table without a name or from");
+    ASSERT_INVARIANT(m.FindTable(t.name) == &t, "table '" + t.name + "' is not found by its name");
+    ASSERT_INVARIANT(!t.families.empty(), "table '" + t.name + "' has no family");
     std::set<std::string> families;
     for (const FamilySpec& f : t.families) {
       CheckLoc(shape, f.loc, "a family");
-      FUZZ_ASSERT(families.insert(f.name).second, "family '" + f.name + "' declared twice");
-      FUZZ_ASSERT(f.ttl_seconds >= 0, "a negative TTL");
+      ASSERT_INVARIANT(families.insert(f.name).second, "family '" + f.name + "' declared twice");
+      ASSERT_INVARIANT(f.ttl_seconds >= 0, "a negative TTL");
     }
     CheckKey(shape, t.key, t.name);
     CheckRef(t.version, true, Where(t.loc));
@@ -178,39 +183,40 @@ void CheckMapping(const TextShape& shape, const Mapping& m) {
       CheckLoc(shape, c.loc, "a column");
       CheckRef(c.column, false, Where(c.loc));
       CheckRef(c.version, true, Where(c.loc));
-      FUZZ_ASSERT(HasFamily(t, c.family),
-                  "column at " + Where(c.loc) + " in undeclared family '" + c.family + "'");
+      ASSERT_INVARIANT(HasFamily(t, c.family),
+                       "column at " + Where(c.loc) + " in undeclared family '" + c.family + "'");
     }
     for (const NestSpec& n : t.nests) CheckNest(shape, t, n, 1);
   }
   std::set<std::string> synced;
   for (const SyncSpec& s : m.sync) {
     CheckLoc(shape, s.loc, "a sync entry");
-    FUZZ_ASSERT(synced.insert(s.table).second, "two sync entries for '" + s.table + "'");
-    FUZZ_ASSERT(m.FindSync(s.table) == &s, "sync entry '" + s.table + "' not found by its table");
+    ASSERT_INVARIANT(synced.insert(s.table).second, "two sync entries for '" + s.table + "'");
+    ASSERT_INVARIANT(m.FindSync(s.table) == &s,
+                     "sync entry '" + s.table + "' not found by its table");
     const SyncLookback& lb = s.lookback;
-    FUZZ_ASSERT(lb.amount >= 0, "a negative lookback");
+    ASSERT_INVARIANT(lb.amount >= 0, "a negative lookback");
     if (lb.given && lb.unit == LookbackUnit::kMilliseconds) {
-      FUZZ_ASSERT(lb.amount <= kMaxLookbackMs, "a lookback over the limit");
+      ASSERT_INVARIANT(lb.amount <= kMaxLookbackMs, "a lookback over the limit");
       int64_t ms = -1;
-      FUZZ_ASSERT(ParseDurationMs(DurationText(lb.amount), &ms) && ms == lb.amount,
-                  "lookback " + std::to_string(lb.amount) + " ms prints as '" +
-                      DurationText(lb.amount) + "', which does not read back");
+      ASSERT_INVARIANT(ParseDurationMs(DurationText(lb.amount), &ms) && ms == lb.amount,
+                       "lookback " + std::to_string(lb.amount) + " ms prints as '" +
+                           DurationText(lb.amount) + "', which does not read back");
     }
     if (lb.given && lb.unit == LookbackUnit::kValues) {
-      FUZZ_ASSERT(lb.amount <= kMaxLookbackValues, "a lookback over the limit");
+      ASSERT_INVARIANT(lb.amount <= kMaxLookbackValues, "a lookback over the limit");
     }
   }
   const std::vector<std::string> sources = m.SourceTables();
-  FUZZ_ASSERT(std::set<std::string>(sources.begin(), sources.end()).size() == sources.size(),
-              "SourceTables() lists a table twice");
+  ASSERT_INVARIANT(std::set<std::string>(sources.begin(), sources.end()).size() == sources.size(),
+                   "SourceTables() lists a table twice");
 
   std::set<std::string> rule_ids;
   for (const LintRule& r : LintRules()) rule_ids.insert(r.id);
   Result<LintReport> report = Lint(m, nullptr, LintOptions{});
-  FUZZ_ASSERT(report.ok(), "lint without a source failed: " + report.status().ToString());
+  ASSERT_INVARIANT(report.ok(), "lint without a source failed: " + report.status().ToString());
   for (const LintFinding& f : report->findings) {
-    FUZZ_ASSERT(rule_ids.count(f.rule) == 1, "lint finding of unknown rule '" + f.rule + "'");
+    ASSERT_INVARIANT(rule_ids.count(f.rule) == 1, "lint finding of unknown rule '" + f.rule + "'");
     if (f.loc.line != 0) CheckLoc(shape, f.loc, "a lint finding");
   }
 }
@@ -221,9 +227,9 @@ void Run(std::string_view data) {
   Result<Mapping> m = ParseMapping(text, kFile);
   if (!m.ok()) {
     const Status& s = m.status();
-    FUZZ_ASSERT(s.code() == StatusCode::kInvalidArgument, s.ToString());
-    FUZZ_ASSERT(s.message().rfind(kFile, 0) == 0,
-                "the message does not name the file: " + s.message());
+    ASSERT_INVARIANT(s.code() == StatusCode::kInvalidArgument, s.ToString());
+    ASSERT_INVARIANT(s.message().rfind(kFile, 0) == 0,
+                     "the message does not name the file: " + s.message());
     CheckMessagePlace(shape, s.message());
     CheckPrintable(s.message());
     return;

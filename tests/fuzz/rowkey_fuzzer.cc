@@ -42,25 +42,25 @@ void CheckKey(const KeyCodec& codec, const std::string& key) {
   const bool splits = codec.Decode(key, &named);
   Result<Row> row = codec.DecodeRow(key);
   if (!row.ok()) {
-    FUZZ_ASSERT(row.status().code() == StatusCode::kInvalidArgument, row.status().ToString());
-    FUZZ_ASSERT(row.status().message().rfind("row key '", 0) == 0, row.status().message());
+    ASSERT_INVARIANT(row.status().code() == StatusCode::kInvalidArgument, row.status().ToString());
+    ASSERT_INVARIANT(row.status().message().rfind("row key '", 0) == 0, row.status().message());
     return;
   }
   for (const KeyPartPlan& p : codec.parts()) {
-    if (!p.is_literal) FUZZ_ASSERT(p.index < row->size(), "a part's column is missing");
+    if (!p.is_literal) ASSERT_INVARIANT(p.index < row->size(), "a part's column is missing");
   }
   std::string again;
   Status s = codec.Encode(*row, &again);
-  FUZZ_ASSERT(s.ok(), "DecodeRow accepted '" + ToStringBinary(key) +
-                          "' but its values do not encode: " + s.ToString());
-  FUZZ_ASSERT(again == key, "DecodeRow accepted '" + ToStringBinary(key) +
-                                "', which re-encodes as '" + ToStringBinary(again) + "'");
-  FUZZ_ASSERT(splits, "DecodeRow accepted '" + ToStringBinary(key) + "' but Decode did not");
+  ASSERT_INVARIANT(s.ok(), "DecodeRow accepted '" + ToStringBinary(key) +
+                               "' but its values do not encode: " + s.ToString());
+  ASSERT_INVARIANT(again == key, "DecodeRow accepted '" + ToStringBinary(key) +
+                                     "', which re-encodes as '" + ToStringBinary(again) + "'");
+  ASSERT_INVARIANT(splits, "DecodeRow accepted '" + ToStringBinary(key) + "' but Decode did not");
   const std::vector<std::string> names = DecodeNames(codec);
-  FUZZ_ASSERT(named.size() == names.size(), "Decode gave another number of parts");
+  ASSERT_INVARIANT(named.size() == names.size(), "Decode gave another number of parts");
   for (size_t i = 0; i < names.size(); ++i) {
-    FUZZ_ASSERT(named[i].first == names[i], "Decode named part " + std::to_string(i) + " '" +
-                                                named[i].first + "', not '" + names[i] + "'");
+    ASSERT_INVARIANT(named[i].first == names[i], "Decode named part " + std::to_string(i) + " '" +
+                                                     named[i].first + "', not '" + names[i] + "'");
   }
 }
 
@@ -69,14 +69,15 @@ void Run(std::string_view data) {
   if (!ParseRowKeyInput(data, &in)) return;
   Result<KeyCodec> codec = KeyCodec::FromJson(in.layout_json);
   if (!codec.ok()) {
-    FUZZ_ASSERT(codec.status().code() == StatusCode::kDataLoss, codec.status().ToString());
-    FUZZ_ASSERT(codec.status().message().rfind("key layout: ", 0) == 0, codec.status().message());
+    ASSERT_INVARIANT(codec.status().code() == StatusCode::kDataLoss, codec.status().ToString());
+    ASSERT_INVARIANT(codec.status().message().rfind("key layout: ", 0) == 0,
+                     codec.status().message());
     return;
   }
   const std::string json = codec->ToJson();
   Result<KeyCodec> back = KeyCodec::FromJson(json);
-  FUZZ_ASSERT(back.ok(), "the layout's own JSON does not load: " + back.status().ToString());
-  FUZZ_ASSERT(back->ToJson() == json, "the layout's JSON changes when loaded again");
+  ASSERT_INVARIANT(back.ok(), "the layout's own JSON does not load: " + back.status().ToString());
+  ASSERT_INVARIANT(back->ToJson() == json, "the layout's JSON changes when loaded again");
   (void)codec->Anatomy();
 
   CheckKey(*codec, in.key);

@@ -43,8 +43,8 @@ bool ParseRowKeyInput(std::string_view data, RowKeyInput* out) {
 std::string FormatRowKeyInput(std::string_view layout_json,
                               const std::vector<std::optional<ValueType>>& types,
                               std::string_view key) {
-  FUZZ_ASSERT(layout_json.find('\n') == std::string_view::npos,
-              "a key layout's JSON holds a newline: it would not read back");
+  ASSERT_INVARIANT(layout_json.find('\n') == std::string_view::npos,
+                   "a key layout's JSON holds a newline: it would not read back");
   std::string s(layout_json);
   s += '\n';
   for (size_t i = 0; i < types.size(); ++i) {
