@@ -54,17 +54,6 @@ if [[ ${1:-} == --inner ]]; then
   store_bench=$build/widen_store_bench
   cmdlog=$work/commands.$engine.$S.txt
   : >"$cmdlog"
-  record() { printf '%s\t%s\t%s\n' "$engine" "$S" "$*" >>"$records"; }
-  note_cmd() { printf '%s\n' "$*" >>"$cmdlog"; }
-  loadavg() { cut -d ' ' -f 1 /proc/loadavg; }
-  time_v() {
-    awk -F': ' '
-      /Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0
-                                 for (i = 1; i <= n; i++) s = s * 60 + p[i]; el = s }
-      /User time/ { u = $2 } /System time/ { sy = $2 }
-      /Maximum resident set size/ { rss = $2 }
-      END { printf "%s %s %s %s\n", el, u, sy, rss }' "$1"
-  }
   if [[ $engine == pg ]]; then url=$(pg_url); else url=$(mysql_url); fi
   # server_cpu: CPU seconds the database server used so far: its main
   # process (with the children it reaped: PostgreSQL's ended backends) and
@@ -295,20 +284,7 @@ report() {
   echo "\`bench/designs.sh --sizes $sizes --engines $engines --designs $designs --jobs $jobs\`"
   echo "at commit $commit on $date_utc ($t_total s). Seconds are wall time; CPU is user + sys."
   echo
-  awk -F'\t' -v jobs="$jobs" '
-    function kv(s, key,    n, i, parts, p) {
-      n = split(s, parts, " ")
-      for (i = 1; i <= n; i++) {
-        p = index(parts[i], "=")
-        if (p > 0 && substr(parts[i], 1, p - 1) == key) return substr(parts[i], p + 1)
-      }
-      return ""
-    }
-    function grp(x,    s, out) {
-      s = sprintf("%.0f", x); out = ""
-      while (length(s) > 3) { out = "," substr(s, length(s) - 2) out; s = substr(s, 1, length(s) - 3) }
-      return s out
-    }
+  local prog='
     {
       id = $1 SUBSEP $2 SUBSEP $3
       if ($3 != "-" && !(id in seen)) { seen[id] = 1; order[++n] = id }
@@ -341,7 +317,8 @@ report() {
         }
         printf " %s |\n", kv(c, "loadavg")
       }
-    }' "$records"
+    }'
+  awk -F'\t' -v jobs="$jobs" -f "$BENCH_DIR/fields.awk" -f <(printf '%s\n' "$prog") "$records"
   echo
   echo '```sh'
   for e in "${engine_list[@]}"; do

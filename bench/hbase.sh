@@ -47,8 +47,8 @@ if [[ ${1:-} == --inner ]]; then
   work=$(mktemp -d "${TMPDIR:-/tmp}/widen-hbase-bench.XXXXXX")
   trap 'rm -rf "$work"' EXIT
   record() { printf '%s\t%s\n' "$S" "$*" >>"$records"; }
-  loadavg() { cut -d ' ' -f 1 /proc/loadavg; }
-  # time_v FILE: "seconds user+sys maxrss_kb" of a /usr/bin/time -v report.
+  # time_v FILE: "seconds user+sys maxrss_kb" of a /usr/bin/time -v report
+  # (its own form, replacing lib.sh's).
   time_v() {
     awk -F': ' '
       /Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0

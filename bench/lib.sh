@@ -14,6 +14,26 @@ my_client() {
     -u "$WIDEN_TEST_MYSQL_USER" --default-character-set=utf8mb4 "$@" "$BENCH_DB"
 }
 
+# The inner runs' records and commands (bench/run.sh, bench/designs.sh):
+# REQUIRES engine, S, records (the records file) and cmdlog (the commands
+# file) set by the caller. record FIELDS...: one tab-separated record line;
+# note_cmd TEXT: one command line for RESULTS.md; loadavg: the 1-minute
+# load average.
+record() { printf '%s\t%s\t%s\n' "$engine" "$S" "$*" >>"$records"; }
+note_cmd() { printf '%s\n' "$*" >>"$cmdlog"; }
+loadavg() { cut -d ' ' -f 1 /proc/loadavg; }
+
+# time_v FILE: the fields of a `/usr/bin/time -v` report, as
+# "seconds user sys maxrss_kb".
+time_v() {
+  awk -F': ' '
+    /Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0
+                               for (i = 1; i <= n; i++) s = s * 60 + p[i]; el = s }
+    /User time/ { u = $2 } /System time/ { sy = $2 }
+    /Maximum resident set size/ { rss = $2 }
+    END { printf "%s %s %s %s\n", el, u, sy, rss }' "$1"
+}
+
 # elapsed_since T0: seconds since T0 (a `date +%s.%N` value), 2 decimals.
 elapsed_since() { awk -v a="$(date +%s.%N)" -v b="$1" 'BEGIN { printf "%.2f\n", a - b }'; }
 

@@ -1,20 +1,7 @@
 # report.awk — bench/run.sh's records (engine, grp(S), step, seconds, key=value...)
-# as the Markdown tables of RESULTS.md. Run with -F'\t'.
+# as the Markdown tables of RESULTS.md. Run with -F'\t' after bench/fields.awk
+# (kv, grp).
 
-function kv(s, key,    n, i, parts, p) {
-  n = split(s, parts, " ")
-  for (i = 1; i <= n; i++) {
-    p = index(parts[i], "=")
-    if (p > 0 && substr(parts[i], 1, p - 1) == key) return substr(parts[i], p + 1)
-  }
-  return ""
-}
-# x with thousands separators (integer part).
-function grp(x,    s, out) {
-  s = sprintf("%.0f", x); out = ""
-  while (length(s) > 3) { out = "," substr(s, length(s) - 2) out; s = substr(s, 1, length(s) - 3) }
-  return s out
-}
 function rate(n, t) { return (t > 0 && n != "") ? grp(n / t) : "–" }
 function mbs(b, t) { return (t > 0 && b != "") ? sprintf("%.1f", b / t / 1e6) : "–" }
 function mb(kb) { return kb != "" ? sprintf("%.0f MB", kb / 1024) : "–" }

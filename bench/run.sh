@@ -48,21 +48,6 @@ if [[ ${1:-} == --inner ]]; then
   store_bench=$build/widen_store_bench
   cmdlog=$work/commands.$engine.$S.txt
   : >"$cmdlog"
-  record() { printf '%s\t%s\t%s\n' "$engine" "$S" "$*" >>"$records"; }
-  note_cmd() { printf '%s\n' "$*" >>"$cmdlog"; }
-  loadavg() { cut -d ' ' -f 1 /proc/loadavg; }
-
-  # time_v FILE: the fields of a `/usr/bin/time -v` report, as
-  # "seconds user sys maxrss_kb".
-  time_v() {
-    awk -F': ' '
-      /Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0
-                                 for (i = 1; i <= n; i++) s = s * 60 + p[i]; el = s }
-      /User time/ { u = $2 } /System time/ { sy = $2 }
-      /Maximum resident set size/ { rss = $2 }
-      END { printf "%s %s %s %s\n", el, u, sy, rss }' "$1"
-  }
-
   case $engine in
     pg)
       [[ -n ${WIDEN_TEST_PG_URL:-} ]] || { log "no PostgreSQL server"; exit 1; }
@@ -399,7 +384,7 @@ inflated and noisy; the CPU seconds are the steadier measure.
 
 EOF
   fi
-  awk -F'\t' -f "$BENCH_DIR/report.awk" "$records"
+  awk -F'\t' -f "$BENCH_DIR/fields.awk" -f "$BENCH_DIR/report.awk" "$records"
   cat <<EOF
 
 ## Commands

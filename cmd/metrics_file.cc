@@ -13,6 +13,8 @@
 
 #include <fmt/format.h>
 
+#include "cmd/atomic_file.h"
+#include "cmd/design_util.h"
 #include "cmd/exit_codes.h"
 
 namespace widen {
@@ -296,6 +298,19 @@ int RunWithMetrics(const std::string& path, const std::string& command, const st
 Status MetricsFile::Commit(const RunMetrics& run) {
   WIDEN_RETURN_IF_ERROR(file_->Write(Format(run)));
   return file_->Commit();
+}
+
+int RunWithOutputs(const std::string& command, const std::string& mapping,
+                   const std::string& rejects_path, const std::string& metrics_path,
+                   const std::string& target_url, const std::function<int(RunMetrics*)>& run) {
+  // Before the metrics file is made: it is written on failure too.
+  if (Status s = CheckOutputPaths({{"-m", mapping}},
+                                  {{"--rejects", rejects_path}, {"--metrics-file", metrics_path}},
+                                  mapping, target_url);
+      !s.ok()) {
+    return FailWith(s);
+  }
+  return RunWithMetrics(metrics_path, command, mapping, run);
 }
 
 }  // namespace widen

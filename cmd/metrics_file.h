@@ -121,4 +121,13 @@ double UnixSecondsNow();
 int RunWithMetrics(const std::string& path, const std::string& command, const std::string& mapping,
                    const std::function<int(RunMetrics*)>& run);
 
+/// migrate's and sync's run: first CheckOutputPaths (the mapping against
+/// --rejects and --metrics-file, and both outside the embedded target
+/// store; its error is reported and its exit code returned, nothing is
+/// read or written), then RunWithMetrics(metrics_path, command, mapping,
+/// run). Empty paths are options not given.
+int RunWithOutputs(const std::string& command, const std::string& mapping,
+                   const std::string& rejects_path, const std::string& metrics_path,
+                   const std::string& target_url, const std::function<int(RunMetrics*)>& run);
+
 }  // namespace widen

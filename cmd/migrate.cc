@@ -4,7 +4,6 @@
 
 #include <cstdio>
 
-#include "cmd/atomic_file.h"
 #include "cmd/commands.h"
 #include "cmd/design_util.h"
 #include "cmd/exit_codes.h"
@@ -87,15 +86,7 @@ int Run(const MigrateOptions& o, const std::atomic<bool>* cancel, RunMetrics* me
 }  // namespace
 
 int RunMigrate(const MigrateOptions& o, const std::atomic<bool>* cancel) {
-  // Before the metrics file is made: it is written on failure too.
-  if (Status s =
-          CheckOutputPaths({{"-m", o.mapping_path}},
-                           {{"--rejects", o.rejects_path}, {"--metrics-file", o.metrics_path}},
-                           o.mapping_path, o.target_url);
-      !s.ok()) {
-    return FailWith(s);
-  }
-  return RunWithMetrics(o.metrics_path, "migrate", o.mapping_path,
+  return RunWithOutputs("migrate", o.mapping_path, o.rejects_path, o.metrics_path, o.target_url,
                         [&](RunMetrics* m) { return Run(o, cancel, m); });
 }
 

@@ -11,7 +11,6 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
-#include "cmd/atomic_file.h"
 #include "cmd/commands.h"
 #include "cmd/design_util.h"
 #include "cmd/exit_codes.h"
@@ -240,15 +239,7 @@ int Run(const SyncOptions& o, const std::atomic<bool>* cancel, RunMetrics* metri
 }  // namespace
 
 int RunSync(const SyncOptions& o, const std::atomic<bool>* cancel) {
-  // Before the metrics file is made: it is written on failure too.
-  if (Status s =
-          CheckOutputPaths({{"-m", o.mapping_path}},
-                           {{"--rejects", o.rejects_path}, {"--metrics-file", o.metrics_path}},
-                           o.mapping_path, o.target_url);
-      !s.ok()) {
-    return FailWith(s);
-  }
-  return RunWithMetrics(o.metrics_path, "sync", o.mapping_path,
+  return RunWithOutputs("sync", o.mapping_path, o.rejects_path, o.metrics_path, o.target_url,
                         [&](RunMetrics* m) { return Run(o, cancel, m); });
 }
 

@@ -11,6 +11,18 @@
 namespace widen {
 namespace {
 
+// Up to `max` random bytes from an alphabet with 0x00, 0x01, 0x7f, 0x80
+// and 0xff (bytes that sort differently signed and unsigned).
+std::string RandomBytes(std::mt19937& rng, size_t max) {
+  static const std::string alphabet(
+      "\x00\x01\x7f\x80\xff"
+      "ab",
+      7);
+  std::string s(rng() % (max + 1), '\0');
+  for (char& c : s) c = alphabet[rng() % alphabet.size()];
+  return s;
+}
+
 struct Owned {
   std::string row, family, qualifier, value;
   int64_t ts;
@@ -22,15 +34,7 @@ struct Owned {
 // order; equal cells in the order they were added.
 TEST(CellRunsTest, MergesManyRunsInCellOrderKeepingAddOrderForEqualCells) {
   std::mt19937 rng(7);
-  const std::string alphabet(
-      "\x00\x01\x7f\x80\xff"
-      "ab",
-      7);
-  auto random_bytes = [&](size_t max) {
-    std::string s(rng() % (max + 1), '\0');
-    for (char& c : s) c = alphabet[rng() % alphabet.size()];
-    return s;
-  };
+  auto random_bytes = [&](size_t max) { return RandomBytes(rng, max); };
   CellRuns runs;
   std::vector<std::pair<Owned, int>> all;  // cell, sequence number
   int seq = 0;
@@ -77,15 +81,7 @@ TEST(CellRunsTest, MergesManyRunsInCellOrderKeepingAddOrderForEqualCells) {
 // end.
 TEST(CellRunsTest, EveryFieldRoundTripsThroughARun) {
   std::mt19937 rng(11);
-  const std::string alphabet(
-      "\x00\x01\x7f\x80\xff"
-      "ab",
-      7);
-  auto random_bytes = [&](size_t max) {
-    std::string s(rng() % (max + 1), '\0');
-    for (char& c : s) c = alphabet[rng() % alphabet.size()];
-    return s;
-  };
+  auto random_bytes = [&](size_t max) { return RandomBytes(rng, max); };
   const CellType types[] = {CellType::kPut, CellType::kDelete, CellType::kDeleteColumn,
                             CellType::kDeleteFamily, static_cast<CellType>(5)};
   const int64_t stamps[] = {0, 1, -1, INT64_MAX, INT64_MIN, 1700000000123};
