@@ -61,6 +61,7 @@ bool Inside(const fs::path& inner, const fs::path& outer) {
 // The folder of the embedded store the run writes, "" when none is known.
 std::string StoreFolder(const std::string& mapping_path, const std::string& target_url) {
   std::string url = target_url;
+  if (url.empty() && mapping_path.empty()) return "";
   if (url.empty()) {
     DesignRequest dr;
     dr.mapping_path = mapping_path;

@@ -2,17 +2,16 @@
 // as commented YAML (transform/draft.h; docs/design.md). The draft is read
 // back and linted against the source before it is written: a draft lint
 // reports an error in is a bug, and is not written.
-#include <unistd.h>
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "cmd/atomic_file.h"
 #include "cmd/commands.h"
 #include "cmd/design_util.h"
 #include "cmd/exit_codes.h"
@@ -21,37 +20,6 @@
 namespace widen {
 
 namespace {
-
-// Writes `text` to `path` through a temporary file beside it, renamed onto
-// it once whole.
-Status WriteFileAtomically(const std::string& path, const std::string& text) {
-  const std::filesystem::path target(path);
-  const std::filesystem::path dir =
-      target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
-  std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) {
-    return Status::LocalIo(
-        fmt::format("-o {}: the folder '{}' does not exist", path, dir.string()));
-  }
-  const std::filesystem::path tmp =
-      dir / fmt::format(".{}.widen-{}", target.filename().string(), getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::filesystem::remove(tmp, ec);
-      return Status::LocalIo(fmt::format("-o {}: cannot write '{}'", path, tmp.string()));
-    }
-  }
-  std::filesystem::rename(tmp, target, ec);
-  if (ec) {
-    const std::string why = ec.message();  // before remove() sets ec again
-    std::filesystem::remove(tmp, ec);
-    return Status::LocalIo(fmt::format("-o {}: cannot rename the draft onto it: {}", path, why));
-  }
-  return Status::OK();
-}
 
 // The mapping's JSON Schema beside this executable: installed
 // (PREFIX/bin/widen, PREFIX/share/widen/mapping.schema.json) or in the
@@ -81,6 +49,19 @@ int RunInit(const InitOptions& o) {
                  "replaces it\n",
                  o.output_path.c_str());
     return kExitInvalid;
+  }
+  // The draft's file first (through AtomicFile: written whole, links
+  // followed): a folder it cannot go to is named before the source is read.
+  if (Status s = CheckOutputPaths({{"--policy", o.policy_path}}, {{"-o", o.output_path}}, "",
+                                  o.target_url);
+      !s.ok()) {
+    return FailWith(s);
+  }
+  std::unique_ptr<AtomicFile> out;
+  if (!o.output_path.empty()) {
+    auto file = AtomicFile::Create(o.output_path, "-o");
+    if (!file.ok()) return FailWith(file.status());
+    out = std::move(file).value();
   }
   InitRequest r;
   r.source_url = o.source_url;
@@ -118,7 +99,9 @@ int RunInit(const InitOptions& o) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
     if (std::ferror(stdout)) return FailWith(Status::LocalIo("cannot write the draft to stdout"));
-  } else if (Status s = WriteFileAtomically(o.output_path, text); !s.ok()) {
+  } else if (Status s = out->Write(text); !s.ok()) {
+    return FailWith(s);
+  } else if (s = out->Commit(); !s.ok()) {
     return FailWith(s);
   }
   if (!o.quiet) {

@@ -235,6 +235,39 @@ class InitOptionsTest : public ::testing::Test {
   std::string db_, dir_;
 };
 
+// -o is checked before the source is read: a missing folder is named
+// (exit 11, even with an unreachable source), the policy file cannot be
+// the output (exit 2, the policy untouched), and a link to the draft stays
+// a link.
+TEST_F(InitOptionsTest, OutputIsCheckedBeforeTheSourceIsReadAndWrittenWhole) {
+  const std::string unreachable = "postgresql://widen@127.0.0.1:1/nowhere";
+  CommandResult r = RunCommand(WidenBinary() + " init --source " + unreachable + " -o " + dir_ +
+                               "/missing/draft.yaml");
+  EXPECT_EQ(r.exit_code, 11) << r.output;
+  EXPECT_NE(r.output.find("-o " + dir_ + "/missing/draft.yaml: the folder '" + dir_ +
+                          "/missing' does not exist"),
+            std::string::npos)
+      << r.output;
+  const std::string policy = dir_ + "/policy.yaml";
+  std::ofstream(policy) << "tables: {}\n";
+  r = RunCommand(WidenBinary() + " init --source " + unreachable + " --policy " + policy + " -o " +
+                 policy + " --force");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("-o " + policy + " is the same file as --policy " + policy),
+            std::string::npos)
+      << r.output;
+  std::ifstream in(policy);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()),
+            "tables: {}\n");
+  std::filesystem::create_directories(dir_ + "/real");
+  std::filesystem::create_symlink(dir_ + "/real/draft.yaml", dir_ + "/draft.yaml");
+  r = RunCommand(WidenBinary() + " init -q --source " + ShellQuote(db_) + " -o " + dir_ +
+                 "/draft.yaml");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(std::filesystem::is_symlink(dir_ + "/draft.yaml"));
+  EXPECT_GT(std::filesystem::file_size(dir_ + "/real/draft.yaml"), 0u);
+}
+
 // "path:line:col" (1-based) of the byte `skip` bytes into the first line
 // of file `path` (not a comment) that holds `needle`.
 std::string PlaceOf(const std::string& path, const std::string& needle, size_t skip = 0) {
