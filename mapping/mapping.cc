@@ -125,6 +125,10 @@ constexpr NameTable<KeyNullRule> kKeyNullRuleNames{kKeyNullRules};
 constexpr EnumName<NullPolicy> kNullPolicies[] = {
     {NullPolicy::kOmit, "omit"}, {NullPolicy::kEmpty, "empty"}, {NullPolicy::kReject, "reject"}};
 constexpr NameTable<NullPolicy> kNullPolicyNames{kNullPolicies};
+constexpr EnumName<KeyOrderChoice> kKeyOrderChoices[] = {{KeyOrderChoice::kAuto, "auto"},
+                                                         {KeyOrderChoice::kDatabase, "database"},
+                                                         {KeyOrderChoice::kSort, "sort"}};
+constexpr NameTable<KeyOrderChoice> kKeyOrderChoiceNames{kKeyOrderChoices};
 
 // The aliases a column reference may name: the rows' own table and its joins
 // (a target table's driving table, or a nest's child table).
@@ -284,6 +288,17 @@ class Loader {
       WIDEN_RETURN_IF_ERROR(ColumnRefAt(n["version"], v, &t->version));
       if (!t->version.alias.empty() && !HasAlias(*t, t->version.alias)) {
         return ctx_.Error(n["version"], UnknownAlias(*t, t->version.alias));
+      }
+    }
+
+    if (n["key_order"]) {
+      std::string order;
+      WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "key_order", &order));
+      if (!kKeyOrderChoiceNames.Parse(order, &t->key_order)) {
+        return ctx_.Error(n["key_order"],
+                          fmt::format("'key_order' must be {}, got '{}'{}",
+                                      kKeyOrderChoiceNames.List(" or "), order,
+                                      DidYouMean(order, kKeyOrderChoiceNames.Names())));
       }
     }
 
@@ -846,6 +861,8 @@ class Loader {
 };
 
 }  // namespace
+
+const NameTable<KeyOrderChoice>& KeyOrderChoiceNames() { return kKeyOrderChoiceNames; }
 
 namespace {
 

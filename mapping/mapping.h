@@ -189,6 +189,17 @@ struct AccessPattern {
   std::vector<AccessColumn> order;  // the order the rows are wanted in; empty = any
 };
 
+/// How the mapping asks the planner to bring a table's cells to the store in
+/// row key order (transform/plan.h KeyOrder; docs/mapping.md `key_order`).
+enum class KeyOrderChoice {
+  kAuto,      // "auto": the planner's choice (the default)
+  kDatabase,  // "database": the database orders the rows by the key's columns where it can
+  kSort,      // "sort": widen sorts the cells in temporary runs, whatever the key
+};
+
+/// "auto", "database", "sort".
+const NameTable<KeyOrderChoice>& KeyOrderChoiceNames();
+
 /// One target table.
 struct TableMapping {
   SourceLocation loc;
@@ -199,6 +210,7 @@ struct TableMapping {
   std::string where;  // optional SQL filter on the driving table
   std::string query;  // free-form SELECT instead of a table (then `from` names it)
   ColumnRef version;  // default timestamp of the row's cells (a column); unset = the run's
+  KeyOrderChoice key_order = KeyOrderChoice::kAuto;
   KeySpec key;
   std::vector<JoinSpec> joins;
   std::vector<ColumnSpec> columns;

@@ -624,7 +624,7 @@ class Planner {
       MarkShared(&tp->nests);
     }
     tp->scan.columns = cols.Take();
-    tp->order = PlanKeyOrder(*driving, !t.query.empty(), scope, tp);
+    tp->order = PlanKeyOrder(*driving, !t.query.empty(), t.key_order, scope, tp);
     SetMergeKeys(tp->scan, {}, 0, false, &tp->nests);
     if (tp->order.how == KeyOrder::kDatabase) PrependLead(tp->scan, &tp->nests);
     return CheckQualifierCollisions(*tp);
@@ -634,10 +634,15 @@ class Planner {
   // and, for kDatabase, orders the scans by the key's columns: the driving
   // scan by them (ScanSpec::lead), each nested scan through a join to the
   // driving table on its link (alias widen_lead), whose key columns it
-  // selects and is ordered by first. REQUIRES: the scans' columns are final
-  // but for the lead columns this adds at their end.
-  KeyOrderPlan PlanKeyOrder(const SourceTable& driving, bool is_query, const Scope& scope,
-                            TablePlan* tp) {
+  // selects and is ordered by first. `choice` is the mapping's key_order:
+  // kSort sorts whenever the scans' own order is not the key's; kDatabase
+  // orders by the database wherever it can (else sorts); kAuto does too,
+  // but sorts a table with nests (measured: sorting the runs in widen costs
+  // less than the joins that order each nested scan through its parent).
+  // REQUIRES: the scans' columns are final but for the lead columns this
+  // adds at their end.
+  KeyOrderPlan PlanKeyOrder(const SourceTable& driving, bool is_query, KeyOrderChoice choice,
+                            const Scope& scope, TablePlan* tp) {
     const KeyCodec& key = tp->key;
     if (key.salt().size > 0) {
       return {KeyOrder::kSort,
@@ -711,6 +716,9 @@ class Planner {
       return {KeyOrder::kRead, fmt::format("the scans read the rows in key order already (by {})",
                                            fmt::join(by, ", "))};
     }
+    if (choice == KeyOrderChoice::kSort) {
+      return {KeyOrder::kSort, "the mapping asks widen to sort (key_order: sort)"};
+    }
     if (!lead_limit_.empty()) return {KeyOrder::kSort, lead_limit_};
     if (!tp->nests.empty()) {
       if (is_query || driving.is_view) {
@@ -726,6 +734,14 @@ class Planner {
                               "part {}.{} comes from a joined table",
                               t.column.alias, t.column.column)};
         }
+      }
+      if (choice == KeyOrderChoice::kAuto) {
+        return {KeyOrder::kSort,
+                fmt::format("the database could order the rows by the key's columns ({}), but "
+                            "each nested scan only through a join to its parent's table, which "
+                            "costs more than widen's sort (key_order: database asks it all the "
+                            "same)",
+                            fmt::join(names, ", "))};
       }
     }
     tp->scan.lead = terms;

@@ -75,6 +75,7 @@ constexpr char kTables[] = R"(
     from: ord
     where: "status <> 'void'"
     families: [d, l]
+    key_order: database
     key:
       form: binary
       parts:
@@ -84,6 +85,13 @@ constexpr char kTables[] = R"(
         - id
     {body}
   - name: k:by_code
+    from: ord
+    where: "status <> 'void'"
+    families: [d, l]
+    key_order: database
+    key: {parts: [{column: cust_id, width: 6, on_null: reject}, code]}
+    {body}
+  - name: k:by_code_auto
     from: ord
     where: "status <> 'void'"
     families: [d, l]
@@ -120,6 +128,14 @@ constexpr char kTables[] = R"(
   - name: k:flat_code
     from: ord
     families: [d]
+    key:
+      form: binary
+      parts: [code]
+    columns: [status, note]
+  - name: k:flat_sorted
+    from: ord
+    families: [d]
+    key_order: sort
     key:
       form: binary
       parts: [code]
@@ -242,6 +258,12 @@ TEST_F(KeyOrderTest, PlanSaysHowEachDesignReachesTheStore) {
       << o["k:by_customer"].second;
   // Text form: a zero-padded integer, then text as the last part.
   EXPECT_EQ(o["k:by_code"].first, "database") << o["k:by_code"].second;
+  // Without key_order: database, a table with nests is sorted by widen.
+  EXPECT_EQ(o["k:by_code_auto"].first, "sort") << o["k:by_code_auto"].second;
+  EXPECT_TRUE(Has(o["k:by_code_auto"].second, "join to its parent's table"))
+      << o["k:by_code_auto"].second;
+  EXPECT_TRUE(Has(o["k:by_code_auto"].second, "ord.cust_id, ord.code"))
+      << o["k:by_code_auto"].second;
   EXPECT_EQ(o["k:salted"].first, "sort");
   EXPECT_TRUE(Has(o["k:salted"].second, "salt byte (4 buckets)")) << o["k:salted"].second;
   EXPECT_EQ(o["k:hashed"].first, "sort");
@@ -257,11 +279,14 @@ TEST_F(KeyOrderTest, PlanSaysHowEachDesignReachesTheStore) {
   EXPECT_TRUE(Has(o["k:grade"].second, "does not order by its bytes")) << o["k:grade"].second;
   // A table without nests has no order of its own on PostgreSQL.
   EXPECT_EQ(o["k:flat_code"].first, "database") << o["k:flat_code"].second;
+  // ... unless the mapping asks widen to sort.
+  EXPECT_EQ(o["k:flat_sorted"].first, "sort") << o["k:flat_sorted"].second;
+  EXPECT_TRUE(Has(o["k:flat_sorted"].second, "key_order: sort")) << o["k:flat_sorted"].second;
 
   // MariaDB pages by the primary key: what is not that order is sorted.
   o = PlannedOrder(WriteMapping(MySqlDatabase()));
   EXPECT_EQ(o["k:by_id"].first, "read") << o["k:by_id"].second;
-  for (const char* t : {"k:by_customer", "k:by_code", "k:flat_code"}) {
+  for (const char* t : {"k:by_customer", "k:by_code", "k:by_code_auto", "k:flat_code"}) {
     EXPECT_EQ(o[t].first, "sort") << t;
     EXPECT_TRUE(Has(o[t].second, "in pages")) << t << ": " << o[t].second;
   }
@@ -314,6 +339,23 @@ TEST_F(KeyOrderTest, DatabaseOrderWritesWhatTheExternalSortWrites) {
     CommandResult v = RunCommand(fmt::format("{} verify -m {} --table {} --target leveldb:{}",
                                              WidenBinary(), pg_map, table, pg_store));
     EXPECT_EQ(v.exit_code, 0) << v.output;
+  }
+  // widen's sort (key_order auto) writes what the database's order writes.
+  {
+    const std::string store = dir_ + "/pg.by_code_auto";
+    CommandResult a = Migrate(pg_map, "k:by_code_auto", store);
+    ASSERT_EQ(a.exit_code, 0) << a.output;
+    EXPECT_TRUE(Has(a.output, "temporary run")) << a.output;
+    const std::vector<CellRecord> x = ReadCells("leveldb:" + store, "k:by_code_auto", 10);
+    const std::vector<CellRecord> y = ReadCells("leveldb:" + dir_ + "/pg.by_code", "k:by_code", 10);
+    ASSERT_EQ(x.size(), y.size());
+    ASSERT_FALSE(x.empty());
+    for (size_t i = 0; i < x.size(); ++i) {
+      EXPECT_EQ(x[i].row, y[i].row) << i;
+      EXPECT_EQ(x[i].column, y[i].column) << i;
+      EXPECT_EQ(x[i].value, y[i].value) << i;
+      EXPECT_EQ(x[i].timestamp_ms, y[i].timestamp_ms) << i;
+    }
   }
   // The nested cells: line (1, 2) and (5, 1) are 'gone'; the parts of the
   // lines written; the orphans nowhere.

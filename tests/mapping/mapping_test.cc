@@ -197,6 +197,34 @@ TEST(MappingTest, EveryDocumentedNameRoundTrips) {
 
 // A wrong word is refused at load time, naming file:line:col, the target
 // table and the part, with the choices (and the closest one where there is).
+TEST(MappingTest, KeyOrderIsAutoUnlessGiven) {
+  const std::string head = R"(source: s
+tables:
+  - name: t
+    from: a
+    families: [d]
+    key: {form: binary, parts: [id]}
+)";
+  auto m = ParseMapping(head, "m.yaml");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->tables[0].key_order, KeyOrderChoice::kAuto);
+  for (const auto& [name, want] :
+       {std::pair<std::string, KeyOrderChoice>{"auto", KeyOrderChoice::kAuto},
+        {"database", KeyOrderChoice::kDatabase},
+        {"sort", KeyOrderChoice::kSort}}) {
+    m = ParseMapping(head + "    key_order: " + name + "\n", "m.yaml");
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    EXPECT_EQ(m->tables[0].key_order, want) << name;
+  }
+  Status s = ErrorOf(head + "    key_order: databse\n");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(),
+            "bad.yaml:7:16: 'key_order' must be auto, database or sort, got 'databse'; did you "
+            "mean 'database'?");
+  s = ErrorOf(head + "    key_order: [sort]\n");
+  EXPECT_NE(s.message().find("bad.yaml:7:16"), std::string::npos) << s.message();
+}
+
 TEST(MappingTest, WrongChoicesNamePlaceAndChoices) {
   const std::string head = R"(source: s
 tables:
