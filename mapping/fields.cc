@@ -10,8 +10,8 @@ namespace {
 using F = std::string_view;
 
 constexpr F kMapping[] = {"source", "target", "timestamp_ms", "tables", "sync", "policy"};
-constexpr F kTable[] = {"name", "from",  "query",   "where", "version",   "families",
-                        "key",  "joins", "columns", "nest",  "access", "key_order"};
+constexpr F kTable[] = {"name", "from",  "query",   "where", "version", "families",
+                        "key",  "joins", "columns", "nest",  "access",  "key_order"};
 constexpr F kFamily[] = {"name",       "versions",    "min_versions",
                          "ttl",        "compression", "bloom_filter",
                          "block_size", "in_memory",   "data_block_encoding"};

@@ -295,10 +295,10 @@ class Loader {
       std::string order;
       WIDEN_RETURN_IF_ERROR(ctx_.OptionalString(n, "key_order", &order));
       if (!kKeyOrderChoiceNames.Parse(order, &t->key_order)) {
-        return ctx_.Error(n["key_order"],
-                          fmt::format("'key_order' must be {}, got '{}'{}",
-                                      kKeyOrderChoiceNames.List(" or "), order,
-                                      DidYouMean(order, kKeyOrderChoiceNames.Names())));
+        return ctx_.Error(
+            n["key_order"],
+            fmt::format("'key_order' must be {}, got '{}'{}", kKeyOrderChoiceNames.List(" or "),
+                        order, DidYouMean(order, kKeyOrderChoiceNames.Names())));
       }
     }
 
