@@ -988,7 +988,8 @@ Result<ReaderConn> PostgresSource::OpenReader() {
 }
 
 Result<std::unique_ptr<RowStream>> PostgresSource::ScanWith(const ScanSpec& spec,
-                                                            std::vector<Value> inner_params) {
+                                                            std::vector<Value> inner_params,
+                                                            ReadPath path) {
   ServerWatch::Scope wait(session_->watch.get());
   // Every read (plan's sample, a job's range, ...) stops on such a link
   // before its query runs, not on the server's error after rows were used.
@@ -998,7 +999,7 @@ Result<std::unique_ptr<RowStream>> PostgresSource::ScanWith(const ScanSpec& spec
     return Status::Internal("a scan over a query with parameters has parameters of its own");
   }
   if (q.params.empty()) q.params = std::move(inner_params);
-  if (q.params.empty() && !session_->no_readers) {
+  if (q.params.empty() && !session_->no_readers && path == ReadPath::kBulk) {
     // COPY takes no parameters: scans without bound values only. A source
     // that refuses a further connection (a connection limit) is read
     // through cursors instead, as fast as before.
@@ -1070,7 +1071,8 @@ Result<std::vector<GroupCount>> PostgresSource::LargestGroups(
       "SELECT {0}, count(*) AS widen_n FROM ({1}) AS widen_g({2}) GROUP BY {3} "
       "ORDER BY widen_n DESC{4} LIMIT {5}",
       select, inner.sql, names, group, order, limit);
-  WIDEN_ASSIGN_OR_RETURN(auto rows, ScanWith(OverQuery(sql, out), std::move(inner.params)));
+  WIDEN_ASSIGN_OR_RETURN(auto rows,
+                         ScanWith(OverQuery(sql, out), std::move(inner.params), ReadPath::kFew));
   return source_internal::ReadGroups(rows.get());
 }
 
@@ -1103,7 +1105,7 @@ Result<ColumnSummary> PostgresSource::SummarizeColumn(const ScanSpec& spec,
   WIDEN_ASSIGN_OR_RETURN(
       auto rows,
       ScanWith(OverQuery(sql, {"widen_min", "widen_max", "widen_rows", "widen_non_null"}),
-               std::move(inner.params)));
+               std::move(inner.params), ReadPath::kFew));
   return source_internal::ReadSummary(rows.get());
 }
 
@@ -1112,8 +1114,8 @@ Result<Value> PostgresSource::HighestValue(const ScanSpec& spec, const ColumnExp
   BuiltQuery inner = SelectBuilder(*dialect_).Build(Unordered(spec, {column}));
   const std::string sql =
       fmt::format("SELECT max(widen_c) AS widen_max FROM ({}) AS widen_s(widen_c)", inner.sql);
-  WIDEN_ASSIGN_OR_RETURN(auto rows,
-                         ScanWith(OverQuery(sql, {"widen_max"}), std::move(inner.params)));
+  WIDEN_ASSIGN_OR_RETURN(
+      auto rows, ScanWith(OverQuery(sql, {"widen_max"}), std::move(inner.params), ReadPath::kFew));
   Value max;
   if (rows->Valid()) max = rows->row()[0];
   WIDEN_RETURN_IF_ERROR(rows->status());

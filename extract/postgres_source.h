@@ -85,10 +85,17 @@ class PostgresSource : public Source, public SourceStats {
   // pool, else a new one (the snapshot exported on first use).
   Result<pg_internal::ReaderConn> OpenReader();
 
+  // How ScanWith reads the rows.
+  enum class ReadPath {
+    kBulk,  // COPY on a reader connection of the snapshot (else a cursor)
+    kFew,   // a cursor on this transaction: a query of a few rows (an
+            // aggregate), which a reader connection would only slow down
+  };
+
   // Scan, with `inner_params` bound to the placeholders of spec.query (a
   // query built around another scan's; spec itself then has none).
-  Result<std::unique_ptr<RowStream>> ScanWith(const ScanSpec& spec,
-                                              std::vector<Value> inner_params);
+  Result<std::unique_ptr<RowStream>> ScanWith(const ScanSpec& spec, std::vector<Value> inner_params,
+                                              ReadPath path = ReadPath::kBulk);
 
   std::string url_;
   SourceOptions options_;
