@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <cerrno>
 #include <chrono>
@@ -127,6 +128,14 @@ struct Database {
   // Serialises the state records' read-compare-writes (every StateStore
   // of this open store; the directory's lock keeps other processes out).
   std::mutex state_mu;
+  // What the memtable may hold since WriteOutMemtable last ran: a state key
+  // (LevelDbStateStore::Write), cells of a sink (LevelDbSink). Only work
+  // depends on them: a state key is kept out of the table files of a sink's
+  // cells (see LevelDbStateStore::Write), and a sync of a few rows writes
+  // no memtable out. Both false at open: LevelDB's recovery writes the
+  // memtable it rebuilt from the log out to a table file.
+  std::atomic<bool> state_in_memtable{false};
+  std::atomic<bool> sink_cells_in_memtable{false};
 
   Database() = default;
   Database(const Database&) = delete;
@@ -141,6 +150,38 @@ struct Database {
   /// short, unreadable). Other errors map as FromLevelDb.
   Status Error(const leveldb::Status& s, const std::string& context, std::string_view from = {},
                std::string_view to = {}) const;
+
+  /// Writes the memtable out to a synced table file recorded in the synced
+  /// MANIFEST, after any earlier one LevelDB switched away from (a
+  /// compaction of the state keys' range, which holds no cell), and clears
+  /// both flags above (first: a write that races it sets its flag again).
+  /// LevelDB's errors of that work surface on the next write.
+  void WriteOutMemtable() {
+    state_in_memtable = false;
+    sink_cells_in_memtable = false;
+    const leveldb::Slice past_every_key(lf::kPastEveryKey.data(), lf::kPastEveryKey.size());
+    db->CompactRange(&past_every_key, &past_every_key);
+  }
+
+  /// The number of the newest write-ahead log file (NNNNNN.log) in the
+  /// store directory; 0 when none can be listed. LevelDB writes to the
+  /// newest and starts a new one when it switches memtables.
+  uint64_t NewestLogNumber() const {
+    std::vector<std::string> children;
+    if (!env->GetChildren(path, &children).ok()) return 0;
+    uint64_t newest = 0;
+    for (const std::string& c : children) {
+      if (c.size() <= 4 || c.compare(c.size() - 4, 4, ".log") != 0) continue;
+      uint64_t n = 0;
+      bool digits = true;
+      for (size_t i = 0; i + 4 < c.size() && digits; ++i) {
+        digits = c[i] >= '0' && c[i] <= '9';
+        n = n * 10 + static_cast<uint64_t>(c[i] - '0');
+      }
+      if (digits) newest = std::max(newest, n);
+    }
+    return newest;
+  }
 };
 
 }  // namespace leveldb_store_internal
@@ -310,6 +351,7 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
     leveldb::WriteOptions unsynced;
     unsynced.sync = false;
     leveldb::Status s = db_->db->Write(unsynced, &write_batch_);
+    db_->sink_cells_in_memtable = true;
     if (!s.ok()) {
       return db_->Error(
           s, "writing " + std::to_string(batch.size()) + " cells to table " + Quoted(full_name_));
@@ -327,8 +369,7 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
   // that background work.
   Status SyncWritten() override {
     if (stats().batches == synced_batches_) return Status::OK();  // nothing new of this sink
-    const leveldb::Slice past_every_key(lf::kPastEveryKey.data(), lf::kPastEveryKey.size());
-    db_->db->CompactRange(&past_every_key, &past_every_key);
+    db_->WriteOutMemtable();
     leveldb::WriteBatch empty;
     leveldb::WriteOptions sync;
     sync.sync = true;
@@ -576,6 +617,7 @@ class LevelDbRowWriter final : public RowWriter {
     lf::AppendCellKeyPrefix(&cell_prefix_, full_name_);
     lf::AppendRowDigestPrefix(&digest_prefix_, full_name_);
     lf::AppendSyncIndexPrefix(&index_prefix_, full_name_);
+    synced_log_ = db_->NewestLogNumber();
   }
   ~LevelDbRowWriter() override = default;
 
@@ -646,18 +688,23 @@ class LevelDbRowWriter final : public RowWriter {
     return Status::OK();
   }
 
+  // A synced write makes durable every earlier write of the log it goes to.
+  // While LevelDB has not switched to a newer log since the last sync, that
+  // is every write of this writer: one synced (empty) write does. After a
+  // switch, the logs before it were closed unsynced: as LevelDbSink::
+  // SyncWritten, the memtable is written out first.
   Status Sync() override {
     WIDEN_RETURN_IF_ERROR(Write(false));
     if (!written_) return Status::OK();
-    // As LevelDbSink::SyncWritten: write out the memtable, then a synced write.
-    const leveldb::Slice past_every_key(lf::kPastEveryKey.data(), lf::kPastEveryKey.size());
-    db_->db->CompactRange(&past_every_key, &past_every_key);
+    const uint64_t log = db_->NewestLogNumber();
+    if (log == 0 || log != synced_log_) db_->WriteOutMemtable();
     leveldb::WriteBatch empty;
     leveldb::WriteOptions sync;
     sync.sync = true;
     leveldb::Status s = db_->db->Write(sync, &empty);
     if (!s.ok()) return FromLevelDb(s, "syncing table " + Quoted(full_name_));
     written_ = false;
+    synced_log_ = db_->NewestLogNumber();
     return Status::OK();
   }
 
@@ -718,6 +765,8 @@ class LevelDbRowWriter final : public RowWriter {
   std::string cell_prefix_, digest_prefix_, index_prefix_;
   leveldb::WriteBatch batch_;
   bool written_ = false;
+  // The newest log when every write before was durable (made, synced).
+  uint64_t synced_log_ = 0;
   RowWriterStats stats_;
   // Reading stored rows: an iterator made after the last Write (null: none
   // yet), and the keys of the row being replaced (kept for their buffers).
@@ -1058,12 +1107,15 @@ class LevelDbStateStore final : public StateStore {
   // range would span the cells a run writes next, and LevelDB would have to
   // merge (rewrite) each later file of cells with it instead of moving it
   // down a level (measured: +15 % CPU on a migrate of the bench shop).
+  // Cells of a row writer (a sync's few rows) may share the state key's
+  // file: they spread over the key space anyway, and writing them out for
+  // each state write costs a sync most of its time.
   Status Write(const std::string& name, const std::string& value) {
-    const leveldb::Slice past_every_key(lf::kPastEveryKey.data(), lf::kPastEveryKey.size());
-    db_->db->CompactRange(&past_every_key, &past_every_key);
+    if (db_->sink_cells_in_memtable) db_->WriteOutMemtable();
     leveldb::WriteOptions sync;
     sync.sync = true;
     leveldb::Status s = db_->db->Put(sync, lf::StateKey(name), value);
+    db_->state_in_memtable = true;
     if (!s.ok()) return db_->Error(s, "writing the state of table " + Quoted(name));
     return Status::OK();
   }
@@ -1355,8 +1407,7 @@ Result<std::unique_ptr<CellSink>> LevelDbStore::NewSink(const std::string& full_
   const bool empty = !it->Valid() || !it->key().starts_with(prefix);
   // A state key written before (LevelDbStateStore::Write) goes out to a table
   // file of its own before the cells come.
-  const leveldb::Slice past_every_key(lf::kPastEveryKey.data(), lf::kPastEveryKey.size());
-  db_->db->CompactRange(&past_every_key, &past_every_key);
+  if (db_->state_in_memtable) db_->WriteOutMemtable();
   return std::unique_ptr<CellSink>(
       new LevelDbSink(db_, std::move(name), std::move(d), options_.batch_bytes, empty));
 }
@@ -1422,8 +1473,7 @@ Result<std::unique_ptr<RowWriter>> LevelDbStore::NewRowWriter(const std::string&
   WIDEN_ASSIGN_OR_RETURN(TableDescriptor d, DescribeTable(full_name));
   std::string name = d.FullName();
   // As NewSink: a state key written before goes out to a file of its own.
-  const leveldb::Slice past_every_key(lf::kPastEveryKey.data(), lf::kPastEveryKey.size());
-  db_->db->CompactRange(&past_every_key, &past_every_key);
+  if (db_->state_in_memtable) db_->WriteOutMemtable();
   return std::unique_ptr<RowWriter>(
       new LevelDbRowWriter(db_, std::move(name), d, options_.batch_bytes));
 }
