@@ -663,7 +663,8 @@ Result<std::vector<std::unique_ptr<Source>>> PostgresSource::OpenSiblings(int n,
     snapshot = r[0][0].c_str();
   } catch (const std::exception& e) {
     return QueryError(
-        fmt::format("source {}: exporting the snapshot for parallel jobs", MaskUrl(url_)), e);
+        fmt::format("source {}: exporting the snapshot for parallel jobs", MaskUrl(url_)), e,
+        &session_->server_error);
   }
   std::vector<std::unique_ptr<Source>> out;
   for (int i = 0; i < n; ++i) {
@@ -674,7 +675,7 @@ Result<std::vector<std::unique_ptr<Source>>> PostgresSource::OpenSiblings(int n,
     } catch (const std::exception& e) {
       return QueryError(
           fmt::format("source {}: importing the snapshot of the first connection", MaskUrl(url_)),
-          e);
+          e, &s->session_->server_error);
     }
     out.push_back(std::move(s));
   }
