@@ -178,7 +178,8 @@ TEST_F(LevelDbSyncTest, RowsARowWriterSyncedSurviveACrashAfterItsWritesSwitchedL
 
 // The writer's rows went to a log that another writer's 40 MB (a sink of
 // table u, never synced) then made LevelDB close, unsynced: Sync still
-// makes the rows durable.
+// makes the rows durable (whether LevelDB's background work has written
+// that memtable out by then or not).
 TEST_F(LevelDbSyncTest, RowsARowWriterSyncedSurviveACrashAfterAnotherWriterSwitchedLogs) {
   TableDescriptor u;
   u.table = "u";
