@@ -207,12 +207,17 @@ Status BufferedCellSink::Drain() {
         if (written) return Status::OK();  // in the target already
         chunk.Add(c);
         if (chunk.bytes() < batch_bytes_) return Status::OK();
+        if (background_) return ShipCounted(&chunk);
         Status w = WriteCounted(chunk);
         chunk.Clear();
         return w;
       },
       cancel_);
-  if (s.ok() && !chunk.empty()) s = WriteCounted(chunk);
+  if (s.ok() && !chunk.empty()) s = background_ ? ShipCounted(&chunk) : WriteCounted(chunk);
+  if (background_) {
+    const Status written = WaitIdle();  // the writer is idle again: its state is ours
+    if (s.ok()) s = written;
+  }
   spilling_ = false;
   threshold_.store(mode_ == Mode::kSortAll ? 4 * batch_bytes_ : batch_bytes_,
                    std::memory_order_relaxed);
@@ -230,6 +235,17 @@ Status BufferedCellSink::Ship() {
   return Status::OK();
 }
 
+Status BufferedCellSink::ShipCounted(CellBatch* chunk) {
+  WIDEN_RETURN_IF_ERROR(WaitIdle());
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!writer_.joinable()) writer_ = std::thread([this] { WriterLoop(); });
+  std::swap(*chunk, in_flight_);  // in_flight_ was written and cleared
+  in_flight_counted_ = true;
+  has_work_ = true;
+  cv_.notify_all();
+  return Status::OK();
+}
+
 Status BufferedCellSink::WaitIdle() {
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait(lock, [this] { return !has_work_; });
@@ -241,9 +257,17 @@ void BufferedCellSink::WriterLoop() {
   for (;;) {
     cv_.wait(lock, [this] { return has_work_ || stop_; });
     if (!has_work_) return;  // stop_ and nothing left
+    const bool counted = in_flight_counted_;
     lock.unlock();
-    Status s = WriteBatch(&in_flight_);
+    Status s;
+    if (counted) {
+      s = WriteCounted(in_flight_);
+      in_flight_.Clear();
+    } else {
+      s = WriteBatch(&in_flight_);
+    }
     lock.lock();
+    in_flight_counted_ = false;
     if (writer_status_.ok()) writer_status_ = s;
     has_work_ = false;
     cv_.notify_all();

@@ -218,6 +218,10 @@ class BufferedCellSink : public CellSink {
   Status Spill(const CellBatch& batch);
   // Hands the current batch to the writer thread (waits for the previous one).
   Status Ship();
+  // Hands `chunk` (sorted, its cells counted) to the writer thread to write
+  // as WriteCounted, so that the merge of the runs goes on meanwhile (waits
+  // for the previous one); leaves `chunk` empty.
+  Status ShipCounted(CellBatch* chunk);
   // Waits until the writer is idle; returns its sticky status.
   Status WaitIdle();
   void WriterLoop();
@@ -254,6 +258,7 @@ class BufferedCellSink : public CellSink {
   std::condition_variable cv_;
   std::thread writer_;
   CellBatch in_flight_;
+  bool in_flight_counted_ = false;  // in_flight_ is a merged chunk (ShipCounted)
   bool has_work_ = false;
   bool stop_ = false;
   Status writer_status_;
