@@ -195,16 +195,17 @@ TEST(MappingTest, EveryDocumentedNameRoundTrips) {
   EXPECT_EQ(kDataBlockEncodingNames.List(", "), "NONE, PREFIX, DIFF, FAST_DIFF, ROW_INDEX_V1");
 }
 
-// A wrong word is refused at load time, naming file:line:col, the target
-// table and the part, with the choices (and the closest one where there is).
-TEST(MappingTest, KeyOrderIsAutoUnlessGiven) {
-  const std::string head = R"(source: s
+// One target table of one key part, to add a field to.
+const std::string kOneTable = R"(source: s
 tables:
   - name: t
     from: a
     families: [d]
     key: {form: binary, parts: [id]}
 )";
+
+TEST(MappingTest, KeyOrderIsAutoUnlessGiven) {
+  const std::string& head = kOneTable;
   auto m = ParseMapping(head, "m.yaml");
   ASSERT_TRUE(m.ok()) << m.status().ToString();
   EXPECT_EQ(m->tables[0].key_order, KeyOrderChoice::kAuto);
@@ -225,14 +226,10 @@ tables:
   EXPECT_NE(s.message().find("bad.yaml:7:16"), std::string::npos) << s.message();
 }
 
+// A wrong word is refused at load time, naming file:line:col, the target
+// table and the part, with the choices (and the closest one where there is).
 TEST(MappingTest, WrongChoicesNamePlaceAndChoices) {
-  const std::string head = R"(source: s
-tables:
-  - name: t
-    from: a
-    families: [d]
-    key: {form: binary, parts: [id]}
-)";
+  const std::string& head = kOneTable;
   Status s = ErrorOf(R"(source: s
 tables:
   - name: t
