@@ -625,6 +625,12 @@ class Planner {
     }
     tp->scan.columns = cols.Take();
     tp->order = PlanKeyOrder(*driving, !t.query.empty(), t.key_order, scope, tp);
+    // A key_order the plan could not follow says so.
+    if (t.key_order == KeyOrderChoice::kDatabase && tp->order.how == KeyOrder::kSort) {
+      tp->order.why += " (key_order: database cannot apply)";
+    } else if (t.key_order == KeyOrderChoice::kSort && tp->order.how == KeyOrder::kRead) {
+      tp->order.why += " (key_order: sort has nothing to sort)";
+    }
     SetMergeKeys(tp->scan, {}, 0, false, &tp->nests);
     if (tp->order.how == KeyOrder::kDatabase) PrependLead(tp->scan, &tp->nests);
     return CheckQualifierCollisions(*tp);

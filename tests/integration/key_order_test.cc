@@ -71,6 +71,13 @@ constexpr char kTables[] = R"(
     families: [d, l]
     key: {parts: [{column: id, width: 6}]}
     {body}
+  - name: k:by_id_sorted
+    from: ord
+    where: "status <> 'void'"
+    families: [d, l]
+    key_order: sort
+    key: {parts: [{column: id, width: 6}]}
+    {body}
   - name: k:by_customer
     from: ord
     where: "status <> 'void'"
@@ -252,6 +259,10 @@ TEST_F(KeyOrderTest, PlanSaysHowEachDesignReachesTheStore) {
   // The nest link (ord.id) is the order the scans read in.
   EXPECT_EQ(o["k:by_id"].first, "read") << o["k:by_id"].second;
   EXPECT_TRUE(Has(o["k:by_id"].second, "ord.id")) << o["k:by_id"].second;
+  // Asked to sort what is read in key order already: nothing to sort, said so.
+  EXPECT_EQ(o["k:by_id_sorted"].first, "read") << o["k:by_id_sorted"].second;
+  EXPECT_TRUE(Has(o["k:by_id_sorted"].second, "key_order: sort has nothing to sort"))
+      << o["k:by_id_sorted"].second;
   // Binary parts, a NULL marker, desc and reverse parts: ORDER BY them.
   EXPECT_EQ(o["k:by_customer"].first, "database") << o["k:by_customer"].second;
   EXPECT_TRUE(Has(o["k:by_customer"].second, "ord.cust_id, ord.at DESC, ord.n DESC, ord.id"))
@@ -290,6 +301,10 @@ TEST_F(KeyOrderTest, PlanSaysHowEachDesignReachesTheStore) {
     EXPECT_EQ(o[t].first, "sort") << t;
     EXPECT_TRUE(Has(o[t].second, "in pages")) << t << ": " << o[t].second;
   }
+  // The two that ask for the database's order are told it cannot apply.
+  EXPECT_TRUE(Has(o["k:by_customer"].second, "key_order: database cannot apply"))
+      << o["k:by_customer"].second;
+  EXPECT_FALSE(Has(o["k:by_code_auto"].second, "cannot apply")) << o["k:by_code_auto"].second;
   EXPECT_EQ(o["k:unpadded"].first, "sort");
 }
 
