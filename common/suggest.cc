@@ -1,6 +1,7 @@
 #include "common/suggest.h"
 
 #include <algorithm>
+#include <cctype>
 #include <vector>
 
 namespace widen {
@@ -19,7 +20,26 @@ size_t EditDistance(std::string_view a, std::string_view b) {
   return prev[b.size()];
 }
 
+namespace {
+
+bool EqualIgnoringAsciiCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 std::string ClosestName(std::string_view word, std::span<const std::string> candidates) {
+  // Another case of one name ("DATABASE", "Key_Order") is that name.
+  for (const auto& c : candidates) {
+    if (c != word && EqualIgnoringAsciiCase(word, c)) return c;
+  }
   std::string best;
   size_t best_d = 3;
   for (const auto& c : candidates) {

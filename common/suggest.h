@@ -12,7 +12,8 @@ namespace widen {
 /// Levenshtein distance between two short strings.
 size_t EditDistance(std::string_view a, std::string_view b);
 
-/// The closest of `candidates` to `word` within edit distance 2, or "".
+/// The candidate that differs from `word` only in ASCII case, else the
+/// closest of `candidates` to `word` within edit distance 2, or "".
 std::string ClosestName(std::string_view word, std::span<const std::string> candidates);
 
 /// "; did you mean 'x'?" for the closest candidate, or "" when none is close.
