@@ -29,7 +29,7 @@ Status BufferedCellSink::ReadBack(const CellView&, const CellView&,
 Status BufferedCellSink::Put(const CellView& cell) {
   batch_.Add(cell);
   if (batch_.bytes() >= threshold_.load(std::memory_order_relaxed)) {
-    return background_ ? Ship() : WriteBatch(&batch_);
+    return background_ ? Ship(&batch_, false) : WriteBatch(&batch_);
   }
   return Status::OK();
 }
@@ -207,13 +207,13 @@ Status BufferedCellSink::Drain() {
         if (written) return Status::OK();  // in the target already
         chunk.Add(c);
         if (chunk.bytes() < batch_bytes_) return Status::OK();
-        if (background_) return ShipCounted(&chunk);
+        if (background_) return Ship(&chunk, true);
         Status w = WriteCounted(chunk);
         chunk.Clear();
         return w;
       },
       cancel_);
-  if (s.ok() && !chunk.empty()) s = background_ ? ShipCounted(&chunk) : WriteCounted(chunk);
+  if (s.ok() && !chunk.empty()) s = background_ ? Ship(&chunk, true) : WriteCounted(chunk);
   if (background_) {
     const Status written = WaitIdle();  // the writer is idle again: its state is ours
     if (s.ok()) s = written;
@@ -224,23 +224,13 @@ Status BufferedCellSink::Drain() {
   return s;
 }
 
-Status BufferedCellSink::Ship() {
+Status BufferedCellSink::Ship(CellBatch* batch, bool counted) {
   WIDEN_RETURN_IF_ERROR(WaitIdle());
-  if (batch_.empty()) return Status::OK();
+  if (batch->empty()) return Status::OK();
   std::lock_guard<std::mutex> lock(mu_);
   if (!writer_.joinable()) writer_ = std::thread([this] { WriterLoop(); });
-  std::swap(batch_, in_flight_);  // in_flight_ was written and cleared
-  has_work_ = true;
-  cv_.notify_all();
-  return Status::OK();
-}
-
-Status BufferedCellSink::ShipCounted(CellBatch* chunk) {
-  WIDEN_RETURN_IF_ERROR(WaitIdle());
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!writer_.joinable()) writer_ = std::thread([this] { WriterLoop(); });
-  std::swap(*chunk, in_flight_);  // in_flight_ was written and cleared
-  in_flight_counted_ = true;
+  std::swap(*batch, in_flight_);  // in_flight_ was written and cleared
+  in_flight_counted_ = counted;
   has_work_ = true;
   cv_.notify_all();
   return Status::OK();
@@ -267,7 +257,6 @@ void BufferedCellSink::WriterLoop() {
       s = WriteBatch(&in_flight_);
     }
     lock.lock();
-    in_flight_counted_ = false;
     if (writer_status_.ok()) writer_status_ = s;
     has_work_ = false;
     cv_.notify_all();
@@ -285,7 +274,7 @@ void BufferedCellSink::StopWriter() {
 
 Status BufferedCellSink::Flush() {
   if (background_) {
-    WIDEN_RETURN_IF_ERROR(Ship());
+    WIDEN_RETURN_IF_ERROR(Ship(&batch_, false));
     WIDEN_RETURN_IF_ERROR(WaitIdle());  // the writer is idle: its state is ours now
   } else {
     WIDEN_RETURN_IF_ERROR(WriteBatch(&batch_));

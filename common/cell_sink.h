@@ -216,12 +216,11 @@ class BufferedCellSink : public CellSink {
   // first run, and counting starts again over the merged stream.
   Status BeginSpill();
   Status Spill(const CellBatch& batch);
-  // Hands the current batch to the writer thread (waits for the previous one).
-  Status Ship();
-  // Hands `chunk` (sorted, its cells counted) to the writer thread to write
-  // as WriteCounted, so that the merge of the runs goes on meanwhile (waits
-  // for the previous one); leaves `chunk` empty.
-  Status ShipCounted(CellBatch* chunk);
+  // Hands `batch` to the writer thread (waits for the previous one) and
+  // leaves it empty: to write as WriteBatch, or with `counted` (a merged
+  // chunk, sorted, its cells counted) as WriteCounted, so that the merge of
+  // the runs goes on meanwhile.
+  Status Ship(CellBatch* batch, bool counted);
   // Waits until the writer is idle; returns its sticky status.
   Status WaitIdle();
   void WriterLoop();
@@ -258,7 +257,7 @@ class BufferedCellSink : public CellSink {
   std::condition_variable cv_;
   std::thread writer_;
   CellBatch in_flight_;
-  bool in_flight_counted_ = false;  // in_flight_ is a merged chunk (ShipCounted)
+  bool in_flight_counted_ = false;  // in_flight_ is a merged chunk (Ship)
   bool has_work_ = false;
   bool stop_ = false;
   Status writer_status_;
