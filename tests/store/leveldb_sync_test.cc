@@ -31,8 +31,13 @@ class LevelDbSyncTest : public ::testing::Test {
         LevelDbStore::Open(path_, StoreOptions(), crash_.env());
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     store_ = std::move(r).value();
+    CreateTable("t");
+  }
+
+  // Creates table `name` with one family, d.
+  void CreateTable(const std::string& name) {
     TableDescriptor d;
-    d.table = "t";
+    d.table = name;
     FamilyDescriptor f;
     f.name = "d";
     d.families = {f};
@@ -44,10 +49,10 @@ class LevelDbSyncTest : public ::testing::Test {
     std::filesystem::remove_all(dir_, ec);
   }
 
-  // Puts `n` cells of `value_bytes` each into table t through one sink and
+  // Puts `n` cells of `value_bytes` each into `table` through one sink and
   // returns it (not closed).
-  std::unique_ptr<CellSink> Write(int n, size_t value_bytes) {
-    Result<std::unique_ptr<CellSink>> sink = store_->NewSink("t");
+  std::unique_ptr<CellSink> Write(int n, size_t value_bytes, const std::string& table = "t") {
+    Result<std::unique_ptr<CellSink>> sink = store_->NewSink(table);
     EXPECT_TRUE(sink.ok()) << sink.status().ToString();
     const std::string value(value_bytes, 'v');
     char row[16];
@@ -181,25 +186,13 @@ TEST_F(LevelDbSyncTest, RowsARowWriterSyncedSurviveACrashAfterItsWritesSwitchedL
 // makes the rows durable (whether LevelDB's background work has written
 // that memtable out by then or not).
 TEST_F(LevelDbSyncTest, RowsARowWriterSyncedSurviveACrashAfterAnotherWriterSwitchedLogs) {
-  TableDescriptor u;
-  u.table = "u";
-  FamilyDescriptor f;
-  f.name = "d";
-  u.families = {f};
-  ASSERT_TRUE(store_->CreateTable(u).ok());
+  CreateTable("u");
   Result<std::unique_ptr<RowWriter>> w = store_->NewRowWriter("t");
   ASSERT_TRUE(w.ok()) << w.status().ToString();
   ReplaceRows(w->get(), 0, 1000, 100);
   ASSERT_TRUE((*w)->Flush().ok());
-  Result<std::unique_ptr<CellSink>> sink = store_->NewSink("u");
-  ASSERT_TRUE(sink.ok()) << sink.status().ToString();
-  const std::string value(8000, 'u');
-  char row[16];
-  for (int i = 0; i < 5000; ++i) {
-    std::snprintf(row, sizeof row, "u%08d", i);
-    ASSERT_TRUE((*sink)->Put(CellView{row, "d", "q", 1, CellType::kPut, value}).ok());
-  }
-  ASSERT_TRUE((*sink)->Flush().ok());
+  std::unique_ptr<CellSink> sink = Write(5000, 8000, "u");
+  ASSERT_TRUE(sink->Flush().ok());
   ASSERT_TRUE((*w)->Sync().ok());
   EXPECT_EQ(CellsAfterCrash(), 1000);
 }
