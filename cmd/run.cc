@@ -885,8 +885,13 @@ Result<SyncResult> Sync(const SyncRequest& r) {
       s = RunJobs(
           tp, jobs.splits[i], jobs.sources,
           [&]() -> Result<std::unique_ptr<CellSink>> {
-            return std::unique_ptr<CellSink>(
-                new RowSyncSink(stored.get(), writer.get(), r.cancel, &out.rows));
+            auto rows =
+                std::make_unique<RowSyncSink>(stored.get(), writer.get(), r.cancel, &out.rows);
+            if (recorder != nullptr) return std::unique_ptr<CellSink>(std::move(rows));
+            // The rows' digests, comparisons and writes on a second thread,
+            // beside the reading and assembly (not in a full pass: its index
+            // entries go through the same writer from the assembling thread).
+            return std::unique_ptr<CellSink>(new PipelineSink(std::move(rows)));
           },
           ao, &out.read);
       if (s.code() == StatusCode::kFailedPrecondition &&

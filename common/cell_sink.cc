@@ -308,4 +308,94 @@ Status RunsSink::Flush() {
   return s;
 }
 
+PipelineSink::PipelineSink(std::unique_ptr<CellSink> inner, size_t batch_bytes)
+    : inner_(std::move(inner)), batch_bytes_(batch_bytes) {}
+
+PipelineSink::~PipelineSink() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+    cv_.notify_all();
+  }
+  if (worker_.joinable()) worker_.join();
+}
+
+Status PipelineSink::Put(const CellView& cell) {
+  batch_.Add(cell);
+  if (batch_.bytes() >= batch_bytes_) return Ship();
+  return Status::OK();
+}
+
+Status PipelineSink::Ship() {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [this] { return !has_work_; });
+  if (!status_.ok()) {
+    batch_.Clear();
+    return status_;
+  }
+  if (!worker_.joinable()) worker_ = std::thread([this] { WorkerLoop(); });
+  std::swap(batch_, in_flight_);  // in_flight_ was put and cleared
+  has_work_ = true;
+  cv_.notify_all();
+  return Status::OK();
+}
+
+void PipelineSink::WorkerLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    cv_.wait(lock, [this] { return has_work_ || stop_; });
+    if (!has_work_) return;  // stop_ and nothing left
+    lock.unlock();
+    Status s;
+    for (size_t i = 0; i < in_flight_.size() && s.ok(); ++i) s = inner_->Put(in_flight_.Get(i));
+    in_flight_.Clear();
+    lock.lock();
+    if (status_.ok()) status_ = s;
+    has_work_ = false;
+    cv_.notify_all();
+  }
+}
+
+Status PipelineSink::Drain() {
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return !has_work_; });
+    if (!status_.ok()) {
+      batch_.Clear();
+      return status_;
+    }
+  }
+  // The worker is idle: the rest goes in from this thread.
+  Status s;
+  for (size_t i = 0; i < batch_.size() && s.ok(); ++i) s = inner_->Put(batch_.Get(i));
+  batch_.Clear();
+  if (!s.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    status_ = s;
+  }
+  return s;
+}
+
+Status PipelineSink::Flush() {
+  WIDEN_RETURN_IF_ERROR(Drain());
+  return inner_->Flush();
+}
+
+Status PipelineSink::Sync() {
+  WIDEN_RETURN_IF_ERROR(Drain());
+  return inner_->Sync();
+}
+
+Status PipelineSink::Close() {
+  Status s = Drain();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+    cv_.notify_all();
+  }
+  if (worker_.joinable()) worker_.join();
+  Status closed = inner_->Close();
+  return s.ok() ? closed : s;
+}
+
 }  // namespace widen

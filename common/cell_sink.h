@@ -263,6 +263,55 @@ class BufferedCellSink : public CellSink {
   Status writer_status_;
 };
 
+/// A sink that puts its cells into another sink from a second thread, so
+/// that producing the cells (reading and assembling the source) and what the
+/// other sink does with them (digests, comparisons, writes) run side by side.
+/// Put copies the cell into a batch; a batch of `batch_bytes` (keys + values)
+/// is handed to the worker thread, which Puts its cells, in order, into
+/// `inner` while the caller fills the next one: memory is at most two
+/// batches. The worker starts at the first full batch.
+/// Errors: the first error of inner's Put is returned by the next Put,
+/// Flush, Sync or Close of the caller (cells after it are not given to
+/// inner); Close calls inner's Close even then and returns the first error.
+/// SetCancel is passed to inner. stats() are inner's, to be read only when
+/// no batch is in flight (after Flush, Sync or Close). Used from one thread.
+class PipelineSink : public CellSink {
+ public:
+  /// Owns `inner` (non-null).
+  explicit PipelineSink(std::unique_ptr<CellSink> inner, size_t batch_bytes = 1 << 20);
+  ~PipelineSink() override;
+
+  Status Put(const CellView& cell) override;
+  /// Waits for the batch in flight, puts the rest, then inner's Flush.
+  Status Flush() override;
+  /// As Flush, with inner's Sync.
+  Status Sync() override;
+  /// As Flush, with inner's Close; stops the worker.
+  Status Close() override;
+  const SinkStats& stats() const override { return inner_->stats(); }
+  void SetCancel(const std::atomic<bool>* cancel) override { inner_->SetCancel(cancel); }
+
+ private:
+  // Hands batch_ to the worker once it is idle; returns its sticky status.
+  Status Ship();
+  // Waits until the worker is idle, then puts what batch_ holds on this thread.
+  Status Drain();
+  void WorkerLoop();
+
+  std::unique_ptr<CellSink> inner_;
+  const size_t batch_bytes_;
+  CellBatch batch_;  // filling, on the caller's thread
+
+  // Guarded by mu_.
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::thread worker_;
+  CellBatch in_flight_;
+  bool has_work_ = false;
+  bool stop_ = false;
+  Status status_;  // the first error of inner's Put
+};
+
 /// A sink that only sorts: cells are buffered into batches of `batch_bytes`,
 /// each sorted and added to `runs` as one run, so several producers (the
 /// parallel jobs of one table) can feed one external sort whose merge then

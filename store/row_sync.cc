@@ -18,23 +18,11 @@ void AppendU64(std::string* s, uint64_t v) {
   for (int i = 7; i >= 0; --i) s->push_back(static_cast<char>(v >> (8 * i)));
 }
 
-// One cell's coordinates, owned: the cell before the current one.
-struct Coordinates {
-  std::string row, family, qualifier;
-  int64_t timestamp_ms = 0;
-  CellType type = CellType::kPut;
-  bool Same(const CellView& c) const {
-    return c.row == row && c.family == family && c.qualifier == qualifier &&
-           c.timestamp_ms == timestamp_ms && c.type == type;
-  }
-  void Set(const CellView& c) {
-    row.assign(c.row);
-    family.assign(c.family);
-    qualifier.assign(c.qualifier);
-    timestamp_ms = c.timestamp_ms;
-    type = c.type;
-  }
-};
+// Whether two cells have the same coordinates (all but the value).
+bool SameCoordinates(const CellView& a, const CellView& b) {
+  return a.timestamp_ms == b.timestamp_ms && a.type == b.type && a.qualifier == b.qualifier &&
+         a.family == b.family && a.row == b.row;
+}
 
 }  // namespace
 
@@ -83,10 +71,9 @@ struct RowSyncSink::State {
   RowWriterStats before;  // the writer's figures when this sync began
   CellBatch row;          // the current row's cells, deduplicated
   std::string row_key;
-  Coordinates last;  // the last cell taken
-  bool have_last = false;
-  CellBatch pending;   // the last cell, until the next one shows it is not replaced
-  CellBatch previous;  // the last cell put, to check the order
+  // The last cell taken, until the next one shows it is not replaced
+  // (empty before the first cell and after Finish).
+  CellBatch pending;
   CellBatch empty;
   uint64_t seen = 0;
   bool closed = false;
@@ -109,12 +96,15 @@ struct RowSyncSink::State {
     ++stats->rows;
     WIDEN_RETURN_IF_ERROR(RemoveBefore(&row_key));
     std::string digest = RowDigest(row);
-    const std::string keys = RowKeysDigest(row);
+    std::string keys;  // only for a row to write: most rows of a sync are unchanged
     bool same_keys = false;
     if (stored->Valid() && stored->row() == row_key) {
       const std::string_view old = stored->digest();
       const bool same = old.substr(0, kRowDigestBytes) == digest;
-      same_keys = old.size() == 2 * kRowDigestBytes && old.substr(kRowDigestBytes) == keys;
+      if (!same) {
+        keys = RowKeysDigest(row);
+        same_keys = old.size() == 2 * kRowDigestBytes && old.substr(kRowDigestBytes) == keys;
+      }
       stored->Next();
       WIDEN_RETURN_IF_ERROR(stored->status());
       if (same) {
@@ -122,6 +112,8 @@ struct RowSyncSink::State {
         row.Clear();
         return Status::OK();
       }
+    } else {
+      keys = RowKeysDigest(row);
     }
     digest += keys;
     WIDEN_RETURN_IF_ERROR(writer->ReplaceRow(row_key, row, digest, same_keys));
@@ -134,27 +126,30 @@ struct RowSyncSink::State {
     if ((++seen & 0xFFFF) == 0 && cancel != nullptr && cancel->load()) {
       return Status::Cancelled("interrupted");
     }
-    if (have_last && last.Same(c)) {
-      // The same coordinates again: this later cell replaces the pending one.
-      if (stats->overwritten++ == 0) {
-        stats->first_overwritten =
-            fmt::format("row {} column {}:{} timestamp {}", ToStringBinary(c.row),
-                        ToStringBinary(c.family), ToStringBinary(c.qualifier), c.timestamp_ms);
+    if (!pending.empty()) {
+      const CellView p = pending.Get(0);
+      if (SameCoordinates(p, c)) {
+        // The same coordinates again: this later cell replaces the pending one.
+        if (stats->overwritten++ == 0) {
+          stats->first_overwritten =
+              fmt::format("row {} column {}:{} timestamp {}", ToStringBinary(c.row),
+                          ToStringBinary(c.family), ToStringBinary(c.qualifier), c.timestamp_ms);
+        }
+        pending.Clear();
+        pending.Add(c);
+        return Status::OK();
       }
-      pending.Clear();
-      pending.Add(c);
-      return Status::OK();
-    }
-    if (!have_last || c.row != std::string_view(last.row)) {
-      WIDEN_RETURN_IF_ERROR(FinishRow());
+      if (c.row != p.row) {
+        WIDEN_RETURN_IF_ERROR(FinishRow());  // takes the pending cell into the row
+        row_key.assign(c.row);
+      } else {
+        row.Add(p);
+        pending.Clear();
+      }
+    } else {
       row_key.assign(c.row);
-    } else if (!pending.empty()) {
-      row.Add(pending.Get(0));
-      pending.Clear();
     }
     pending.Add(c);
-    last.Set(c);
-    have_last = true;
     return Status::OK();
   }
 
@@ -175,34 +170,18 @@ struct RowSyncSink::State {
 
 RowSyncSink::RowSyncSink(RowDigestReader* stored, RowWriter* writer,
                          const std::atomic<bool>* cancel, RowSyncStats* stats)
-    : state_(new State{stored,
-                       writer,
-                       cancel,
-                       stats,
-                       writer->stats(),
-                       {},
-                       {},
-                       {},
-                       false,
-                       {},
-                       {},
-                       {},
-                       0,
-                       false}) {}
+    : state_(new State{stored, writer, cancel, stats, writer->stats(), {}, {}, {}, {}, 0, false}) {}
 
 RowSyncSink::~RowSyncSink() = default;
 
 Status RowSyncSink::Put(const CellView& cell) {
   State& s = *state_;
-  if (!s.previous.empty()) {
-    if (CompareCells(cell, s.previous.Get(0)) < 0) {
-      s.closed = true;  // Close must not finish: the rows after are not known
-      return Status::FailedPrecondition(std::string(kOutOfOrder) + ": row " +
-                                        ToStringBinary(cell.row));
-    }
-    s.previous.Clear();
+  // The pending cell is the one put before this one.
+  if (!s.pending.empty() && CompareCells(cell, s.pending.Get(0)) < 0) {
+    s.closed = true;  // Close must not finish: the rows after are not known
+    return Status::FailedPrecondition(std::string(kOutOfOrder) + ": row " +
+                                      ToStringBinary(cell.row));
   }
-  s.previous.Add(cell);
   ++sink_stats_.cells;
   sink_stats_.bytes +=
       cell.row.size() + cell.family.size() + cell.qualifier.size() + cell.value.size();
@@ -217,7 +196,7 @@ Status RowSyncSink::Close() {
 
 Status SyncRows(CellRuns* cells, RowDigestReader* stored, RowWriter* writer,
                 const std::atomic<bool>* cancel, RowSyncStats* stats) {
-  RowSyncSink::State state{stored, writer, cancel, stats, writer->stats(), {}, {}, {}, false, {},
+  RowSyncSink::State state{stored, writer, cancel, stats, writer->stats(), {}, {},
                            {},     {},     0,      false};
   WIDEN_RETURN_IF_ERROR(
       cells->Merge([&](const CellView& c, bool) { return state.Take(c); }, cancel));
