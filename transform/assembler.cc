@@ -66,9 +66,32 @@ std::string DescribeKey(const Row& r, const std::vector<size_t>& idx) {
 struct Child {
   const NestPlan* plan = nullptr;
   std::unique_ptr<RowStream> stream;
+  // The previous child row: only the columns `kept` names (Keep), the
+  // others NULL.
   Row prev;
   bool has_prev = false;
+  std::vector<size_t> kept;
   std::vector<Child> kids;
+
+  // Copies into prev the columns of `row` that are read from it: the child
+  // key (the order check) and, with nested children, the link key and the
+  // columns a repeated link value is shown by. Cheaper than a copy of the
+  // whole row, once per child row.
+  void Keep(const Row& row) {
+    if (!has_prev) {
+      prev.values.assign(row.size(), Value());
+      kept = plan->child_key;
+      if (!kids.empty()) {
+        kept.insert(kept.end(), plan->link_key.begin(), plan->link_key.end());
+        const auto& shown = kids.front().plan->parent_values;
+        kept.insert(kept.end(), shown.begin(), shown.end());
+      }
+      std::sort(kept.begin(), kept.end());
+      kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
+      has_prev = true;
+    }
+    for (size_t i : kept) prev.values[i] = row[i];
+  }
 };
 
 class TableAssembler {
@@ -422,8 +445,7 @@ class TableAssembler {
           CompareKeys(ch->prev, n.link_key, child, n.link_key) == 0) {
         return Repeated(n.scan.table, child, ch->prev, ch->kids.front().plan->parent_values);
       }
-      ch->prev = child;
-      ch->has_prev = true;
+      ch->Keep(child);
       ++stats_->source_rows;
       if (c < 0) {
         ++stats_->orphans;

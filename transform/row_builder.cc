@@ -44,8 +44,6 @@ size_t RowCells::bytes() const {
 }
 
 std::span<const size_t> RowCells::Sorted() {
-  order_.resize(n_);
-  for (size_t i = 0; i < n_; ++i) order_[i] = i;
   auto before = [this](size_t a, size_t b) {
     const RowCell& x = cells_[a];
     const RowCell& y = cells_[b];
@@ -55,10 +53,33 @@ std::span<const size_t> RowCells::Sorted() {
     if (x.type != y.type) return x.type > y.type;
     return a < b;
   };
-  // Cells added in order already (one family, qualifiers in order) cost
-  // one comparison each instead of a sort.
-  if (!std::is_sorted(order_.begin(), order_.end(), before)) {
+  order_.resize(n_);
+  for (size_t i = 0; i < n_; ++i) order_[i] = i;
+  // A row's cells mostly come as a few ascending runs (RowBuilder adds the
+  // driving columns in (family, qualifier) order, then each nest's cells in
+  // child order): a sorted row costs one comparison per cell, a few runs
+  // are merged one after another into the sorted prefix, and only a row of
+  // many runs is sorted.
+  constexpr size_t kMergedRuns = 8;
+  size_t runs = 1;
+  for (size_t i = 1; i < n_ && runs <= kMergedRuns; ++i) runs += before(i, i - 1);
+  if (runs == 1) return order_;
+  if (runs > kMergedRuns) {
     std::sort(order_.begin(), order_.end(), before);
+    return order_;
+  }
+  for (size_t i = 1; i < n_;) {
+    if (!before(order_[i], order_[i - 1])) {
+      ++i;
+      continue;
+    }
+    size_t end = i + 1;
+    while (end < n_ && !before(order_[end], order_[end - 1])) ++end;
+    merged_.resize(end);
+    std::merge(order_.begin(), order_.begin() + i, order_.begin() + i, order_.begin() + end,
+               merged_.begin(), before);
+    std::copy(merged_.begin(), merged_.begin() + end, order_.begin());
+    i = end;
   }
   return order_;
 }
@@ -82,6 +103,19 @@ RowCell* RowBuilder::Put(RowCells* cells, std::string_view family, int64_t times
   return cells->Add(family, timestamp_ms);
 }
 
+RowBuilder::RowBuilder(const TablePlan& plan, RowBuilderOptions options)
+    : plan_(plan), options_(options) {
+  as_mapped_.resize(plan_.cells.size());
+  for (size_t i = 0; i < as_mapped_.size(); ++i) as_mapped_[i] = i;
+  by_column_ = as_mapped_;
+  std::stable_sort(by_column_.begin(), by_column_.end(), [&](size_t a, size_t b) {
+    const CellPlan& x = plan_.cells[a];
+    const CellPlan& y = plan_.cells[b];
+    if (int c = x.family.compare(y.family)) return c < 0;
+    return x.qualifier < y.qualifier;
+  });
+}
+
 bool RowBuilder::StartRow(const Row& row, RowCells* cells, std::string* reason) {
   cells->Clear();
   key_.clear();
@@ -103,7 +137,21 @@ bool RowBuilder::StartRow(const Row& row, RowCells* cells, std::string* reason) 
     return false;
   }
   row_ts_ = row_ts;
-  for (const CellPlan& c : plan_.cells) {
+  // In (family, qualifier) order, so that Sorted finds the row in order; a
+  // row to reject is gone through again in mapping order, so that the
+  // column named is the first one refused as the mapping lists them.
+  if (AddColumns(row, by_column_, cells, reason)) return true;
+  cells->Clear();
+  puts_ = 0;
+  oldest_ts_ = 0;
+  return AddColumns(row, as_mapped_, cells, reason);
+}
+
+bool RowBuilder::AddColumns(const Row& row, const std::vector<size_t>& order, RowCells* cells,
+                            std::string* reason) {
+  const int64_t row_ts = row_ts_;
+  for (size_t i : order) {
+    const CellPlan& c = plan_.cells[i];
     const Value& v = row[c.index];
     int64_t ts = row_ts;
     if (c.version_index >= 0 && !CellTimestampMs(row[c.version_index], &ts, &why_)) {

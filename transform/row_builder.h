@@ -122,6 +122,7 @@ class RowCells {
   size_t n_ = 0;
   size_t bytes_ = 0;  // estimate for cells_[0, n_ - 1): the last may still grow
   std::vector<size_t> order_;
+  std::vector<size_t> merged_;  // scratch of Sorted's merges
 };
 
 struct RowBuilderOptions {
@@ -142,7 +143,7 @@ struct RowBuilderOptions {
 class RowBuilder {
  public:
   /// `plan` must outlive the builder.
-  RowBuilder(const TablePlan& plan, RowBuilderOptions options) : plan_(plan), options_(options) {}
+  RowBuilder(const TablePlan& plan, RowBuilderOptions options);
 
   /// Starts the row of driving source row `driving` (TablePlan::scan's
   /// columns): clears *cells, encodes the row key and the row's timestamp,
@@ -191,9 +192,15 @@ class RowBuilder {
   RowCell* Put(RowCells* cells, std::string_view family, int64_t timestamp_ms);
   // False with *reason when `cell` is over options_.max_cell_bytes.
   bool FitsLimit(const RowCell& cell, std::string* reason) const;
+  // Adds the cells of plan_.cells[i] for each i of `order` (StartRow's loop).
+  bool AddColumns(const Row& row, const std::vector<size_t>& order, RowCells* cells,
+                  std::string* reason);
 
   const TablePlan& plan_;
   const RowBuilderOptions options_;
+  // plan_.cells' indexes in (family, qualifier) order, and in mapping order.
+  std::vector<size_t> by_column_;
+  std::vector<size_t> as_mapped_;
   std::string key_;
   int64_t row_ts_ = 0;
   int64_t oldest_ts_ = 0;  // the oldest timestamp among the row's puts
