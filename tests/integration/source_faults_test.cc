@@ -176,7 +176,11 @@ class SourceFaultsTest : public ::testing::Test {
     std::string name;
     const std::string db = PgSource(url, &name);
     const std::string m =
-        WriteMapping(db, between_queries ? "" : "(SELECT true FROM pg_sleep(0.0001))");
+        // A subquery on the row's id runs for every row: the COPY lasts
+        // seconds (200,000 sleeps of 20 us), so it is still sending when
+        // its backend is ended, however fast widen reads.
+        WriteMapping(db,
+                     between_queries ? "" : "(SELECT true FROM pg_sleep(0.00002) WHERE id > 0)");
     Widen w = Widen::Start(dir_, std::string("migrate -q --fetch-rows 50 ") +
                                      (between_queries ? "--jobs 2 " : "") + "-m " + m);
     const pid_t backend = WidenBackend(url, name, between_queries ? "FETCH%" : "COPY%");
