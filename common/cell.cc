@@ -39,6 +39,11 @@ void CellBatch::Clear() {
   entries_.clear();
 }
 
+void CellBatch::PopBack() {
+  arena_.resize(entries_.back().offset);
+  entries_.pop_back();
+}
+
 CellView CellBatch::View(const Entry& e) const {
   const char* p = arena_.data() + e.offset;
   CellView v;

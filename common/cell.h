@@ -65,6 +65,8 @@ class CellBatch {
   /// Bytes of all keys and values held (the arena's size), for flush thresholds.
   size_t bytes() const { return arena_.size(); }
   void Clear();
+  /// Removes the last cell added (its bytes too). REQUIRES: !empty().
+  void PopBack();
 
   /// REQUIRES: i < size().
   CellView Get(size_t i) const;

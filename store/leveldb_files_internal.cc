@@ -120,11 +120,49 @@ uint64_t NumberOf(std::string_view name) {
   return std::stoull(std::string(digits));
 }
 
-uint32_t Crc32c(std::string_view data, uint32_t crc) {
-  uint32_t c = ~crc;
+namespace {
+
+uint32_t Crc32cTable(std::string_view data, uint32_t c) {
   for (unsigned char b : data) c = kCrcTable[(c ^ b) & 0xFF] ^ (c >> 8);
-  return ~c;
+  return c;
 }
+
+#if defined(__x86_64__)
+// SSE 4.2's crc32 instruction computes CRC32C (the Castagnoli polynomial),
+// 8 bytes at a time: a seal or an open's check of a log of many MiB takes
+// milliseconds instead of tens of them.
+__attribute__((target("sse4.2"))) uint32_t Crc32cSse42(std::string_view data, uint32_t c) {
+  const char* p = data.data();
+  size_t n = data.size();
+  uint64_t c64 = c;
+  while (n >= 8) {
+    uint64_t word;
+    std::memcpy(&word, p, 8);
+    c64 = __builtin_ia32_crc32di(c64, word);
+    p += 8;
+    n -= 8;
+  }
+  c = static_cast<uint32_t>(c64);
+  while (n > 0) {
+    c = __builtin_ia32_crc32qi(c, static_cast<unsigned char>(*p));
+    ++p;
+    --n;
+  }
+  return c;
+}
+#endif
+
+}  // namespace
+
+uint32_t Crc32c(std::string_view data, uint32_t crc) {
+#if defined(__x86_64__)
+  static const bool sse42 = __builtin_cpu_supports("sse4.2");
+  if (sse42) return ~Crc32cSse42(data, ~crc);
+#endif
+  return ~Crc32cTable(data, ~crc);
+}
+
+uint32_t Crc32cPortable(std::string_view data, uint32_t crc) { return ~Crc32cTable(data, ~crc); }
 
 Result<uint32_t> FileCrc32c(const std::string& path) {
   errno = 0;

@@ -52,8 +52,12 @@ FileKind KindOf(std::string_view name);
 /// The number in a MANIFEST, log or table file's name; 0 for other names.
 uint64_t NumberOf(std::string_view name);
 
-/// CRC32C (Castagnoli) of `data`, continuing from `crc` (0 to start).
+/// CRC32C (Castagnoli, RFC 3720) of `data`, continuing from `crc` (0 to
+/// start): with SSE 4.2's crc32 instruction where the processor has it,
+/// else by table (Crc32cPortable; the same values).
 uint32_t Crc32c(std::string_view data, uint32_t crc = 0);
+/// Crc32c by table, one byte at a time, on every processor.
+uint32_t Crc32cPortable(std::string_view data, uint32_t crc = 0);
 
 /// The CRC32C of the file at `path`, read whole. LocalIo when it cannot be
 /// read.

@@ -10,12 +10,18 @@ namespace widen {
 
 namespace {
 
+// Big-endian, written at once (the framing is per cell, on every row a sync
+// reads).
 void AppendU32(std::string* s, uint32_t v) {
-  for (int i = 3; i >= 0; --i) s->push_back(static_cast<char>(v >> (8 * i)));
+  char b[4];
+  for (int i = 0; i < 4; ++i) b[i] = static_cast<char>(v >> (8 * (3 - i)));
+  s->append(b, 4);
 }
 
 void AppendU64(std::string* s, uint64_t v) {
-  for (int i = 7; i >= 0; --i) s->push_back(static_cast<char>(v >> (8 * i)));
+  char b[8];
+  for (int i = 0; i < 8; ++i) b[i] = static_cast<char>(v >> (8 * (7 - i)));
+  s->append(b, 8);
 }
 
 // Whether two cells have the same coordinates (all but the value).
@@ -69,11 +75,8 @@ struct RowSyncSink::State {
   const std::atomic<bool>* cancel;
   RowSyncStats* stats;
   RowWriterStats before;  // the writer's figures when this sync began
-  CellBatch row;          // the current row's cells, deduplicated
+  CellBatch row;          // the current row's cells, deduplicated (its last may still be replaced)
   std::string row_key;
-  // The last cell taken, until the next one shows it is not replaced
-  // (empty before the first cell and after Finish).
-  CellBatch pending;
   CellBatch empty;
   uint64_t seen = 0;
   bool closed = false;
@@ -88,10 +91,6 @@ struct RowSyncSink::State {
   }
 
   Status FinishRow() {
-    if (!pending.empty()) {
-      row.Add(pending.Get(0));
-      pending.Clear();
-    }
     if (row.empty()) return Status::OK();
     ++stats->rows;
     WIDEN_RETURN_IF_ERROR(RemoveBefore(&row_key));
@@ -126,30 +125,24 @@ struct RowSyncSink::State {
     if ((++seen & 0xFFFF) == 0 && cancel != nullptr && cancel->load()) {
       return Status::Cancelled("interrupted");
     }
-    if (!pending.empty()) {
-      const CellView p = pending.Get(0);
-      if (SameCoordinates(p, c)) {
-        // The same coordinates again: this later cell replaces the pending one.
+    if (!row.empty()) {
+      const CellView last = row.Get(row.size() - 1);
+      if (SameCoordinates(last, c)) {
+        // The same coordinates again: this later cell replaces the last one.
         if (stats->overwritten++ == 0) {
           stats->first_overwritten =
               fmt::format("row {} column {}:{} timestamp {}", ToStringBinary(c.row),
                           ToStringBinary(c.family), ToStringBinary(c.qualifier), c.timestamp_ms);
         }
-        pending.Clear();
-        pending.Add(c);
-        return Status::OK();
-      }
-      if (c.row != p.row) {
-        WIDEN_RETURN_IF_ERROR(FinishRow());  // takes the pending cell into the row
+        row.PopBack();
+      } else if (c.row != last.row) {
+        WIDEN_RETURN_IF_ERROR(FinishRow());
         row_key.assign(c.row);
-      } else {
-        row.Add(p);
-        pending.Clear();
       }
     } else {
       row_key.assign(c.row);
     }
-    pending.Add(c);
+    row.Add(c);
     return Status::OK();
   }
 
@@ -170,14 +163,14 @@ struct RowSyncSink::State {
 
 RowSyncSink::RowSyncSink(RowDigestReader* stored, RowWriter* writer,
                          const std::atomic<bool>* cancel, RowSyncStats* stats)
-    : state_(new State{stored, writer, cancel, stats, writer->stats(), {}, {}, {}, {}, 0, false}) {}
+    : state_(new State{stored, writer, cancel, stats, writer->stats(), {}, {}, {}, 0, false}) {}
 
 RowSyncSink::~RowSyncSink() = default;
 
 Status RowSyncSink::Put(const CellView& cell) {
   State& s = *state_;
-  // The pending cell is the one put before this one.
-  if (!s.pending.empty() && CompareCells(cell, s.pending.Get(0)) < 0) {
+  // The row's last cell is the one put before this one.
+  if (!s.row.empty() && CompareCells(cell, s.row.Get(s.row.size() - 1)) < 0) {
     s.closed = true;  // Close must not finish: the rows after are not known
     return Status::FailedPrecondition(std::string(kOutOfOrder) + ": row " +
                                       ToStringBinary(cell.row));
@@ -196,8 +189,7 @@ Status RowSyncSink::Close() {
 
 Status SyncRows(CellRuns* cells, RowDigestReader* stored, RowWriter* writer,
                 const std::atomic<bool>* cancel, RowSyncStats* stats) {
-  RowSyncSink::State state{stored, writer, cancel, stats, writer->stats(), {}, {},
-                           {},     {},     0,      false};
+  RowSyncSink::State state{stored, writer, cancel, stats, writer->stats(), {}, {}, {}, 0, false};
   WIDEN_RETURN_IF_ERROR(
       cells->Merge([&](const CellView& c, bool) { return state.Take(c); }, cancel));
   return state.Finish();

@@ -48,6 +48,28 @@ TEST(CellTest, BatchOwnsBytesAndSorts) {
   EXPECT_EQ(batch.bytes(), 0u);
 }
 
+// PopBack drops the last cell and its bytes; what is added next follows
+// the cells before it.
+TEST(CellTest, PopBackDropsTheLastCellAndItsBytes) {
+  CellBatch batch;
+  batch.Add("r1", "f", "a", 1, "one");
+  const size_t one = batch.bytes();
+  batch.Add("r1", "f", "b", 2, "a longer value");
+  batch.PopBack();
+  EXPECT_EQ(batch.size(), 1u);
+  EXPECT_EQ(batch.bytes(), one);
+  batch.Add("r2", "g", "c", 3, "three");
+  ASSERT_EQ(batch.size(), 2u);
+  EXPECT_EQ(batch.Get(0).value, "one");
+  EXPECT_EQ(batch.Get(1).row, "r2");
+  EXPECT_EQ(batch.Get(1).family, "g");
+  EXPECT_EQ(batch.Get(1).value, "three");
+  batch.PopBack();
+  batch.PopBack();
+  EXPECT_TRUE(batch.empty());
+  EXPECT_EQ(batch.bytes(), 0u);
+}
+
 // Sort against a stable sort of every cell: rows added as spans of their
 // cells, in order or not, a key repeated in spans apart, cells with equal
 // coordinates (their values tell the order they were added in); bytes 0x00

@@ -728,6 +728,29 @@ TEST(StoreMarkerTest, EveryChangedByteOrCutIsDamage) {
   }
   // CRC32C's check value (RFC 3720): "123456789" -> 0xe3069283.
   EXPECT_EQ(lfiles::Crc32c("123456789"), 0xe3069283u);
+  EXPECT_EQ(lfiles::Crc32cPortable("123456789"), 0xe3069283u);
+}
+
+// The processor's crc32 path gives the table's values at every length and
+// alignment, in one call or continued piece by piece.
+TEST(LevelDbCorruptionTest, Crc32cHardwareAndTableAgree) {
+  std::string data(70000, '\0');
+  uint32_t x = 12345;
+  for (char& c : data) {
+    x = x * 1103515245u + 12345u;
+    c = static_cast<char>(x >> 16);
+  }
+  for (size_t from : {0u, 1u, 3u, 7u}) {
+    for (size_t n : {0u, 1u, 7u, 8u, 9u, 63u, 64u, 1000u, 65536u}) {
+      const std::string_view v(data.data() + from, n);
+      EXPECT_EQ(lfiles::Crc32c(v), lfiles::Crc32cPortable(v)) << from << " " << n;
+    }
+  }
+  const std::string_view all(data);
+  uint32_t pieces = 0;
+  for (size_t at = 0; at < all.size(); at += 4097)
+    pieces = lfiles::Crc32c(all.substr(at, 4097), pieces);
+  EXPECT_EQ(pieces, lfiles::Crc32cPortable(all));
 }
 
 }  // namespace
