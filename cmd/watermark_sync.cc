@@ -3,6 +3,7 @@
 #include <limits>
 #include <memory>
 #include <set>
+#include <thread>
 #include <utility>
 
 #include <fmt/format.h>
@@ -556,33 +557,64 @@ class ChangeRun {
     return c.nest->scan.merge.front().on.front().first;
   }
 
-  // Step 5: the target rows of the split values, rebuilt in batches.
+  // One batch of split values, read and assembled (Fetch), not yet written
+  // (Apply).
+  struct Fetched {
+    std::vector<std::string> encs;
+    std::shared_ptr<CellRuns> runs = std::make_shared<CellRuns>();
+    std::map<std::string, std::set<std::string>> fresh;  // split value -> row keys
+    std::vector<std::string> child_entries;              // index entries of the nested rows read
+    TableStats stats;
+    Status status;
+  };
+
+  // Step 5: the target rows of the split values, rebuilt in batches. The
+  // next batch is read from the source on a second thread while this one
+  // writes the store (Fetch touches the source and the rebuild's own sets,
+  // Apply the store alone): the server's time and widen's overlap.
   Status Rebuild() {
     auto it = values_.begin();
-    while (it != values_.end()) {
-      WIDEN_RETURN_IF_ERROR(Cancelled());
-      std::vector<std::string> encs;
+    auto next = [&]() {
+      auto f = std::make_unique<Fetched>();
       std::vector<Value> only;
       for (; it != values_.end() && only.size() < kRebuildBatch; ++it) {
-        encs.push_back(it->first);
+        f->encs.push_back(it->first);
         only.push_back(it->second);
       }
-      WIDEN_RETURN_IF_ERROR(RebuildBatch(encs, only));
+      f->status = Fetch(only, f.get());
+      return f;
+    };
+    if (it == values_.end()) return Status::OK();
+    WIDEN_RETURN_IF_ERROR(Cancelled());
+    std::unique_ptr<Fetched> current = next();
+    while (current != nullptr) {
+      read_->Add(current->stats);
+      WIDEN_RETURN_IF_ERROR(current->status);
+      std::unique_ptr<Fetched> ahead;
+      std::thread reader;
+      if (it != values_.end() && Cancelled().ok()) {
+        reader = std::thread([&] { ahead = next(); });
+      }
+      Status s = Apply(current.get());
+      if (reader.joinable()) reader.join();
+      WIDEN_RETURN_IF_ERROR(s);
+      WIDEN_RETURN_IF_ERROR(Cancelled());
       if (r_.assemble.progress) r_.assemble.progress(*read_);
+      current = std::move(ahead);
     }
     return Status::OK();
   }
 
-  Status RebuildBatch(const std::vector<std::string>& encs, const std::vector<Value>& only) {
-    auto runs = std::make_shared<CellRuns>();
-    RunsSink sink(runs);
-    std::map<std::string, std::set<std::string>> fresh;  // split value -> row keys
+  // Reads and assembles the rows of `only` into f->runs. Uses the source,
+  // new_rows_ and parent_now_; not the store.
+  Status Fetch(const std::vector<Value>& only, Fetched* f) {
+    RunsSink sink(f->runs);
     AssembleOptions ao = r_.assemble;
     ao.only = only;
     ao.progress = nullptr;
     ao.on_row = [&](std::string_view key, int64_t, const Row& row) -> Status {
       const std::string& k = *new_rows_.emplace(key).first;
-      fresh[Tuple1(row[split_index_])].insert(k);
+      f->fresh[Tuple1(row[split_index_])].insert(k);
       return Status::OK();
     };
     ao.on_child = [&](const NestPlan& n, const Row& child, const Row& driving) -> Status {
@@ -590,19 +622,25 @@ class ChangeRun {
       auto found = changed_children_.find(key);
       const std::string parent = Tuple1(driving[split_index_]);
       if (found != changed_children_.end()) parent_now_[key] = parent;
-      return r_.writer->PutIndex(key + parent, "");
+      f->child_entries.push_back(key + parent);
+      return Status::OK();
     };
-    TableStats batch_stats;
-    Status s = Assemble(tp_, r_.source, &sink, ao, &batch_stats);
+    Status s = Assemble(tp_, r_.source, &sink, ao, &f->stats);
     Status closed = sink.Close();
-    read_->Add(batch_stats);
     WIDEN_RETURN_IF_ERROR(s);
-    WIDEN_RETURN_IF_ERROR(closed);
+    return closed;
+  }
+
+  // Writes a fetched batch: the new index entries before their rows, then
+  // the rows (SyncRows against what the store holds), then notes the
+  // entries gone stale. Uses the store alone.
+  Status Apply(Fetched* f) {
+    for (const std::string& e : f->child_entries) WIDEN_RETURN_IF_ERROR(r_.writer->PutIndex(e, ""));
 
     // What the values gave before: the batch's and the rows' own values
     // (a text value may come from a child's link in another case).
-    std::set<std::string> looked(encs.begin(), encs.end());
-    for (const auto& [e, keys] : fresh) looked.insert(e);
+    std::set<std::string> looked(f->encs.begin(), f->encs.end());
+    for (const auto& [e, keys] : f->fresh) looked.insert(e);
     std::vector<std::string> prefixes;
     for (const std::string& e : looked) prefixes.push_back(std::string(1, kRowEntry) + e);
     std::map<std::string, std::set<std::string>> old;
@@ -614,7 +652,7 @@ class ChangeRun {
 
     // New entries before their rows.
     std::set<std::string> batch_rows;
-    for (const auto& [e, keys] : fresh) {
+    for (const auto& [e, keys] : f->fresh) {
       for (const std::string& k : keys) {
         batch_rows.insert(k);
         if (old[e].count(k)) continue;
@@ -627,12 +665,13 @@ class ChangeRun {
         r_.store->NewDigestReaderOf(
             r_.full_name, std::vector<std::string>(batch_rows.begin(), batch_rows.end())));
     RowSyncStats rs;
-    WIDEN_RETURN_IF_ERROR(SyncRows(runs.get(), stored.get(), r_.writer, r_.assemble.cancel, &rs));
+    WIDEN_RETURN_IF_ERROR(
+        SyncRows(f->runs.get(), stored.get(), r_.writer, r_.assemble.cancel, &rs));
     rows_->Add(rs);
     for (const auto& [e, keys] : old) {
       for (const std::string& k : keys) {
-        auto f = fresh.find(e);
-        if (f == fresh.end() || !f->second.count(k)) stale_.emplace_back(e, k);
+        auto found = f->fresh.find(e);
+        if (found == f->fresh.end() || !found->second.count(k)) stale_.emplace_back(e, k);
       }
     }
     return r_.writer->Flush();
