@@ -16,7 +16,6 @@
 #include "extract/pg_errors_internal.h"
 #include "extract/pg_text_internal.h"
 #include "extract/postgres_dialect_internal.h"
-#include "extract/prefetch_stream.h"
 #include "extract/select_builder.h"
 #include "extract/server_watch.h"
 #include "extract/source_internal.h"
@@ -1024,8 +1023,7 @@ Result<std::unique_ptr<RowStream>> PostgresSource::ScanWith(const ScanSpec& spec
           session_->txn.get(), &session_->server_error, session_->watch.get(), spec.table,
           std::move(*reader), &session_->readers);
       WIDEN_RETURN_IF_ERROR(stream->Start(described, q.sql));
-      // Decoded on a thread of its own: the stream has its own connection.
-      return std::unique_ptr<RowStream>(new PrefetchStream(std::move(stream)));
+      return std::unique_ptr<RowStream>(std::move(stream));
     }
   }
   std::string cursor = fmt::format("widen_c{}", ++next_cursor_);
