@@ -30,6 +30,11 @@
 # Each timed step runs --repeat N times (default 3 for S <= 200,000, else 1)
 # and the fastest run counts; the 1-minute load average is recorded with it.
 # Then it writes --out (default: print only) with the commands and the table.
+# The table's floor is ((b)'s CPU + the server's CPU during (c)) / nproc: the
+# wall time below which no loader into this store can go on this machine,
+# since the store's own work and the server's must run somewhere; c / floor
+# is how far widen is from it (its own reading and assembly, and cores left
+# idle).
 #
 # --loaded: use the servers named by WIDEN_TEST_* (a running
 # scripts/with-servers.sh, e.g. `scripts/with-servers.sh --pg --mysql --
@@ -292,9 +297,9 @@ report() {
     }
     END {
       nj = split(jobs, J, ",")
-      printf "| engine | S | design | cells | (a) s | (a-w) s | (b) s | (c) s | c / min(a, b) | widen CPU s | server CPU s | (b) CPU s | (b) CPU / widen CPU | peak RSS MB | sort runs |"
+      printf "| engine | S | design | cells | (a) s | (a-w) s | (b) s | (c) s | c / min(a, b) | widen CPU s | server CPU s | (b) CPU s | (b) CPU / widen CPU | floor s | c / floor | peak RSS MB | sort runs |"
       for (j = 2; j <= nj; j++) printf " (c) --jobs %s s | jobs %s / jobs %s |", J[j], J[1], J[j]
-      printf " load avg |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+      printf " load avg |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
       for (j = 2; j <= nj; j++) printf "---:|---:|"
       printf "---:|\n"
       for (k = 1; k <= n; k++) {
@@ -307,9 +312,13 @@ report() {
         slow = (ta > tb) ? ta : tb
         r = (tc > 0 && tc != "-") ? sprintf("%.2f", slow / tc) : "–"
         bcpu = kv(rest[e, S, d, "b"], "cpu"); wcpu = kv(c, "user") + kv(c, "sys")
-        printf "| %s | %s | %s | %s | %.2f | %s | %.2f | **%s** | **%s** | %.1f | %.1f | %.1f | %s | %.0f | %s |", e, grp(S), d,
+        # floor: the wall time no loader can beat on this machine: the
+        # CPU of the store (b) and of the server, over the cores.
+        floor = (bcpu + kv(c, "server")) / cores
+        printf "| %s | %s | %s | %s | %.2f | %s | %.2f | **%s** | **%s** | %.1f | %.1f | %.1f | %s | %.2f | %s | %.0f | %s |", e, grp(S), d,
           grp(kv(c, "cells")), ta, taw == "" ? "" : sprintf("%.2f", taw), tb, tc, r,
           wcpu, kv(c, "server"), bcpu, (wcpu > 0) ? sprintf("%.2f", bcpu / wcpu) : "–",
+          floor, (floor > 0 && tc > 0) ? sprintf("%.2f", tc / floor) : "–",
           kv(c, "rss_kb") / 1024, kv(c, "runs")
         for (j = 2; j <= nj; j++) {
           t2 = secs[e, S, d, "c" J[j]]
@@ -318,7 +327,7 @@ report() {
         printf " %s |\n", kv(c, "loadavg")
       }
     }'
-  awk -F'\t' -v jobs="$jobs" -f "$BENCH_DIR/fields.awk" -f <(printf '%s\n' "$prog") "$records"
+  awk -F'\t' -v jobs="$jobs" -v cores="$(nproc)" -f "$BENCH_DIR/fields.awk" -f <(printf '%s\n' "$prog") "$records"
   echo
   echo '```sh'
   for e in "${engine_list[@]}"; do
