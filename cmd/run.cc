@@ -707,28 +707,91 @@ Result<MigrateResult> Migrate(const MigrateRequest& r) {
   return result;
 }
 
+// The target's store and every named table's lock, for a run that checks
+// them before it talks to the source. NotFound: the store does not exist
+// yet (nothing is created here).
+struct HeldTables {
+  std::unique_ptr<Store> store;
+  std::unique_ptr<StateStore> states;
+  std::vector<std::unique_ptr<TableLock>> locks;
+  std::vector<std::string> names;  // locks[i] is names[i]'s
+};
+
+// Opens the existing store at `target_url` and takes the lock of each of
+// `tables` (full names) in turn. Errors: NotFound (no store there), Aborted
+// (a table is busy: another run holds it), and the store's own.
+static Result<HeldTables> HoldTables(const std::string& target_url,
+                                     const std::vector<std::string>& tables, bool create) {
+  HeldTables h;
+  StoreOptions so;
+  so.create_if_missing = create;
+  WIDEN_ASSIGN_OR_RETURN(h.store, Store::Open(target_url, so));
+  if (!h.store->SupportsRowSync()) {
+    return Status::FailedPrecondition(fmt::format(
+        "target {}: widen sync does not write to this kind of store; nothing was written",
+        MaskUrl(target_url)));
+  }
+  WIDEN_ASSIGN_OR_RETURN(h.states, h.store->NewStateStore());
+  for (const std::string& t : tables) {
+    auto lock = h.states->LockTable(t);
+    if (!lock.ok()) return lock.status();
+    h.locks.push_back(std::move(*lock));
+    h.names.push_back(t);
+  }
+  return h;
+}
+
 Result<SyncResult> Sync(const SyncRequest& r) {
   const auto t0 = std::chrono::steady_clock::now();
   const int64_t start_ms = NowMs();
+  // Every table's lock before anything is written, and, when the target
+  // exists, before the source is opened: a second sync (or a migrate) of
+  // one of the tables, from this machine or another, stops at once, busy,
+  // writing nothing, even while the source is slow to answer (a table lock
+  // held there, a long DDL) — so runs from cron never pile up.
+  std::optional<HeldTables> held;
+  {
+    DesignRequest mapping_only = r.design;
+    mapping_only.open_source = false;
+    mapping_only.check_mapping = ResolveTarget(r.target_url);
+    WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Design> pre, LoadDesign(mapping_only));
+    std::vector<std::string> names;
+    for (const TableMapping& t : pre->mapping.tables) {
+      if (!r.design.only_table.empty() && t.name != r.design.only_table) continue;
+      TableDescriptor td;
+      SplitTableName(t.name, &td.name_space, &td.table);
+      names.push_back(td.FullName());
+    }
+    auto early = HoldTables(pre->mapping.target_url, names, /*create=*/false);
+    if (early.ok()) {
+      held = std::move(*early);
+    } else if (early.status().code() != StatusCode::kNotFound) {
+      return early.status();
+    }
+  }
   std::unique_ptr<Design> design;
   JobLayout jobs;
   WIDEN_RETURN_IF_ERROR(PrepareRun(r.design, r.target_url, r.jobs, r.cancel, &design, &jobs));
   Design& d = *design;
   Mapping& m = d.mapping;
-  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open(m.target_url, StoreOptions()));
-  if (!store->SupportsRowSync()) {
-    return Status::FailedPrecondition(fmt::format(
-        "target {}: widen sync does not write to this kind of store; nothing was written",
-        MaskUrl(m.target_url)));
+  if (!held) {
+    std::vector<std::string> names;
+    for (const TablePlan* tp : d.tables) names.push_back(tp->descriptor.FullName());
+    WIDEN_ASSIGN_OR_RETURN(HeldTables h, HoldTables(m.target_url, names, /*create=*/true));
+    held = std::move(h);
   }
-  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<StateStore> states, store->NewStateStore());
-  // Every table's lock before anything is written: a second sync of one of
-  // them (from this machine or another) stops here, busy, writing nothing.
+  std::unique_ptr<Store> store = std::move(held->store);
+  std::unique_ptr<StateStore> states = std::move(held->states);
+  // locks[i] is d.tables[i]'s (the early ones were taken in the mapping's order).
   std::vector<std::unique_ptr<TableLock>> locks;
   for (const TablePlan* tp : d.tables) {
-    auto lock = states->LockTable(tp->descriptor.FullName());
-    if (!lock.ok()) return lock.status();
-    locks.push_back(std::move(*lock));
+    const std::string name = tp->descriptor.FullName();
+    const auto found = std::find(held->names.begin(), held->names.end(), name);
+    const size_t i = static_cast<size_t>(found - held->names.begin());
+    if (found == held->names.end() || held->locks[i] == nullptr) {
+      return Status::Internal("table " + name + " was not locked before the sync");
+    }
+    locks.push_back(std::move(held->locks[i]));
   }
 
   SyncResult result;

@@ -415,6 +415,51 @@ TEST_P(SyncTest, ASecondSyncWhileOneRunsExitsBusyAndWritesNothing) {
   }
 }
 
+// A sync whose source makes it wait (a table locked there by another
+// session) already holds its tables: a second sync exits busy while the
+// first still waits, instead of queueing behind it at the source, so runs
+// from cron do not pile up. Then the first goes on and finishes.
+TEST_P(SyncTest, ASecondSyncExitsBusyWhileTheFirstWaitsForTheSource) {
+  Sql(Schema(engine(), 300));
+  SyncJson();  // the target exists
+  ASSERT_FALSE(HasFailure());
+  std::unique_ptr<SqlSession> locker = SqlSession::Open(db_);
+  ASSERT_NE(locker, nullptr);
+  if (engine() == Engine::kPostgres) {
+    locker->Exec("BEGIN");
+    locker->Exec("LOCK TABLE orders IN ACCESS EXCLUSIVE MODE");
+  } else {
+    locker->Exec("LOCK TABLES orders WRITE");
+  }
+  ASSERT_FALSE(HasFailure());
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    setenv("WIDEN_SOURCE_URL", db_.c_str(), 1);
+    const std::string bin = WidenBinary();
+    execl(bin.c_str(), bin.c_str(), "sync", "-q", "-m", mapping_.c_str(), "--target",
+          store_.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  bool held = false;
+  for (int i = 0; i < 2000 && !held; ++i) {
+    held = Held(*target_, dir_, orders_);
+    if (!held) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_TRUE(held) << "the first sync did not take the target before reading the source";
+  CommandResult second = RunCommand(
+      Widen(fmt::format("sync -m {} --target {}", ShellQuote(mapping_), ShellQuote(store_))));
+  int status = 0;
+  // The first one still waits for the source's lock.
+  EXPECT_EQ(waitpid(pid, &status, WNOHANG), 0) << "the first sync did not wait for the source";
+  EXPECT_EQ(second.exit_code, 7) << second.output;
+  locker->Exec(engine() == Engine::kPostgres ? "COMMIT" : "UNLOCK TABLES");
+  locker.reset();
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
 std::string CaseName(const ::testing::TestParamInfo<Case>& i) {
   return std::string(i.param.engine == Engine::kPostgres ? "Postgres" : "MySql") +
          TargetName(i.param.target);
