@@ -1,5 +1,6 @@
 #include "cmd/watermark_sync.h"
 
+#include <chrono>
 #include <limits>
 #include <memory>
 #include <set>
@@ -14,6 +15,13 @@
 
 namespace widen {
 namespace {
+
+// This machine's clock, in ms since the epoch (UTC).
+int64_t NowMsForWatermarks() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 constexpr char kRowEntry = 'r';
 constexpr char kChildEntry = 'c';
@@ -202,14 +210,31 @@ Result<std::vector<Watermark>> ReadWatermarks(const TablePlan& tp, const SyncPla
     WIDEN_ASSIGN_OR_RETURN(Value max, source->stats().HighestValue(spec, column));
     const bool temporal =
         max.type() == ValueType::kTimestamp || max.type() == ValueType::kTimestampTz;
-    if (!max.is_null() && temporal && max.as_int() == std::numeric_limits<int64_t>::max()) {
-      // PostgreSQL's infinity: every later change would fall below it.
-      spec.bound = KeyBound{{column}, {max}, BoundOp::kLess};
+    // A value far in the future (PostgreSQL's infinity, a placeholder such
+    // as 9999-12-31, a writer whose clock is wrong) is never recorded: every
+    // later change would fall below it and be missed. The bound is this
+    // machine's clock plus kFutureWatermarkMs, past any time zone's offset
+    // (a `timestamp` holds some zone's wall time, at most 14 h from UTC).
+    const int64_t future_us = (NowMsForWatermarks() + kFutureWatermarkMs) * 1000;
+    if (!max.is_null() && temporal && max.as_int() > future_us) {
+      const bool infinity = max.as_int() == std::numeric_limits<int64_t>::max();
+      const Value highest = max;
+      const Value bound = Value::Temporal(max.type(), future_us);
+      spec.bound = KeyBound{{column}, {bound}, BoundOp::kLess};
       WIDEN_ASSIGN_OR_RETURN(max, source->stats().HighestValue(spec, column));
-      notes->push_back(fmt::format(
-          "source table '{}': rows whose {} is infinity are read again by every run (the "
-          "watermark recorded is the highest finite value)",
-          u.table, s->watermark));
+      if (infinity) {
+        notes->push_back(fmt::format(
+            "source table '{}': rows whose {} is infinity are read again by every run (the "
+            "watermark recorded is the highest finite value)",
+            u.table, s->watermark));
+      } else {
+        notes->push_back(fmt::format(
+            "source table '{}': rows whose {} is in the future (the highest is {}; after {}, "
+            "two days past this run's start) are read again by every run and the watermark "
+            "recorded is the highest value before that: a placeholder date or a writer's wrong "
+            "clock? give those rows their real times",
+            u.table, s->watermark, highest.DebugString(), bound.DebugString()));
+      }
     }
     if (!max.is_null() && !KindHolds(s->kind, max.type())) {
       notes->push_back(fmt::format(

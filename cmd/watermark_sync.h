@@ -74,6 +74,9 @@ namespace widen {
 /// Split values per batch of a rebuild or a reconcile query.
 inline constexpr size_t kRebuildBatch = 500;
 inline constexpr size_t kReconcileBatch = 1000;
+/// A temporal watermark value more than this far past the run's start (ms)
+/// is taken as a placeholder or a wrong clock, not recorded (ReadWatermarks).
+inline constexpr int64_t kFutureWatermarkMs = int64_t{2} * 24 * 3600 * 1000;
 
 /// Whether a target table can sync in watermark mode; `why` (when not) for
 /// plan and the summary, e.g. "reads 'customer' in digest mode".
@@ -92,9 +95,11 @@ WatermarkSupport CheckWatermarkSync(const TablePlan& table, const SyncPlan& sync
 /// {table, [column], [max]}. The max is NULL for an empty table, and when
 /// it is no value of the column's kind (a MySQL zero date, which sorts
 /// below every date: the next run reads the whole table again). A
-/// PostgreSQL `infinity` is not a watermark either: the max is taken below
-/// it (rows at infinity are read by every run). Each such case appends a
-/// line to *notes. Errors: the source's.
+/// PostgreSQL `infinity`, or any temporal value more than
+/// kFutureWatermarkMs past this machine's clock (a placeholder such as
+/// 9999-12-31, a writer's wrong clock), is not a watermark either: the max
+/// is taken below that bound (such rows are read by every run). Each such
+/// case appends a line to *notes. Errors: the source's.
 Result<std::vector<Watermark>> ReadWatermarks(const TablePlan& table, const SyncPlan& sync,
                                               Source* source, std::vector<std::string>* notes);
 

@@ -591,6 +591,39 @@ TEST_P(SyncSequenceTest, ALateCommitIsSeenByTheNextRun) {
   ExpectSameAsAFreshMigrate(ts);
 }
 
+// A watermark far in the future (a placeholder date, a writer's wrong
+// clock) is not recorded: it would hide every later change of its table.
+// The run names it, and the table's next change is still seen (in digest
+// mode the same sequence simply converges).
+TEST_P(SyncSequenceTest, AWatermarkFarInTheFutureHidesNoLaterChange) {
+  Sql(Schema(GetParam().engine, 10));
+  const int64_t ts = FirstSync();
+  // orders.updated_at: timestamptz / TIMESTAMP(6) (which ends in 2038);
+  // line.updated_at: timestamp / DATETIME(6).
+  Sql({"UPDATE orders SET status = 'future', updated_at = '2037-12-31 00:00:00' WHERE id = 3",
+       "UPDATE line SET qty = 99, updated_at = '9999-12-31 00:00:00' WHERE id = 30"});
+  CommandResult r =
+      RunCommand(sync_env_ + Widen(fmt::format("sync -m {} --target {}", ShellQuote(mapping_),
+                                               ShellQuote(store_))));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  if (watermark()) {
+    for (const char* table : {"orders", "line"}) {
+      EXPECT_NE(r.output.find(fmt::format(
+                    "source table '{}': rows whose updated_at is in the future", table)),
+                std::string::npos)
+          << r.output;
+    }
+    EXPECT_NE(r.output.find("2037-12-31"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("9999-12-31"), std::string::npos) << r.output;
+  }
+  ExpectSameAsAFreshMigrate(ts);
+  Sql({"UPDATE orders SET status = 'later', updated_at = {wo} WHERE id = 5",
+       "UPDATE line SET qty = 7, updated_at = {wl} WHERE id = 40"});
+  nlohmann::json s = Sync();
+  EXPECT_GE(Written(s, kOrders), 2u);  // orders 5 and line 40's (3 and 30's are read again)
+  ExpectSameAsAFreshMigrate(ts);
+}
+
 // Rows sharing one watermark value, committed in two transactions with a
 // sync between, with lookbacks of 0 (a run reads from the last watermark
 // on, inclusive): the second transaction's rows sort before the first's by
