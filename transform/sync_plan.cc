@@ -47,6 +47,13 @@ bool KindOf(const SourceColumn& c, WatermarkKind* kind, std::string* why) {
         *why = "a bit string or a year, not a counter that every write raises";
         return false;
       }
+      if (storage.rfind("tinyint", 0) == 0 || storage.rfind("bool", 0) == 0) {
+        // MySQL's BOOLEAN is tinyint(1).
+        *why =
+            "a tinyint or boolean (MySQL's BOOLEAN is tinyint(1)), too small to be a counter "
+            "that every write raises";
+        return false;
+      }
       *kind = WatermarkKind::kInteger;
       return true;
     case ValueType::kDate:

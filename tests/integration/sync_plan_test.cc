@@ -424,6 +424,14 @@ TEST_P(SyncPlanTest, EachMistakeNamesThePlaceTableAndColumn) {
                     "year, not a counter that every write raises{}",
                     Declared("customer", "yr"), watermark_rule));
   }
+  // A boolean: MySQL's BOOLEAN is tinyint(1), an integer to the server.
+  add("{table: orders, mode: watermark, watermark: deleted}", "deleted",
+      pg() ? fmt::format("sync of 'orders': watermark column orders.deleted is {}, a bool value{}",
+                         Declared("orders", "deleted"), watermark_rule)
+           : fmt::format("sync of 'orders': watermark column orders.deleted is {}, a tinyint or "
+                         "boolean (MySQL's BOOLEAN is tinyint(1)), too small to be a counter that "
+                         "every write raises{}",
+                         Declared("orders", "deleted"), watermark_rule));
   add("{table: orders, mode: watermark, watermark: maybe_at}", "maybe_at",
       "sync of 'orders': watermark column orders.maybe_at can be NULL, and a row whose watermark "
       "is NULL has no place among the changes: its writes would never be found; declare it NOT "
