@@ -26,8 +26,12 @@ Status YamlContext::Error(const YAML::Node& node, const std::string& what) const
 
 Status YamlContext::CheckMap(const YAML::Node& node, std::string_view what,
                              std::span<const std::string_view> allowed) const {
-  if (!node.IsMap()) return Error(node, fmt::format("{} must be a map of fields", what));
   std::vector<std::string> names(allowed.begin(), allowed.end());
+  if (!node.IsMap()) {
+    std::string fields;
+    for (size_t i = 0; i < names.size(); ++i) fields += (i ? ", " : "") + names[i];
+    return Error(node, fmt::format("{} must be a map of fields (of: {})", what, fields));
+  }
   std::vector<std::string> seen;
   for (auto it = node.begin(); it != node.end(); ++it) {
     if (!it->first.IsScalar())

@@ -133,7 +133,11 @@ TEST(SyncSectionTest, DefaultsOfAWatermarkEntry) {
 
 TEST(SyncSectionTest, TheSectionMustBeAListOfEntries) {
   EXPECT_EQ(ErrorOf("  orders: {mode: watermark}\n"), "m.yaml:22:3: 'sync' must be a list");
-  EXPECT_EQ(ErrorOf("  - orders\n"), "m.yaml:22:5: a sync entry must be a map of fields");
+  EXPECT_EQ(ErrorOf("  - orders\n"),
+            "m.yaml:22:5: a sync entry must be a map of fields (of: table, mode, watermark, "
+            "tiebreak, lookback, deletes)");
+  EXPECT_EQ(ErrorOf("  - {table: orders, mode: watermark, watermark: w, deletes: hard}\n"),
+            "m.yaml:22:61: 'deletes' must be a map of fields (of: soft, reconcile)");
   EXPECT_EQ(ErrorOf("  - {mode: digest}\n"), "m.yaml:22:5: missing required field 'table'");
   EXPECT_EQ(ErrorOf("  - {table: orders, watermrk: x}\n"),
             "m.yaml:22:21: unknown field 'watermrk' in a sync entry; did you mean 'watermark'? "
