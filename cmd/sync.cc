@@ -191,9 +191,19 @@ int Run(const SyncOptions& o, const std::atomic<bool>* cancel, RunMetrics* metri
     }
     // The tables whose hard deletes went unseen, by name: others may have
     // reconciled (--reconcile, or `deletes: reconcile: true` in the mapping).
-    std::vector<std::string> unseen;
+    std::vector<std::string> unseen, reconciled;
     for (const auto& t : s.tables) {
       if (t.hard_deletes == "not detected") unseen.push_back(t.table);
+      if (t.hard_deletes == "reconciled" && t.mode == "watermark") reconciled.push_back(t.table);
+    }
+    std::string deletes;
+    if (!unseen.empty()) {
+      deletes = fmt::format(
+          "; hard deletes not detected in {} (watermark mode without --reconcile or deletes: "
+          "reconcile: true)",
+          fmt::join(unseen, ", "));
+    } else if (!reconciled.empty()) {
+      deletes = fmt::format("; hard deletes reconciled in {}", fmt::join(reconciled, ", "));
     }
     std::vector<std::string> modes;
     if (watermark > 0) modes.push_back(fmt::format("{} watermark", watermark));
@@ -209,12 +219,7 @@ int Run(const SyncOptions& o, const std::atomic<bool>* cancel, RunMetrics* metri
         static_cast<unsigned long long>(total.rows_written),
         static_cast<unsigned long long>(total.rows_deleted),
         static_cast<unsigned long long>(total.cells_put),
-        static_cast<unsigned long long>(total.cells_deleted), s.seconds,
-        unseen.empty() ? ""
-                       : fmt::format("; hard deletes not detected in {} (watermark mode without "
-                                     "--reconcile or deletes: reconcile: true)",
-                                     fmt::join(unseen, ", "))
-                             .c_str());
+        static_cast<unsigned long long>(total.cells_deleted), s.seconds, deletes.c_str());
     if (s.rejected > 0) {
       std::printf("%llu row(s) rejected; see %s\n", static_cast<unsigned long long>(s.rejected),
                   s.rejects_path.c_str());

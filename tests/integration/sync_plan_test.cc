@@ -363,6 +363,15 @@ TEST_P(SyncPlanTest, SummariesNameTheTargetAndTheTablesWhoseHardDeletesGoUnseen)
   r = Widen("sync --reconcile --target " + ShellQuote(store), sync);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output.find("hard deletes not detected"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("; hard deletes reconciled in s:orders, s:events\n"), std::string::npos)
+      << r.output;
+  // A hard delete: the reconcile says what it found.
+  Sql({"DELETE FROM orders WHERE id = 1"});
+  r = Widen("sync --reconcile --target " + ShellQuote(store), sync);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find(" 1 deleted; "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("; hard deletes reconciled in s:orders, s:events\n"), std::string::npos)
+      << r.output;
 }
 
 TEST_P(SyncPlanTest, AMistakeStopsEveryCommandWithExitTwo) {
