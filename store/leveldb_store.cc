@@ -1288,9 +1288,9 @@ Result<std::unique_ptr<LevelDbStore>> LevelDbStore::Open(const std::string& path
         return Status::NotFound("no widen store at '" + path +
                                 "': check the target path, or run widen migrate first");
       }
-      return Status::FailedPrecondition("'" + path +
-                                        "' is not empty and is not a widen store; give a new or "
-                                        "empty directory");
+      return Status::FailedPrecondition(
+          "'" + path + "' is not empty and is not a widen store (no " + lmarker::kMarkerFile +
+          " file in it); give a new or empty directory");
     }
     if (!options.create_if_missing) {
       return Status::NotFound("no widen store at '" + path +

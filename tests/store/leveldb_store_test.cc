@@ -241,7 +241,10 @@ TEST_F(LevelDbStoreTest, ForeignNonEmptyDirectoryIsRefusedAndLeftAlone) {
   { std::ofstream(path_ + "/notes.txt") << "keep me"; }
   Result<std::unique_ptr<LevelDbStore>> r = LevelDbStore::Open(path_, StoreOptions());
   EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_NE(r.status().message().find("not a widen store"), std::string::npos);
+  EXPECT_NE(r.status().message().find("is not empty and is not a widen store (no WIDEN_STORE file "
+                                      "in it); give a new or empty directory"),
+            std::string::npos)
+      << r.status().message();
   EXPECT_TRUE(std::filesystem::exists(path_ + "/000007.log"));
   EXPECT_TRUE(std::filesystem::exists(path_ + "/notes.txt"));
   EXPECT_FALSE(std::filesystem::exists(path_ + "/CURRENT"));
