@@ -100,4 +100,28 @@ std::string FromVerboseMessage(std::string_view message, std::string* sqlstate) 
   return out;
 }
 
+std::string WithoutQueryPointer(std::string_view message) {
+  std::string out;
+  size_t start = 0;
+  while (start < message.size()) {
+    size_t end = message.find('\n', start);
+    const bool has_newline = end != std::string_view::npos;
+    if (!has_newline) end = message.size();
+    const std::string_view line = message.substr(start, end - start);
+    start = end + 1;
+    // "LINE " digits ":"
+    size_t d = 5;
+    while (d < line.size() && line[d] >= '0' && line[d] <= '9') ++d;
+    const bool pointer_line =
+        line.rfind("LINE ", 0) == 0 && d > 5 && d < line.size() && line[d] == ':';
+    const size_t caret = line.find_first_not_of(' ');
+    const bool caret_line = caret != std::string_view::npos && line[caret] == '^' &&
+                            line.find_first_not_of(' ', caret + 1) == std::string_view::npos;
+    if (pointer_line || caret_line) continue;
+    out += line;
+    if (has_newline) out += '\n';
+  }
+  return out;
+}
+
 }  // namespace widen::pg_internal

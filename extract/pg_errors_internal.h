@@ -47,4 +47,9 @@ std::string SqlStateOf(const std::exception& e);
 /// found in it in *sqlstate ("" when none: the server sent no error).
 std::string FromVerboseMessage(std::string_view message, std::string* sqlstate);
 
+/// `message` (lines ended by '\n') without the lines a server error points
+/// into its query with: "LINE 3: ...WHERE x = 1" and the line under it
+/// that holds only blanks and a '^'. Every other line is kept as it is.
+std::string WithoutQueryPointer(std::string_view message);
+
 }  // namespace widen::pg_internal

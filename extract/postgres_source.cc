@@ -177,9 +177,12 @@ class VerboseConnect : public pqxx::connectionpolicy {
 
 using Connection = pqxx::basic_connection_base<VerboseConnect>;
 
-// `msg` on one line: trailing blanks dropped, newlines (and with `tabs`,
+// `msg` on one line: the server's pointer into the query dropped (its
+// "LINE n: ..." and "^" lines, which mean nothing on one line: the message
+// names the query), trailing blanks dropped, newlines (and with `tabs`,
 // tabs) turned into spaces.
 std::string OneLine(std::string msg, bool tabs) {
+  msg = pg_internal::WithoutQueryPointer(msg);
   while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
   for (char& c : msg) {
     if (c == '\n' || (tabs && c == '\t')) c = ' ';

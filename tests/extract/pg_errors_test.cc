@@ -45,6 +45,18 @@ TEST(PgErrorsTest, StatesOfLibpqxxExceptions) {
   EXPECT_EQ(SqlStateOf(std::runtime_error("other")), "");
 }
 
+TEST(PgErrorsTest, TheServersPointerIntoTheQueryIsDropped) {
+  EXPECT_EQ(WithoutQueryPointer("ERROR:  syntax error at or near \"x\"\nLINE 1: SELECT x y z\n"
+                                "                 ^\nHINT:  h\n"),
+            "ERROR:  syntax error at or near \"x\"\nHINT:  h\n");
+  EXPECT_EQ(WithoutQueryPointer("FATAL:  terminating connection\nLINE 12: ...id = 3\n    ^"),
+            "FATAL:  terminating connection\n");
+  // Lines that only look like one are kept.
+  const std::string kept = "LINE: no number\nLINE 1 no colon\n  ^ and more\nxLINE 1: x\n";
+  EXPECT_EQ(WithoutQueryPointer(kept), kept);
+  EXPECT_EQ(WithoutQueryPointer(""), "");
+}
+
 TEST(PgErrorsTest, VerboseMessagesReadBackInTheirDefaultForm) {
   std::string state;
   EXPECT_EQ(FromVerboseMessage("connection to server at \"127.0.0.1\", port 5432 failed: FATAL:  "
