@@ -1,3 +1,5 @@
+#include <poll.h>
+
 #include <thrift/TApplicationException.h>
 #include <thrift/TOutput.h>
 #include <thrift/protocol/TBinaryProtocol.h>
@@ -118,10 +120,23 @@ void HBaseConnection::Disconnect() {
   }
   client_.reset();
   transport_.reset();
+  socket_fd_ = -1;
+}
+
+bool HBaseConnection::PeerClosed() const {
+  if (socket_fd_ < 0) return false;
+  pollfd p{};
+  p.fd = socket_fd_;
+  p.events = POLLIN;
+  // Nothing is due between requests: readable means an end of stream, a
+  // reset, or bytes out of step.
+  return poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) != 0;
 }
 
 Status HBaseConnection::Connect() {
-  if (client_ != nullptr && transport_ != nullptr && transport_->isOpen()) return Status::OK();
+  if (client_ != nullptr && transport_ != nullptr && transport_->isOpen() && !PeerClosed()) {
+    return Status::OK();
+  }
   Disconnect();
   try {
     first_bytes_->clear();
@@ -133,6 +148,7 @@ Status HBaseConnection::Connect() {
     auto transport = std::make_shared<apache::thrift::transport::TBufferedTransport>(socket);
     auto protocol = std::make_shared<apache::thrift::protocol::TBinaryProtocol>(transport);
     transport->open();
+    socket_fd_ = static_cast<int>(socket->getSocketFD());
     transport_ = std::move(transport);
     client_ = std::make_unique<thrift2::THBaseServiceClient>(protocol);
   } catch (const std::exception& e) {

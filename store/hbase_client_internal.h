@@ -29,6 +29,11 @@
 // gateway), or answered with bytes that are no Thrift answer (a MySQL or
 // MariaDB greeting), is FailedPrecondition naming the first bytes it sent.
 //
+// Before each request a socket the gateway closed meanwhile (its idle
+// timeout) is found (it is readable between requests) and replaced, so a
+// request that is not idempotent does not fail only because the
+// connection sat idle.
+//
 // Call() runs one request; Retry() repeats an idempotent one while it fails
 // with Unavailable, reconnecting, with exponential back-off, until a time
 // budget is spent. Only requests whose repetition cannot change the result
@@ -100,11 +105,16 @@ class HBaseConnection {
 
  private:
   Status Connect();
+  // Whether the open socket has something to read between requests: the
+  // gateway closed it (its idle timeout, 60 s by default) or the stream is
+  // out of step. Either way no request may go out on it.
+  bool PeerClosed() const;
 
   const std::string host_;
   const int port_;
   const ConnectionOptions options_;
   std::shared_ptr<apache::thrift::transport::TTransport> transport_;
+  int socket_fd_ = -1;  // the open socket's descriptor (for PeerClosed)
   // The first bytes the peer sent on the open socket (at most 48), written
   // by the socket as it reads.
   std::shared_ptr<std::string> first_bytes_;

@@ -97,25 +97,33 @@ std::string Describe(const LockHolder& h) {
 
 // The lease cell s:l of `row` in `state_table`: *found says whether the
 // cell exists (an empty value is a free lock).
-Status ReadLease(HBaseConnection* conn, const std::string& state_table, const std::string& row,
-                 const std::string& what, std::string* value, bool* found) {
+// Reads the cell family:qualifier of `row` into `*value`; `*found` says
+// whether it exists.
+Status ReadCell(HBaseConnection* conn, const std::string& table, const std::string& row,
+                const std::string& family, const std::string& qualifier, const std::string& what,
+                std::string* value, bool* found) {
   thrift2::TGet get;
   get.row = row;
   thrift2::TColumn column;
-  column.family = kFamily;
-  column.__set_qualifier(kLeaseQualifier);
+  column.family = family;
+  column.__set_qualifier(qualifier);
   get.__set_columns({column});
   thrift2::TResult result;
   WIDEN_RETURN_IF_ERROR(
-      conn->Retry(what, [&](thrift2::THBaseServiceClient& c) { c.get(result, state_table, get); }));
+      conn->Retry(what, [&](thrift2::THBaseServiceClient& c) { c.get(result, table, get); }));
   *found = false;
   for (const auto& v : result.columnValues) {
-    if (v.family == kFamily && v.qualifier == kLeaseQualifier) {
+    if (v.family == family && v.qualifier == qualifier) {
       *found = true;
       *value = v.value;
     }
   }
   return Status::OK();
+}
+
+Status ReadLease(HBaseConnection* conn, const std::string& state_table, const std::string& row,
+                 const std::string& what, std::string* value, bool* found) {
+  return ReadCell(conn, state_table, row, kFamily, kLeaseQualifier, what, value, found);
 }
 
 Status BusyStatus(const std::string& table, const std::string& shard, const LockHolder& h) {
@@ -195,20 +203,11 @@ class HBaseTableLock final : public TableLock {
   }
 
   // Puts `next` if the cell holds `expected` ("": a free lock — HBase's
-  // empty expected value matches a missing cell and an empty one). After a
-  // lost answer the cell is read again.
+  // empty expected value matches a missing cell and an empty one); a lost
+  // answer is settled by CheckAndPutCell.
   Result<bool> Swap(const std::string& expected, const std::string& next) {
-    Result<bool> applied =
-        CheckAndPutCell(conn_.get(), state_table_, row_, kFamily, kLeaseQualifier, expected, next,
-                        "taking the lock of " + Where());
-    if (applied.ok()) return *applied;
-    const Status s = applied.status();
-    if (s.code() != StatusCode::kUnavailable) return s;
-    std::string stored;
-    bool found = false;
-    WIDEN_RETURN_IF_ERROR(Read(&stored, &found));
-    if (found && stored == next) return true;  // the lost answer was a yes
-    return s;
+    return CheckAndPutCell(conn_.get(), state_table_, row_, kFamily, kLeaseQualifier, expected,
+                           next, "taking the lock of " + Where());
   }
 
   // Every third of the lease: the lease moved on, compared with what this
@@ -322,12 +321,24 @@ Result<bool> CheckAndPutCell(HBaseConnection* conn, const std::string& table,
   thrift2::TRowMutations mutations;
   mutations.row = row;
   mutations.mutations.push_back(std::move(mutation));
-  bool applied = false;
-  WIDEN_RETURN_IF_ERROR(conn->Call(what, [&](thrift2::THBaseServiceClient& c) {
-    applied = c.checkAndMutate(table, row, family, qualifier, thrift2::TCompareOp::EQUAL, expected,
-                               mutations);
-  }));
-  return applied;
+  constexpr int kTries = 3;
+  for (int attempt = 1;; ++attempt) {
+    bool applied = false;
+    const Status s = conn->Call(what, [&](thrift2::THBaseServiceClient& c) {
+      applied = c.checkAndMutate(table, row, family, qualifier, thrift2::TCompareOp::EQUAL,
+                                 expected, mutations);
+    });
+    if (s.ok() && (applied || attempt == 1)) return applied;
+    if (!s.ok() && s.code() != StatusCode::kUnavailable) return s;
+    // The answer to an earlier try was lost: the cell says what happened.
+    std::string stored;
+    bool found = false;
+    WIDEN_RETURN_IF_ERROR(ReadCell(conn, table, row, family, qualifier, what, &stored, &found));
+    if (found ? stored == value : value.empty()) return true;
+    if (s.ok()) return false;  // a repeat refused: the cell is someone else's
+    const bool unchanged = found ? stored == expected : expected.empty();
+    if (!unchanged || attempt == kTries) return s;
+  }
 }
 
 std::string LockRow(const std::string& table, const std::string& shard) {

@@ -869,20 +869,16 @@ class HBaseStateStore final : public StateStore {
   }
 
   // Writes `value` if the cell still holds what `stored` read (no cell:
-  // HBase's empty expected value matches a missing cell). Not idempotent:
-  // after a lost answer, the cell is read again to learn the outcome.
+  // HBase's empty expected value matches a missing cell); a lost answer is
+  // settled by CheckAndPutCell (`value` carries its own version).
   Status CompareAndSet(const std::string& name, std::optional<uint64_t> expected,
                        const Stored& stored, const std::string& value) {
-    Result<bool> put = hbase_internal::CheckAndPutCell(
-        conn_.get(), table_, name, kStateFamily, kStateQualifier, stored.found ? stored.value : "",
-        value, "writing " + Where(name));
-    const Status s = put.status();
-    const bool applied = put.ok() && *put;
-    if (s.ok() && applied) return Status::OK();
-    if (!s.ok() && s.code() != StatusCode::kUnavailable) return s;
+    WIDEN_ASSIGN_OR_RETURN(bool applied,
+                           hbase_internal::CheckAndPutCell(
+                               conn_.get(), table_, name, kStateFamily, kStateQualifier,
+                               stored.found ? stored.value : "", value, "writing " + Where(name)));
+    if (applied) return Status::OK();
     WIDEN_ASSIGN_OR_RETURN(Stored now, Read(name));
-    if (now.found && now.value == value) return Status::OK();  // the lost answer was a yes
-    if (!s.ok()) return s;
     return Conflict(name, expected, now);
   }
 

@@ -57,12 +57,18 @@ std::string LockRow(const std::string& table, const std::string& shard);
 Status CheckNoLiveLease(HBaseConnection* conn, const std::string& url,
                         const std::string& state_table, const std::string& table, bool shards);
 
-/// One checkAndMutate through `conn` (no retry: it is not idempotent):
-/// puts `value` in the cell family:qualifier of `row` in `table` if the
-/// cell holds `expected` (HBase's empty expected value matches a missing
-/// cell and an empty one). True when it was put; Unavailable when the
-/// answer was lost (the caller reads the cell to learn what happened);
-/// `what` names the request in errors.
+/// A checkAndMutate through `conn`: puts `value` in the cell
+/// family:qualifier of `row` in `table` if the cell holds `expected`
+/// (HBase's empty expected value matches a missing cell and an empty one).
+/// True when it was put, false when the cell held something else. Not
+/// idempotent, so a lost answer is settled by reading the cell: `value`
+/// there means it was put; `expected` still there means it was not, and the
+/// same request is sent again (a late first one then finds the cell changed
+/// and is refused), up to 3 times; anything else, or Unavailable after the
+/// last try, is returned as Unavailable. `value` must be one only this
+/// caller writes (a lease or a state record with its own version), so that
+/// finding it tells "put" from "someone else's". `what` names the request
+/// in errors.
 Result<bool> CheckAndPutCell(HBaseConnection* conn, const std::string& table,
                              const std::string& row, const std::string& family,
                              const std::string& qualifier, const std::string& expected,

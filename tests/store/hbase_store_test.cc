@@ -786,6 +786,48 @@ TEST_F(HBaseStateStoreTest, TheStateTableIsCreatedByTheFirstPutAndHoldsTheDrawnB
   for (const auto& d : *tables) EXPECT_NE(d.FullName(), state_table_);
 }
 
+// The compare-and-set requests (a state write, a lock given up) go out on
+// connections that sat idle past the gateway's idle timeout, which closed
+// them: each still does what it says, on a new connection. A lease lasts
+// 60 s here, so its renewal (every 20 s) does not wake the connection first.
+TEST_F(HBaseStateStoreTest, AStateWriteAndALockGivenUpAfterTheGatewaysIdleTimeout) {
+  const int idle_ms = HBaseIdleTimeoutMs();
+  if (idle_ms > 20000) {
+    GTEST_SKIP() << "the gateway's idle timeout is " << idle_ms
+                 << " ms; scripts/test.sh sets WIDEN_HBASE_IDLE_TIMEOUT_MS=8000";
+  }
+  std::unique_ptr<StateStore> states = States();
+  ASSERT_NE(states, nullptr);
+  ASSERT_EQ(states->Put("idle", std::nullopt, State(TableStatus::kLoading, "a")).value(), 1u);
+  auto lock = states->LockTable("idle");
+  ASSERT_TRUE(lock.ok()) << lock.status().ToString();
+  auto lease = [&] {
+    RawHBase raw(url_);
+    thrift2::TGet get;
+    get.row = "idle";
+    thrift2::TColumn column;
+    column.family = "s";
+    column.__set_qualifier("l");
+    get.__set_columns({column});
+    thrift2::TResult result;
+    raw->get(result, state_table_, get);
+    return result.columnValues.empty() ? std::string() : result.columnValues[0].value;
+  };
+  EXPECT_FALSE(lease().empty());
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(idle_ms + 2000));
+
+  auto v = states->Put("idle", 1, State(TableStatus::kComplete, "a"));
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ(*v, 2u);
+  EXPECT_TRUE((*lock)->status().ok()) << (*lock)->status().ToString();
+  lock->reset();
+  EXPECT_EQ(lease(), "") << "the lock was not given up";
+  auto got = States()->Get("idle");
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ((*got)->status, TableStatus::kComplete);
+}
+
 // Compare-and-set on the real HBase: a stale version changes nothing; a
 // Delete leaves a tombstone whose version keeps growing.
 TEST_F(HBaseStateStoreTest, CompareAndSetRefusesAStaleVersion) {
