@@ -513,9 +513,120 @@ static std::string ShardNote(const std::string& table, const ShardSpec& spec,
                      rows, state);
 }
 
+// The target's store and the locks of a run's tables, taken before the run
+// opens the source (HoldEarly) or, for a target that did not exist, right
+// after.
+struct HeldTables {
+  std::unique_ptr<Store> store;
+  std::unique_ptr<StateStore> states;
+  std::vector<std::unique_ptr<TableLock>> locks;
+  std::vector<std::string> names;  // locks[i] is names[i]'s
+};
+
+// Opens the store at `target_url` with `so` and takes the lock of each of
+// `tables` (full names) in turn: the table's own, or for a shard of a
+// sharded load its shard's. `row_sync`: the store must be one widen sync
+// writes (FailedPrecondition otherwise). Errors: NotFound (no store there
+// and `so` does not create one), Aborted (a table is busy: another run
+// holds it), and the store's own.
+static Result<HeldTables> HoldTables(const std::string& target_url,
+                                     const std::vector<std::string>& tables, const StoreOptions& so,
+                                     const ShardSpec& shard, bool row_sync) {
+  HeldTables h;
+  WIDEN_ASSIGN_OR_RETURN(h.store, Store::Open(target_url, so));
+  if (row_sync && !h.store->SupportsRowSync()) {
+    return Status::FailedPrecondition(fmt::format(
+        "target {}: widen sync does not write to this kind of store; nothing was written",
+        MaskUrl(target_url)));
+  }
+  WIDEN_ASSIGN_OR_RETURN(h.states, h.store->NewStateStore());
+  for (const std::string& t : tables) {
+    auto lock =
+        shard.active() ? h.states->LockShard(t, shard.index, shard.count) : h.states->LockTable(t);
+    if (!lock.ok()) return lock.status();
+    h.locks.push_back(std::move(*lock));
+    h.names.push_back(t);
+  }
+  return h;
+}
+
+// The locks of a run's tables before the run opens the source, so that a
+// second run (migrate or sync, from this machine or another) stops at once,
+// busy, writing nothing, even while the source is slow to answer (a table
+// lock held there, a long DDL), and runs from cron never pile up: the
+// mapping alone names the tables and the target (`target_url`: --target, or
+// empty). nullopt when the target does not exist yet (the run creates and
+// locks it once the source has been checked) and for a sharded load into
+// the embedded store (which the run then refuses).
+static Result<std::optional<HeldTables>> HoldEarly(const DesignRequest& dr,
+                                                   const std::string& target_url, StoreOptions so,
+                                                   const ShardSpec& shard, bool row_sync) {
+  DesignRequest mapping_only = dr;
+  mapping_only.open_source = false;
+  mapping_only.check_mapping = ResolveTarget(target_url);
+  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Design> pre, LoadDesign(mapping_only));
+  const std::string& url = pre->mapping.target_url;
+  if (shard.active() && url.rfind("leveldb:", 0) == 0) return std::optional<HeldTables>();
+  std::vector<std::string> names;
+  for (const TableMapping& t : pre->mapping.tables) {
+    if (!dr.only_table.empty() && t.name != dr.only_table) continue;
+    TableDescriptor td;
+    SplitTableName(t.name, &td.name_space, &td.table);
+    names.push_back(td.FullName());
+  }
+  so.create_if_missing = false;
+  Result<HeldTables> held = HoldTables(url, names, so, shard, row_sync);
+  if (held.ok()) return std::optional<HeldTables>(std::move(*held));
+  if (held.status().code() == StatusCode::kNotFound) return std::optional<HeldTables>();
+  return held.status();
+}
+
+// The locks of `tables` moved out of `held` (taken before), in that order.
+// Internal when one of them was not taken.
+static Result<std::vector<std::unique_ptr<TableLock>>> LocksOf(
+    HeldTables* held, const std::vector<const TablePlan*>& tables) {
+  std::vector<std::unique_ptr<TableLock>> locks;
+  for (const TablePlan* tp : tables) {
+    const std::string name = tp->descriptor.FullName();
+    const auto found = std::find(held->names.begin(), held->names.end(), name);
+    const size_t i = static_cast<size_t>(found - held->names.begin());
+    if (found == held->names.end() || held->locks[i] == nullptr) {
+      return Status::Internal("table " + name + " was not locked before the run");
+    }
+    locks.push_back(std::move(held->locks[i]));
+  }
+  return locks;
+}
+
+// Takes the locks of the run's tables, unless HoldEarly did (`held`), and
+// hands the store, its states and the locks (in the order of d.tables) over.
+static Status HoldAll(const Design& d, std::optional<HeldTables>* held, const StoreOptions& so,
+                      const ShardSpec& shard, bool row_sync, std::unique_ptr<Store>* store,
+                      std::unique_ptr<StateStore>* states,
+                      std::vector<std::unique_ptr<TableLock>>* locks) {
+  if (!*held) {
+    std::vector<std::string> names;
+    for (const TablePlan* tp : d.tables) names.push_back(tp->descriptor.FullName());
+    WIDEN_ASSIGN_OR_RETURN(HeldTables h,
+                           HoldTables(d.mapping.target_url, names, so, shard, row_sync));
+    *held = std::move(h);
+  }
+  *store = std::move((*held)->store);
+  *states = std::move((*held)->states);
+  WIDEN_ASSIGN_OR_RETURN(*locks, LocksOf(&**held, d.tables));
+  return Status::OK();
+}
+
 Result<MigrateResult> Migrate(const MigrateRequest& r) {
   const int64_t start_ms = NowMs();
   const ShardSpec& shard = r.shard;
+  StoreOptions so;
+  so.writers = r.writers;
+  // Every table's lock before anything is written and, when the target
+  // exists, before the source is opened (HoldEarly). A shard takes its
+  // shard's lock, which the other shards of its load leave to it.
+  WIDEN_ASSIGN_OR_RETURN(std::optional<HeldTables> held,
+                         HoldEarly(r.design, r.target_url, so, shard, /*row_sync=*/false));
   std::unique_ptr<Design> design;
   JobLayout jobs;
   // A sharded run lays its jobs out per table once it knows the load's
@@ -543,22 +654,10 @@ Result<MigrateResult> Migrate(const MigrateRequest& r) {
     result.rejects_path = r.rejects_path;
   }
 
-  StoreOptions so;
-  so.writers = r.writers;
-  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open(m.target_url, so));
-  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<StateStore> states, store->NewStateStore());
-  // Every table's lock before anything is written: while a migrate or sync
-  // of one of them runs (on this machine or another), this run stops here,
-  // busy, writing nothing. A shard takes its shard's lock, which the other
-  // shards of its load leave to it.
+  std::unique_ptr<Store> store;
+  std::unique_ptr<StateStore> states;
   std::vector<std::unique_ptr<TableLock>> locks;
-  for (const TablePlan* tp : d.tables) {
-    auto lock = shard.active()
-                    ? states->LockShard(tp->descriptor.FullName(), shard.index, shard.count)
-                    : states->LockTable(tp->descriptor.FullName());
-    if (!lock.ok()) return lock.status();
-    locks.push_back(std::move(*lock));
-  }
+  WIDEN_RETURN_IF_ERROR(HoldAll(d, &held, so, shard, /*row_sync=*/false, &store, &states, &locks));
 
   // The cell timestamp: given, else the run's start. A shard adopts its
   // load's (ShardLayout), and lays later loads out with the first it adopts.
@@ -707,92 +806,24 @@ Result<MigrateResult> Migrate(const MigrateRequest& r) {
   return result;
 }
 
-// The target's store and every named table's lock, for a run that checks
-// them before it talks to the source. NotFound: the store does not exist
-// yet (nothing is created here).
-struct HeldTables {
-  std::unique_ptr<Store> store;
-  std::unique_ptr<StateStore> states;
-  std::vector<std::unique_ptr<TableLock>> locks;
-  std::vector<std::string> names;  // locks[i] is names[i]'s
-};
-
-// Opens the existing store at `target_url` and takes the lock of each of
-// `tables` (full names) in turn. Errors: NotFound (no store there), Aborted
-// (a table is busy: another run holds it), and the store's own.
-static Result<HeldTables> HoldTables(const std::string& target_url,
-                                     const std::vector<std::string>& tables, bool create) {
-  HeldTables h;
-  StoreOptions so;
-  so.create_if_missing = create;
-  WIDEN_ASSIGN_OR_RETURN(h.store, Store::Open(target_url, so));
-  if (!h.store->SupportsRowSync()) {
-    return Status::FailedPrecondition(fmt::format(
-        "target {}: widen sync does not write to this kind of store; nothing was written",
-        MaskUrl(target_url)));
-  }
-  WIDEN_ASSIGN_OR_RETURN(h.states, h.store->NewStateStore());
-  for (const std::string& t : tables) {
-    auto lock = h.states->LockTable(t);
-    if (!lock.ok()) return lock.status();
-    h.locks.push_back(std::move(*lock));
-    h.names.push_back(t);
-  }
-  return h;
-}
-
 Result<SyncResult> Sync(const SyncRequest& r) {
   const auto t0 = std::chrono::steady_clock::now();
   const int64_t start_ms = NowMs();
-  // Every table's lock before anything is written, and, when the target
-  // exists, before the source is opened: a second sync (or a migrate) of
-  // one of the tables, from this machine or another, stops at once, busy,
-  // writing nothing, even while the source is slow to answer (a table lock
-  // held there, a long DDL) — so runs from cron never pile up.
-  std::optional<HeldTables> held;
-  {
-    DesignRequest mapping_only = r.design;
-    mapping_only.open_source = false;
-    mapping_only.check_mapping = ResolveTarget(r.target_url);
-    WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Design> pre, LoadDesign(mapping_only));
-    std::vector<std::string> names;
-    for (const TableMapping& t : pre->mapping.tables) {
-      if (!r.design.only_table.empty() && t.name != r.design.only_table) continue;
-      TableDescriptor td;
-      SplitTableName(t.name, &td.name_space, &td.table);
-      names.push_back(td.FullName());
-    }
-    auto early = HoldTables(pre->mapping.target_url, names, /*create=*/false);
-    if (early.ok()) {
-      held = std::move(*early);
-    } else if (early.status().code() != StatusCode::kNotFound) {
-      return early.status();
-    }
-  }
+  // Every table's lock before anything is written and, when the target
+  // exists, before the source is opened (HoldEarly).
+  WIDEN_ASSIGN_OR_RETURN(std::optional<HeldTables> held,
+                         HoldEarly(r.design, r.target_url, StoreOptions(), ShardSpec(),
+                                   /*row_sync=*/true));
   std::unique_ptr<Design> design;
   JobLayout jobs;
   WIDEN_RETURN_IF_ERROR(PrepareRun(r.design, r.target_url, r.jobs, r.cancel, &design, &jobs));
   Design& d = *design;
   Mapping& m = d.mapping;
-  if (!held) {
-    std::vector<std::string> names;
-    for (const TablePlan* tp : d.tables) names.push_back(tp->descriptor.FullName());
-    WIDEN_ASSIGN_OR_RETURN(HeldTables h, HoldTables(m.target_url, names, /*create=*/true));
-    held = std::move(h);
-  }
-  std::unique_ptr<Store> store = std::move(held->store);
-  std::unique_ptr<StateStore> states = std::move(held->states);
-  // locks[i] is d.tables[i]'s (the early ones were taken in the mapping's order).
+  std::unique_ptr<Store> store;
+  std::unique_ptr<StateStore> states;
   std::vector<std::unique_ptr<TableLock>> locks;
-  for (const TablePlan* tp : d.tables) {
-    const std::string name = tp->descriptor.FullName();
-    const auto found = std::find(held->names.begin(), held->names.end(), name);
-    const size_t i = static_cast<size_t>(found - held->names.begin());
-    if (found == held->names.end() || held->locks[i] == nullptr) {
-      return Status::Internal("table " + name + " was not locked before the sync");
-    }
-    locks.push_back(std::move(held->locks[i]));
-  }
+  WIDEN_RETURN_IF_ERROR(
+      HoldAll(d, &held, StoreOptions(), ShardSpec(), /*row_sync=*/true, &store, &states, &locks));
 
   SyncResult result;
   result.run_id = NewRunId(start_ms);

@@ -99,6 +99,9 @@ std::vector<std::string> Schema(Engine e, int n) {
   };
 }
 
+// Whether a sync or migrate holds table `table` of the target (below).
+bool Held(const SyncTarget& target, const std::string& dir, const std::string& table);
+
 class SyncTest : public ::testing::TestWithParam<Case> {
  protected:
   void SetUp() override {
@@ -127,6 +130,54 @@ class SyncTest : public ::testing::TestWithParam<Case> {
   }
 
   Engine engine() const { return GetParam().engine; }
+
+  // Runs widen `first` (sync or migrate, into the existing target) while
+  // the source's table orders is locked by another session, then each of
+  // `others` once the first holds the target: each must exit busy (7) at
+  // once while the first still waits. Then the first goes on and ends well.
+  void RunBusyWhileWaiting(const std::string& first, const std::vector<std::string>& others) {
+    std::unique_ptr<SqlSession> locker = SqlSession::Open(db_);
+    ASSERT_NE(locker, nullptr);
+    if (engine() == Engine::kPostgres) {
+      locker->Exec("BEGIN");
+      locker->Exec("LOCK TABLE orders IN ACCESS EXCLUSIVE MODE");
+    } else {
+      locker->Exec("LOCK TABLES orders WRITE");
+    }
+    ASSERT_FALSE(HasFailure());
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      setenv("WIDEN_SOURCE_URL", db_.c_str(), 1);
+      const std::string bin = WidenBinary();
+      execl(bin.c_str(), bin.c_str(), first.c_str(), "-q", "-m", mapping_.c_str(), "--target",
+            store_.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    bool held = false;
+    for (int i = 0; i < 2000 && !held; ++i) {
+      held = Held(*target_, dir_, orders_);
+      if (!held) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    EXPECT_TRUE(held) << "the first " << first
+                      << " did not take the target before reading the source";
+    for (const std::string& other : others) {
+      // Bounded: one that queued at the source would wait as long as the lock.
+      CommandResult second = RunCommand(
+          "timeout 60 env " + Widen(fmt::format("{} -m {} --target {}", other, ShellQuote(mapping_),
+                                                ShellQuote(store_))));
+      EXPECT_EQ(second.exit_code, 7)
+          << other << " while a " << first << " waits: " << second.output;
+    }
+    int status = 0;
+    EXPECT_EQ(waitpid(pid, &status, WNOHANG), 0)
+        << "the first " << first << " did not wait for the source";
+    locker->Exec(engine() == Engine::kPostgres ? "COMMIT" : "UNLOCK TABLES");
+    locker.reset();
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+  }
 
   void Sql(const std::vector<std::string>& statements) {
     if (engine() == Engine::kPostgres) {
@@ -419,45 +470,26 @@ TEST_P(SyncTest, ASecondSyncWhileOneRunsExitsBusyAndWritesNothing) {
 // session) already holds its tables: a second sync exits busy while the
 // first still waits, instead of queueing behind it at the source, so runs
 // from cron do not pile up. Then the first goes on and finishes.
+// Runs `first` (a widen command with its arguments, into the existing
+// target) while the source's table orders is locked by another session,
+// then each of `others` once the first holds the target: each must exit
+// busy (7) while the first still waits. Then the first goes on and ends
+// well.
 TEST_P(SyncTest, ASecondSyncExitsBusyWhileTheFirstWaitsForTheSource) {
   Sql(Schema(engine(), 300));
   SyncJson();  // the target exists
   ASSERT_FALSE(HasFailure());
-  std::unique_ptr<SqlSession> locker = SqlSession::Open(db_);
-  ASSERT_NE(locker, nullptr);
-  if (engine() == Engine::kPostgres) {
-    locker->Exec("BEGIN");
-    locker->Exec("LOCK TABLE orders IN ACCESS EXCLUSIVE MODE");
-  } else {
-    locker->Exec("LOCK TABLES orders WRITE");
-  }
-  ASSERT_FALSE(HasFailure());
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    setenv("WIDEN_SOURCE_URL", db_.c_str(), 1);
-    const std::string bin = WidenBinary();
-    execl(bin.c_str(), bin.c_str(), "sync", "-q", "-m", mapping_.c_str(), "--target",
-          store_.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  bool held = false;
-  for (int i = 0; i < 2000 && !held; ++i) {
-    held = Held(*target_, dir_, orders_);
-    if (!held) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  EXPECT_TRUE(held) << "the first sync did not take the target before reading the source";
-  CommandResult second = RunCommand(
-      Widen(fmt::format("sync -m {} --target {}", ShellQuote(mapping_), ShellQuote(store_))));
-  int status = 0;
-  // The first one still waits for the source's lock.
-  EXPECT_EQ(waitpid(pid, &status, WNOHANG), 0) << "the first sync did not wait for the source";
-  EXPECT_EQ(second.exit_code, 7) << second.output;
-  locker->Exec(engine() == Engine::kPostgres ? "COMMIT" : "UNLOCK TABLES");
-  locker.reset();
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+  RunBusyWhileWaiting("sync", {"sync"});
+}
+
+// The same for a migrate: it holds its tables before it opens the source,
+// so neither a second migrate nor a sync queues behind it at the source.
+TEST_P(SyncTest, AMigrateWaitingForTheSourceAlreadyHoldsItsTables) {
+  Sql(Schema(engine(), 300));
+  CommandResult made = RunCommand(
+      Widen(fmt::format("migrate -q -m {} --target {}", ShellQuote(mapping_), ShellQuote(store_))));
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  RunBusyWhileWaiting("migrate", {"migrate", "sync"});
 }
 
 std::string CaseName(const ::testing::TestParamInfo<Case>& i) {
