@@ -305,7 +305,11 @@ Status CountAndMark(const std::string& dir, RepairReport* report) {
 
 Result<RepairReport> RepairLevelDbStore(const std::string& from, const std::string& into) {
   std::error_code ec;
-  if (!fs::is_directory(from, ec) || !fs::exists(fs::path(from) / lmarker::kMarkerFile, ec)) {
+  // A store whose marker was lost (deleted, or left out of a copy) is still
+  // repaired when it holds a LevelDB database with widen's header: the seal
+  // cannot be checked, so LevelDB's own checks are all there is.
+  const bool no_marker = !fs::exists(fs::path(from) / lmarker::kMarkerFile, ec);
+  if (!fs::is_directory(from, ec) || (no_marker && !fs::exists(fs::path(from) / "CURRENT", ec))) {
     return Status::FailedPrecondition("'" + from + "' is not a widen store (no " +
                                       lmarker::kMarkerFile + " file in it)");
   }
@@ -329,6 +333,10 @@ Result<RepairReport> RepairLevelDbStore(const std::string& from, const std::stri
   WIDEN_RETURN_IF_ERROR(CopyStoreFiles(from, temp->path()));
 
   RepairReport report;
+  if (no_marker) {
+    report.damage.push_back("file '" + (fs::path(from) / lmarker::kMarkerFile).string() +
+                            "' is missing: the store's seal could not be checked; written again");
+  }
   WIDEN_RETURN_IF_ERROR(FindDamage(from, temp->path(), &report));
 
   leveldb::Options lo = lf::StoreOptions(nullptr);  // paranoid: damaged blocks are skipped
@@ -341,6 +349,11 @@ Result<RepairReport> RepairLevelDbStore(const std::string& from, const std::stri
   }
   std::sort(report.set_aside.begin(), report.set_aside.end());
   WIDEN_RETURN_IF_ERROR(FixHeaderAndFindOrphans(temp->path(), &report));
+  if (no_marker && report.header_rewritten) {
+    return Status::FailedPrecondition(
+        "'" + from + "' holds a LevelDB database that is not a widen store (no " +
+        lmarker::kMarkerFile + " file and no widen header in it); nothing was written");
+  }
   if (report.header_rewritten) report.lost_cells = true;
 
   lmarker::Marker open_marker;

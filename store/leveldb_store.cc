@@ -1288,6 +1288,16 @@ Result<std::unique_ptr<LevelDbStore>> LevelDbStore::Open(const std::string& path
         return Status::NotFound("no widen store at '" + path +
                                 "': check the target path, or run widen migrate first");
       }
+      if (fs::exists(dir / "CURRENT", ec)) {
+        // A LevelDB database: perhaps a widen store whose marker was lost.
+        return Status::FailedPrecondition(
+            "'" + path + "' is not a widen store (no " + lmarker::kMarkerFile +
+            " file in it) but holds a LevelDB database; give a new or empty directory, or, if it "
+            "is a widen store whose " +
+            lmarker::kMarkerFile +
+            " file was lost, copy it into a new store with widen repair --target leveldb:" + path +
+            " --into leveldb:NEWPATH");
+      }
       return Status::FailedPrecondition(
           "'" + path + "' is not empty and is not a widen store (no " + lmarker::kMarkerFile +
           " file in it); give a new or empty directory");

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <leveldb/db.h>
 
 #include "common/bytes.h"
 #include "common/table_descriptor.h"
@@ -660,6 +661,56 @@ TEST_F(CorruptionTest, RepairNeverInventsCellsAndLosesNoneItDoesNotReport) {
     }
   }
   std::printf("repair sweep: 50 trials, %d without loss\n", lossless);
+}
+
+// A store whose marker was lost is not opened (LevelDB would recover what it
+// found), and the message says how to get it back: repair copies every cell
+// into a new store, saying the seal could not be checked.
+TEST_F(CorruptionTest, RepairOfAStoreWhoseMarkerWasLostKeepsEveryCell) {
+  const std::string dir = *root_ + "/repair_no_marker";
+  const std::string into = *root_ + "/repaired_no_marker";
+  CopyDir(*pristine_, dir);
+  fs::remove(fs::path(dir) / leveldb_marker::kMarkerFile);
+  StoreOptions so;
+  so.create_if_missing = false;
+  auto refused = LevelDbStore::Open(dir, so);
+  ASSERT_EQ(refused.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.status().message().find("widen repair --target leveldb:" + dir),
+            std::string::npos)
+      << refused.status().message();
+  EXPECT_FALSE(fs::exists(fs::path(dir) / leveldb_marker::kMarkerFile))
+      << "the refusal wrote nothing";
+
+  Result<RepairReport> report = RepairLevelDbStore(dir, into);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_FALSE(report->lost_cells);
+  ASSERT_FALSE(report->damage.empty());
+  EXPECT_NE(report->damage[0].find("WIDEN_STORE' is missing"), std::string::npos)
+      << report->damage[0];
+  Status error;
+  EXPECT_EQ(OpenAndDump(into, &error), *reference_);
+  EXPECT_TRUE(error.ok()) << error.ToString();
+}
+
+// A LevelDB database that widen did not write is refused by repair too,
+// and nothing is left at the new path.
+TEST_F(CorruptionTest, RepairRefusesALevelDbDatabaseWidenDidNotWrite) {
+  const std::string dir = *root_ + "/foreign_leveldb";
+  const std::string into = *root_ + "/repaired_foreign";
+  {
+    leveldb::Options o;
+    o.create_if_missing = true;
+    leveldb::DB* db = nullptr;
+    ASSERT_TRUE(leveldb::DB::Open(o, dir, &db).ok());
+    std::unique_ptr<leveldb::DB> owned(db);
+    ASSERT_TRUE(owned->Put(leveldb::WriteOptions(), "some key", "some value").ok());
+  }
+  Result<RepairReport> report = RepairLevelDbStore(dir, into);
+  ASSERT_EQ(report.status().code(), StatusCode::kFailedPrecondition) << report.status().ToString();
+  EXPECT_NE(report.status().message().find("not a widen store"), std::string::npos)
+      << report.status().message();
+  EXPECT_FALSE(fs::exists(into));
+  EXPECT_FALSE(fs::exists(fs::path(dir) / leveldb_marker::kMarkerFile));
 }
 
 TEST_F(CorruptionTest, RepairRefusesAnExistingTargetAndOneInsideTheStore) {
