@@ -1062,14 +1062,23 @@ Result<SyncResult> Sync(const SyncRequest& r) {
 Result<VerifyResult> Verify(const VerifyRequest& r) {
   const auto t0 = std::chrono::steady_clock::now();
   const int64_t now_ms = r.now_ms != 0 ? r.now_ms : NowMs();
+  // The store before the source, as migrate and sync take it: while
+  // another run has the embedded store open, verify exits busy at once
+  // instead of waiting for the source first.
+  StoreOptions so;
+  so.create_if_missing = false;  // verify never creates anything
+  std::unique_ptr<Store> store;
+  {
+    DesignRequest mapping_only = r.design;
+    mapping_only.open_source = false;
+    mapping_only.check_mapping = ResolveTarget(r.target_url);
+    WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Design> pre, LoadDesign(mapping_only));
+    WIDEN_ASSIGN_OR_RETURN(store, Store::Open(pre->mapping.target_url, so));
+  }
   std::unique_ptr<Design> design;
   JobLayout jobs;
   WIDEN_RETURN_IF_ERROR(PrepareRun(r.design, r.target_url, r.jobs, r.cancel, &design, &jobs));
   Design& d = *design;
-  Mapping& m = d.mapping;
-  StoreOptions so;
-  so.create_if_missing = false;  // verify never creates anything
-  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open(m.target_url, so));
   WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<StateStore> states, store->NewStateStore());
 
   VerifyResult result;
@@ -1110,8 +1119,8 @@ Result<VerifyResult> Verify(const VerifyRequest& r) {
     if (r.timestamp_ms) {
       out.timestamp_ms = *r.timestamp_ms;
       out.timestamp_from = "--timestamp-ms";
-    } else if (m.timestamp_ms) {
-      out.timestamp_ms = *m.timestamp_ms;
+    } else if (d.mapping.timestamp_ms) {
+      out.timestamp_ms = *d.mapping.timestamp_ms;
       out.timestamp_from = "mapping";
     } else if (!recorded.empty()) {
       const auto [end, ec] =
