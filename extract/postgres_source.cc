@@ -931,57 +931,15 @@ Status PostgresSource::CheckLinkCollations(const ScanSpec& spec) {
   return Status::OK();
 }
 
-// Whether the scan's query is known good without planning it: parsed and
-// analysed as an unnamed prepared statement (names, types, collations are
-// checked there; an error throws, as the query's own would), and every
-// table it reads a plain table the role may SELECT from. Privileges are
-// checked only when a query runs (or is EXPLAINed), and a view, a foreign
-// table, a `where`, a free-form `query` or an exclusion may need more than
-// that (the view owner's rights, a user mapping, EXECUTE on a function):
-// false then, and the caller EXPLAINs the query. The EXPLAIN it saves costs
-// 40-60 ms in a new backend (bench/RESULTS.md), a sync's every run.
-bool PostgresSource::ParsedAndReadable(const ScanSpec& spec, const std::string& sql) {
-  PGresult* r = PQprepare(session_->pg, "", sql.c_str(), 0, nullptr);
-  if (r == nullptr || PQresultStatus(r) != PGRES_COMMAND_OK) {
-    const char* state = r != nullptr ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
-    const char* m = r != nullptr ? PQresultErrorMessage(r) : nullptr;
-    const std::string message = m != nullptr && *m != '\0' ? m : PQerrorMessage(session_->pg);
-    const std::string sqlstate = state != nullptr ? state : "";
-    PQclear(r);
-    if (PQstatus(session_->pg) != CONNECTION_OK) throw pqxx::broken_connection(message);
-    throw pqxx::sql_error(message, sql, sqlstate.empty() ? nullptr : sqlstate.c_str());
-  }
-  PQclear(r);
-  if (!spec.query.empty() || !spec.where.empty() || !spec.exclude.empty()) return false;
-  std::vector<std::string> tables = {QuoteIdent(spec.table)};
-  for (const ScanJoin& j : spec.joins) tables.push_back(QuoteIdent(j.table));
-  for (const MergeLink& link : spec.merge) {
-    if (!link.peer_query.empty()) return false;
-    if (!link.peer_table.empty()) tables.push_back(QuoteIdent(link.peer_table));
-  }
-  std::string values;
-  for (size_t i = 0; i < tables.size(); ++i) {
-    values += fmt::format("{}(${}::regclass)", i ? ", " : "", i + 1);
-  }
-  pqxx::result ok = session_->txn->exec_params(
-      "SELECT bool_and(c.relkind IN ('r', 'p') AND has_table_privilege(c.oid, 'SELECT')) "
-      "FROM (VALUES " +
-          values + ") AS t(oid) JOIN pg_class c ON c.oid = t.oid",
-      pqxx::prepare::make_dynamic_params(tables));
-  return !ok.empty() && !ok[0][0].is_null() && std::string(ok[0][0].c_str()) == "t";
-}
-
 Status PostgresSource::CheckScan(const ScanSpec& spec) {
   ServerWatch::Scope wait(session_->watch.get());
   WIDEN_RETURN_IF_ERROR(CheckLinkCollations(spec));
   const BuiltQuery q = SelectBuilder(*dialect_).Build(spec);
   try {
     session_->txn->exec("SAVEPOINT widen_check");
-    if (!ParsedAndReadable(spec, q.sql)) {
-      // exec_params uses the extended protocol: one statement, never a batch.
-      session_->txn->exec_params("EXPLAIN " + q.sql,
-                                 pqxx::prepare::make_dynamic_params(ParamTexts(q.params)));
-    }
+    // exec_params uses the extended protocol: one statement, never a batch.
+    session_->txn->exec_params("EXPLAIN " + q.sql,
+                               pqxx::prepare::make_dynamic_params(ParamTexts(q.params)));
     session_->txn->exec("RELEASE SAVEPOINT widen_check");
   } catch (const std::exception& e) {
     try {

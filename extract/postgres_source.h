@@ -99,9 +99,6 @@ class PostgresSource : public Source, public SourceStats {
 
   std::string url_;
   SourceOptions options_;
-  // CheckScan's check without planning the query (see there); throws the
-  // server's error as a query does.
-  bool ParsedAndReadable(const ScanSpec& spec, const std::string& sql);
   struct Session;  // the libpqxx connection and its transaction
   std::unique_ptr<Session> session_;
   std::unique_ptr<pg_internal::PostgresDialect> dialect_;
