@@ -521,6 +521,7 @@ struct HeldTables {
   std::unique_ptr<StateStore> states;
   std::vector<std::unique_ptr<TableLock>> locks;
   std::vector<std::string> names;  // locks[i] is names[i]'s
+  std::string target_url;          // where they were taken
 };
 
 // Opens the store at `target_url` with `so` and takes the lock of each of
@@ -533,6 +534,12 @@ static Result<HeldTables> HoldTables(const std::string& target_url,
                                      const std::vector<std::string>& tables, const StoreOptions& so,
                                      const ShardSpec& shard, bool row_sync) {
   HeldTables h;
+  h.target_url = target_url;
+  // In one order for every run: two runs of overlapping tables listed in
+  // other orders would otherwise each take one and both stop busy.
+  std::vector<std::string> sorted = tables;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
   WIDEN_ASSIGN_OR_RETURN(h.store, Store::Open(target_url, so));
   if (row_sync && !h.store->SupportsRowSync()) {
     return Status::FailedPrecondition(fmt::format(
@@ -540,7 +547,7 @@ static Result<HeldTables> HoldTables(const std::string& target_url,
         MaskUrl(target_url)));
   }
   WIDEN_ASSIGN_OR_RETURN(h.states, h.store->NewStateStore());
-  for (const std::string& t : tables) {
+  for (const std::string& t : sorted) {
     auto lock =
         shard.active() ? h.states->LockShard(t, shard.index, shard.count) : h.states->LockTable(t);
     if (!lock.ok()) return lock.status();
@@ -591,7 +598,10 @@ static Result<std::vector<std::unique_ptr<TableLock>>> LocksOf(
     const auto found = std::find(held->names.begin(), held->names.end(), name);
     const size_t i = static_cast<size_t>(found - held->names.begin());
     if (found == held->names.end() || held->locks[i] == nullptr) {
-      return Status::Internal("table " + name + " was not locked before the run");
+      return Status::Aborted("table " + name +
+                             " is in the mapping now but was not when this run took its "
+                             "tables: the mapping file changed while the run started; nothing "
+                             "was written; run again");
     }
     locks.push_back(std::move(held->locks[i]));
   }
@@ -610,6 +620,12 @@ static Status HoldAll(const Design& d, std::optional<HeldTables>* held, const St
     WIDEN_ASSIGN_OR_RETURN(HeldTables h,
                            HoldTables(d.mapping.target_url, names, so, shard, row_sync));
     *held = std::move(h);
+  }
+  if ((*held)->target_url != d.mapping.target_url) {
+    return Status::Aborted(fmt::format(
+        "the mapping's target is {} now but was {} when this run took its tables: the mapping "
+        "file changed while the run started; nothing was written; run again",
+        MaskUrl(d.mapping.target_url), MaskUrl((*held)->target_url)));
   }
   *store = std::move((*held)->store);
   *states = std::move((*held)->states);

@@ -336,8 +336,12 @@ Result<bool> CheckAndPutCell(HBaseConnection* conn, const std::string& table,
     WIDEN_RETURN_IF_ERROR(ReadCell(conn, table, row, family, qualifier, what, &stored, &found));
     if (found ? stored == value : value.empty()) return true;
     if (s.ok()) return false;  // a repeat refused: the cell is someone else's
+    // Sent again only when `expected` is a value no one else writes: a late
+    // first request expecting a free cell ("") would still find it free
+    // after this one's put was given up, and take it.
     const bool unchanged = found ? stored == expected : expected.empty();
-    if (!unchanged || attempt == kTries) return s;
+    if (!unchanged || expected.empty() || attempt == kTries) return s;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100 * attempt));
   }
 }
 

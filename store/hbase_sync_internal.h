@@ -64,8 +64,10 @@ Status CheckNoLiveLease(HBaseConnection* conn, const std::string& url,
 /// idempotent, so a lost answer is settled by reading the cell: `value`
 /// there means it was put; `expected` still there means it was not, and the
 /// same request is sent again (a late first one then finds the cell changed
-/// and is refused), up to 3 times; anything else, or Unavailable after the
-/// last try, is returned as Unavailable. `value` must be one only this
+/// and is refused), up to 3 times, 100 and 200 ms apart, but only when
+/// `expected` is not empty (a late request expecting a free cell would find
+/// it free again); anything else, or Unavailable after the last try, is
+/// returned as Unavailable. `value` must be one only this
 /// caller writes (a lease or a state record with its own version), so that
 /// finding it tells "put" from "someone else's". `what` names the request
 /// in errors.
