@@ -66,7 +66,7 @@ class HBaseCliTest : public ::testing::Test {
     RunPsqlFile(db_url_, dir + "schema.pg.sql");
     RunPsqlFile(db_url_, dir + "data.pg.sql");
     dir_ = MakeTempDir();
-    ns_ = "wc" + std::to_string(getpid());
+    ns_ = "wc" + UniqueTag();
   }
 
   void TearDown() override {

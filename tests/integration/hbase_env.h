@@ -5,16 +5,19 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <thrift/protocol/TBinaryProtocol.h>
 #include <thrift/transport/TBufferTransports.h>
 #include <thrift/transport/TSocket.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <random>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -28,6 +31,22 @@ namespace thrift2 = ::apache::hadoop::hbase::thrift2;
 
 /// WIDEN_TEST_HBASE_URL (hbase://127.0.0.1:PORT), or "" when unset; callers
 /// use WIDEN_REQUIRE_HBASE.
+/// A tag for the names of this process's HBase namespaces and tables:
+/// its pid and a random part, fixed for the process. The pid alone comes
+/// back in a long test run (pid_max is 32768 here and there), and what a
+/// run records beside its tables (widen:state, widen:sync) outlives the
+/// namespace a test drops: a later test with the same names would start
+/// from an earlier one's state.
+inline const std::string& UniqueTag() {
+  static const std::string tag = [] {
+    std::random_device rd;
+    char hex[9];
+    std::snprintf(hex, sizeof(hex), "%08x", rd());
+    return std::to_string(getpid()) + "r" + hex;
+  }();
+  return tag;
+}
+
 inline std::string HBaseUrl() {
   const char* v = std::getenv("WIDEN_TEST_HBASE_URL");
   return v == nullptr ? "" : v;

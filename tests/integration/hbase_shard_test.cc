@@ -64,7 +64,7 @@ class HBaseShardTest : public ::testing::TestWithParam<bool> {
       db_url_ = FreshPgDatabase(pg, "widen_it_shard");
       RunPsqlScript(db_url_, sql);
     }
-    const std::string prefix = fmt::format("sh{}{}", mysql() ? "my" : "pg", getpid());
+    const std::string prefix = fmt::format("sh{}{}", mysql() ? "my" : "pg", UniqueTag());
     mapping_ = PrefixedMapping(mapping, prefix, MakeTempDir(), &tables_);
     ASSERT_EQ(tables_.size(), 2u);
     leveldb_ = "leveldb:" + MakeTempDir() + "/store";

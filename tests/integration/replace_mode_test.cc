@@ -63,7 +63,7 @@ class ReplaceModeTest : public ::testing::TestWithParam<std::tuple<Engine, Targe
       }
       target_ = hbase;
       // A table of its own per engine and process in the shared HBase.
-      table_ = fmt::format("widen_it:replace_{}_{}", pg() ? "pg" : "my", getpid());
+      table_ = fmt::format("widen_it:replace_{}_{}", pg() ? "pg" : "my", UniqueTag());
       DropHBaseTable();
     } else {
       target_ = "leveldb:" + dir_ + "/store";

@@ -54,7 +54,7 @@ class SyncTarget {
       return;
     }
     static int count = 0;
-    ns_ = fmt::format("wsync{}x{}", static_cast<long>(getpid()), ++count);
+    ns_ = fmt::format("wsync{}x{}", UniqueTag(), ++count);
   }
 
   ~SyncTarget() { DropNamespace(ns_); }

@@ -43,7 +43,7 @@ class HBaseRowSyncTest : public ::testing::Test {
       }
       GTEST_SKIP() << "WIDEN_TEST_HBASE_URL not set (run through scripts/with-servers.sh)";
     }
-    table_ = fmt::format("wr{}:t{}", static_cast<long>(getpid()), ++count_);
+    table_ = fmt::format("wr{}:t{}", testing::UniqueTag(), ++count_);
     Open(HBaseOptions());
     TableDescriptor d;
     SplitTableName(table_, &d.name_space, &d.table);

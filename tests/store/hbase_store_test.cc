@@ -82,7 +82,7 @@ class HBaseStoreTest : public ::testing::Test {
       }
       GTEST_SKIP() << "WIDEN_TEST_HBASE_URL not set (run through scripts/with-servers.sh)";
     }
-    ns_ = "wt" + std::to_string(getpid());
+    ns_ = "wt" + testing::UniqueTag();
     auto store = HBaseStore::Open(url_, StoreOptions());
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(*store);
