@@ -557,6 +557,17 @@ static Result<HeldTables> HoldTables(const std::string& target_url,
   return h;
 }
 
+// The mapping of `dr` alone, its target resolved against `target_url`
+// (--target, or empty), without opening the source: what a run needs to
+// find and hold its target before it reads anything. Errors: the mapping's.
+static Result<std::unique_ptr<Design>> LoadMappingOnly(const DesignRequest& dr,
+                                                       const std::string& target_url) {
+  DesignRequest mapping_only = dr;
+  mapping_only.open_source = false;
+  mapping_only.check_mapping = ResolveTarget(target_url);
+  return LoadDesign(mapping_only);
+}
+
 // The locks of a run's tables before the run opens the source, so that a
 // second run (migrate or sync, from this machine or another) stops at once,
 // busy, writing nothing, even while the source is slow to answer (a table
@@ -568,10 +579,7 @@ static Result<HeldTables> HoldTables(const std::string& target_url,
 static Result<std::optional<HeldTables>> HoldEarly(const DesignRequest& dr,
                                                    const std::string& target_url, StoreOptions so,
                                                    const ShardSpec& shard, bool row_sync) {
-  DesignRequest mapping_only = dr;
-  mapping_only.open_source = false;
-  mapping_only.check_mapping = ResolveTarget(target_url);
-  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Design> pre, LoadDesign(mapping_only));
+  WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Design> pre, LoadMappingOnly(dr, target_url));
   const std::string& url = pre->mapping.target_url;
   if (shard.active() && url.rfind("leveldb:", 0) == 0) return std::optional<HeldTables>();
   std::vector<std::string> names;
@@ -1085,10 +1093,7 @@ Result<VerifyResult> Verify(const VerifyRequest& r) {
   so.create_if_missing = false;  // verify never creates anything
   std::unique_ptr<Store> store;
   {
-    DesignRequest mapping_only = r.design;
-    mapping_only.open_source = false;
-    mapping_only.check_mapping = ResolveTarget(r.target_url);
-    WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Design> pre, LoadDesign(mapping_only));
+    WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<Design> pre, LoadMappingOnly(r.design, r.target_url));
     WIDEN_ASSIGN_OR_RETURN(store, Store::Open(pre->mapping.target_url, so));
   }
   std::unique_ptr<Design> design;

@@ -535,6 +535,7 @@ struct PostgresSource::Session {
   // "table\x1fcolumn" -> whether the column is text or varchar in a
   // deterministic collation (see BytesEqual).
   std::map<std::string, bool> plain_text;
+  std::map<std::string, std::string> collations;  // Collation's answers
 
   // True when `=` on the column is equality of its bytes: text or varchar
   // (not char(n), whose `=` ignores trailing blanks, a domain, citext or
@@ -561,19 +562,26 @@ struct PostgresSource::Session {
     return plain;
   }
 
-  // The collation of a column ("" for a type without one, or when unsure).
+  // The collation of a column ("" for a type without one, or when unsure),
+  // asked once per session (every scan of a sync's batches asks again).
   std::string Collation(const std::string& table, const std::string& column) {
+    const std::string id = table + '\x1f' + column;
+    auto it = collations.find(id);
+    if (it != collations.end()) return it->second;
     ServerWatch::Scope wait(watch.get());
+    std::string name;
     try {
       pqxx::result r = txn->exec_params(
           "SELECT COALESCE(c.collname, '') FROM pg_attribute a LEFT JOIN pg_collation c ON "
           "c.oid = a.attcollation WHERE a.attrelid = $1::regclass AND a.attname = $2 AND NOT "
           "a.attisdropped",
           PostgresSource::QuoteIdent(table), column);
-      return r.empty() ? std::string() : std::string(r[0][0].c_str());
+      name = r.empty() ? std::string() : std::string(r[0][0].c_str());
     } catch (const std::exception&) {
-      return "";
+      return "";  // not kept: the transaction may have been cut
     }
+    collations[id] = name;
+    return name;
   }
 
   // True when every `=` of `link` compares the bytes of two plain text

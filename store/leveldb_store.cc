@@ -136,6 +136,10 @@ struct Database {
   // memtable it rebuilt from the log out to a table file.
   std::atomic<bool> state_in_memtable{false};
   std::atomic<bool> sink_cells_in_memtable{false};
+  // A table descriptor (tag 0x01, below every cell key) written since
+  // WriteOutMemtable last ran: a state key (above every cell key) is kept
+  // out of its table file too (LevelDbStateStore::Write).
+  std::atomic<bool> table_in_memtable{false};
 
   Database() = default;
   Database(const Database&) = delete;
@@ -159,6 +163,7 @@ struct Database {
   void WriteOutMemtable() {
     state_in_memtable = false;
     sink_cells_in_memtable = false;
+    table_in_memtable = false;
     const leveldb::Slice past_every_key(lf::kPastEveryKey.data(), lf::kPastEveryKey.size());
     db->CompactRange(&past_every_key, &past_every_key);
   }
@@ -1107,11 +1112,17 @@ class LevelDbStateStore final : public StateStore {
   // range would span the cells a run writes next, and LevelDB would have to
   // merge (rewrite) each later file of cells with it instead of moving it
   // down a level (measured: +15 % CPU on a migrate of the bench shop).
+  // The same holds for a table descriptor (tag 0x01, below every cell
+  // key) written just before: a first migrate's descriptor and "loading"
+  // state in one small file spanned every cell the migrate then wrote, and
+  // each of its later files was merged with that one and with each other
+  // (209 MB rewritten by compactions for 435 MB of cells of the bench shop,
+  // and more left to the next run).
   // Cells of a row writer (a sync's few rows) may share the state key's
   // file: they spread over the key space anyway, and writing them out for
   // each state write costs a sync most of its time.
   Status Write(const std::string& name, const std::string& value) {
-    if (db_->sink_cells_in_memtable) db_->WriteOutMemtable();
+    if (db_->sink_cells_in_memtable || db_->table_in_memtable) db_->WriteOutMemtable();
     leveldb::WriteOptions sync;
     sync.sync = true;
     leveldb::Status s = db_->db->Put(sync, lf::StateKey(name), value);
@@ -1342,9 +1353,13 @@ Status LevelDbStore::CreateTable(const TableDescriptor& descriptor) {
   std::string value;
   leveldb::Status s = db_->db->Get(lf::VerifiedReads(), key, &value);
   if (s.IsNotFound()) {
+    // Kept out of the table files of state keys and cells (see
+    // LevelDbStateStore::Write).
+    if (db_->state_in_memtable || db_->sink_cells_in_memtable) db_->WriteOutMemtable();
     leveldb::WriteOptions sync;
     sync.sync = true;
     s = db_->db->Put(sync, key, EncodeTableDescriptor(descriptor));
+    db_->table_in_memtable = true;
     if (!s.ok()) return db_->Error(s, "creating table " + Quoted(name));
     return Status::OK();
   }
@@ -1358,10 +1373,12 @@ Status LevelDbStore::SetTableMetadata(const std::string& full_name, const std::s
                                       const std::string& value) {
   WIDEN_ASSIGN_OR_RETURN(TableDescriptor d, DescribeTable(full_name));
   d.metadata[key] = value;
+  if (db_->state_in_memtable || db_->sink_cells_in_memtable) db_->WriteOutMemtable();
   leveldb::WriteOptions sync;
   sync.sync = true;
   leveldb::Status s =
       db_->db->Put(sync, lf::TableKey(CanonicalTableName(full_name)), EncodeTableDescriptor(d));
+  db_->table_in_memtable = true;
   if (!s.ok()) return db_->Error(s, "updating table " + Quoted(full_name));
   return Status::OK();
 }
@@ -1415,9 +1432,9 @@ Result<std::unique_ptr<CellSink>> LevelDbStore::NewSink(const std::string& full_
     return db_->Error(it->status(), "reading table " + Quoted(name), prefix, prefix + '\xff');
   }
   const bool empty = !it->Valid() || !it->key().starts_with(prefix);
-  // A state key written before (LevelDbStateStore::Write) goes out to a table
-  // file of its own before the cells come.
-  if (db_->state_in_memtable) db_->WriteOutMemtable();
+  // A state key or table descriptor written before (LevelDbStateStore::
+  // Write) goes out to a table file of its own before the cells come.
+  if (db_->state_in_memtable || db_->table_in_memtable) db_->WriteOutMemtable();
   return std::unique_ptr<CellSink>(
       new LevelDbSink(db_, std::move(name), std::move(d), options_.batch_bytes, empty));
 }
@@ -1482,8 +1499,9 @@ Status LevelDbStore::ScanIndex(
 Result<std::unique_ptr<RowWriter>> LevelDbStore::NewRowWriter(const std::string& full_name) {
   WIDEN_ASSIGN_OR_RETURN(TableDescriptor d, DescribeTable(full_name));
   std::string name = d.FullName();
-  // As NewSink: a state key written before goes out to a file of its own.
-  if (db_->state_in_memtable) db_->WriteOutMemtable();
+  // As NewSink: a state key or table descriptor written before goes out
+  // to a file of its own.
+  if (db_->state_in_memtable || db_->table_in_memtable) db_->WriteOutMemtable();
   return std::unique_ptr<RowWriter>(
       new LevelDbRowWriter(db_, std::move(name), d, options_.batch_bytes));
 }

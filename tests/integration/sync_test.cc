@@ -131,6 +131,31 @@ class SyncTest : public ::testing::TestWithParam<Case> {
 
   Engine engine() const { return GetParam().engine; }
 
+  // Starts `widen COMMAND -q -m MAPPING --target STORE` in a child process,
+  // the source in WIDEN_SOURCE_URL: its pid (-1 when fork failed), which the
+  // caller waits for.
+  pid_t StartWiden(const std::string& command) const {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      setenv("WIDEN_SOURCE_URL", db_.c_str(), 1);
+      const std::string bin = WidenBinary();
+      execl(bin.c_str(), bin.c_str(), command.c_str(), "-q", "-m", mapping_.c_str(), "--target",
+            store_.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    return pid;
+  }
+
+  // Whether a run holds the store (or, in HBase, table orders) within
+  // `polls` looks 5 ms apart.
+  bool WaitUntilHeld(int polls) const {
+    for (int i = 0; i < polls; ++i) {
+      if (Held(*target_, dir_, orders_)) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+  }
+
   // Runs widen `first` (sync or migrate, into the existing target) while
   // the source's table orders is locked by another session, then each of
   // `others` once the first holds the target: each must exit busy (7) at
@@ -145,22 +170,10 @@ class SyncTest : public ::testing::TestWithParam<Case> {
       locker->Exec("LOCK TABLES orders WRITE");
     }
     ASSERT_FALSE(HasFailure());
-    const pid_t pid = fork();
+    const pid_t pid = StartWiden(first);
     ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      setenv("WIDEN_SOURCE_URL", db_.c_str(), 1);
-      const std::string bin = WidenBinary();
-      execl(bin.c_str(), bin.c_str(), first.c_str(), "-q", "-m", mapping_.c_str(), "--target",
-            store_.c_str(), static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    bool held = false;
-    for (int i = 0; i < 2000 && !held; ++i) {
-      held = Held(*target_, dir_, orders_);
-      if (!held) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    EXPECT_TRUE(held) << "the first " << first
-                      << " did not take the target before reading the source";
+    EXPECT_TRUE(WaitUntilHeld(2000))
+        << "the first " << first << " did not take the target before reading the source";
     for (const std::string& other : others) {
       // Bounded: one that queued at the source would wait as long as the lock.
       CommandResult second = RunCommand(
@@ -374,15 +387,8 @@ TEST_P(SyncKillDigestTest, ASyncKilledAnywhereConvergesOnTheNextRun) {
     SCOPED_TRACE(trial);
     // Every order changes: every row of both tables is rewritten.
     Sql({fmt::format("UPDATE orders SET total = total + 1, status = 's{}'", trial)});
-    const pid_t pid = fork();
+    const pid_t pid = StartWiden("sync");
     ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      setenv("WIDEN_SOURCE_URL", db_.c_str(), 1);
-      const std::string bin = WidenBinary();
-      execl(bin.c_str(), bin.c_str(), "sync", "-q", "-m", mapping_.c_str(), "--target",
-            store_.c_str(), static_cast<char*>(nullptr));
-      _exit(127);
-    }
     std::this_thread::sleep_for(
         std::chrono::milliseconds(rng() % std::max<int64_t>(1, full_ms * 8 / 10)));
     kill(pid, SIGKILL);
@@ -431,22 +437,9 @@ bool Held(const SyncTarget& target, const std::string& dir, const std::string& t
 
 TEST_P(SyncTest, ASecondSyncWhileOneRunsExitsBusyAndWritesNothing) {
   Sql(Schema(engine(), 3000));
-  const pid_t pid = fork();
+  const pid_t pid = StartWiden("sync");
   ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    setenv("WIDEN_SOURCE_URL", db_.c_str(), 1);
-    const std::string bin = WidenBinary();
-    execl(bin.c_str(), bin.c_str(), "sync", "-q", "-m", mapping_.c_str(), "--target",
-          store_.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  // Wait until the first one holds the store (or, in HBase, the table).
-  bool held = false;
-  for (int i = 0; i < 1000 && !held; ++i) {
-    held = Held(*target_, dir_, orders_);
-    if (!held) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  ASSERT_TRUE(held) << "the first sync never opened the store";
+  ASSERT_TRUE(WaitUntilHeld(1000)) << "the first sync never opened the store";
   CommandResult second = RunCommand(
       Widen(fmt::format("sync -m {} --target {}", ShellQuote(mapping_), ShellQuote(store_))));
   int status = 0;
