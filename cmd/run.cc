@@ -162,6 +162,7 @@ class FirstWriteHook : public RowWriter {
   }
   Status Flush() override { return inner_->Flush(); }
   Status Sync() override { return inner_->Sync(); }
+  void DeferDigestsAndIndex() override { inner_->DeferDigestsAndIndex(); }
   const RowWriterStats& stats() const override { return inner_->stats(); }
   bool wrote() const { return !first_; }
 
@@ -999,6 +1000,11 @@ Result<SyncResult> Sync(const SyncRequest& r) {
       recorder->Hook(&ao);
       s = writer->ClearIndex();
     }
+    // A pass that reads the stored rows from their cells rewrites every row
+    // and trusts no recorded digest or index entry (the state written at
+    // its first write records neither complete, so a run after a crash
+    // does the same): their writes may follow the rows' (RowWriter).
+    if (s.ok() && !target.incremental && !target.digests) writer->DeferDigestsAndIndex();
     if (s.ok() && !sorted && !target.incremental) {
       s = RunJobs(
           tp, jobs.splits[i], jobs.sources,

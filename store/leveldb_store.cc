@@ -677,7 +677,10 @@ class LevelDbRowWriter final : public RowWriter {
     }
     std::string dkey = digest_prefix_;
     dkey.append(row);
-    if (digest.empty() || cells.empty()) {
+    const bool drop = digest.empty() || cells.empty();
+    if (defer_) {
+      WIDEN_RETURN_IF_ERROR(HoldBack(0, std::move(dkey), drop ? std::string_view() : digest, drop));
+    } else if (drop) {
       batch_.Delete(dkey);
     } else {
       batch_.Put(dkey, leveldb::Slice(digest.data(), digest.size()));
@@ -699,6 +702,7 @@ class LevelDbRowWriter final : public RowWriter {
   // switch, the logs before it were closed unsynced: as LevelDbSink::
   // SyncWritten, the memtable is written out first.
   Status Sync() override {
+    WIDEN_RETURN_IF_ERROR(WriteHeldBack());
     WIDEN_RETURN_IF_ERROR(Write(false));
     if (!written_) return Status::OK();
     const uint64_t log = db_->NewestLogNumber();
@@ -718,6 +722,7 @@ class LevelDbRowWriter final : public RowWriter {
   Status PutIndex(std::string_view key, std::string_view value) override {
     std::string k = index_prefix_;
     k.append(key);
+    if (defer_) return HoldBack(IndexKind(key), std::move(k), value, false);
     batch_.Put(k, leveldb::Slice(value.data(), value.size()));
     if (batch_.ApproximateSize() >= batch_bytes_) return Write(false);
     return Status::OK();
@@ -726,12 +731,14 @@ class LevelDbRowWriter final : public RowWriter {
   Status DeleteIndex(std::string_view key) override {
     std::string k = index_prefix_;
     k.append(key);
+    if (defer_) return HoldBack(IndexKind(key), std::move(k), std::string_view(), true);
     batch_.Delete(k);
     if (batch_.ApproximateSize() >= batch_bytes_) return Write(false);
     return Status::OK();
   }
 
   Status ClearIndex() override {
+    WIDEN_RETURN_IF_ERROR(WriteHeldBack());
     WIDEN_RETURN_IF_ERROR(Write(false));
     std::unique_ptr<leveldb::Iterator> it(NewStrictIterator(db_->db.get(), lf::VerifiedReads()));
     for (it->Seek(index_prefix_); it->Valid(); it->Next()) {
@@ -745,9 +752,67 @@ class LevelDbRowWriter final : public RowWriter {
     return Write(false);
   }
 
-  Status Flush() override { return Write(false); }
+  Status Flush() override {
+    WIDEN_RETURN_IF_ERROR(WriteHeldBack());
+    return Write(false);
+  }
+
+  void DeferDigestsAndIndex() override { defer_ = true; }
 
  private:
+  // A digest or index write held back (DeferDigestsAndIndex): its key,
+  // value, and whether it deletes the key.
+  struct HeldBack {
+    std::string key;
+    std::string value;
+    bool drop = false;
+  };
+  // The kinds held apart: 0 the digests, 1 + the first byte of an index
+  // entry's key (the index's kinds of entries: docs/format.md).
+  static constexpr size_t kKinds = 257;
+  // Bytes held back before they are written: a few memtables' worth of
+  // cells lie between two writes of them.
+  static constexpr size_t kHeldBackBytes = 16 << 20;
+
+  static size_t IndexKind(std::string_view key) {
+    return key.empty() ? 1 : 1 + static_cast<unsigned char>(key[0]);
+  }
+
+  Status HoldBack(size_t kind, std::string key, std::string_view value, bool drop) {
+    held_bytes_ += key.size() + value.size() + sizeof(HeldBack);
+    held_[kind].push_back(HeldBack{std::move(key), std::string(value), drop});
+    if (held_bytes_ >= kHeldBackBytes) return WriteHeldBack();
+    return Status::OK();
+  }
+
+  // Writes what was held back: the rows written so far, out to table files
+  // of their own; then each kind, sorted by key (the last write of a key
+  // last), out to a table file of its own. The kinds arrive nearly in key
+  // order (the rows' order), so each kind's files follow one another.
+  Status WriteHeldBack() {
+    if (held_bytes_ == 0) return Status::OK();
+    WIDEN_RETURN_IF_ERROR(Write(false));
+    db_->WriteOutMemtable();
+    for (std::vector<HeldBack>& kind : held_) {
+      if (kind.empty()) continue;
+      std::stable_sort(kind.begin(), kind.end(),
+                       [](const HeldBack& a, const HeldBack& b) { return a.key < b.key; });
+      for (const HeldBack& h : kind) {
+        if (h.drop) {
+          batch_.Delete(h.key);
+        } else {
+          batch_.Put(h.key, h.value);
+        }
+        if (batch_.ApproximateSize() >= batch_bytes_) WIDEN_RETURN_IF_ERROR(Write(false));
+      }
+      WIDEN_RETURN_IF_ERROR(Write(false));
+      db_->WriteOutMemtable();
+      kind.clear();
+    }
+    held_bytes_ = 0;
+    return Status::OK();
+  }
+
   Status Write(bool sync) {
     if (batch_.ApproximateSize() <= kEmptyBatchBytes) return Status::OK();
     leveldb::WriteOptions o;
@@ -778,6 +843,10 @@ class LevelDbRowWriter final : public RowWriter {
   std::unique_ptr<leveldb::Iterator> it_;
   std::vector<std::string> new_keys_;
   std::vector<std::string_view> sorted_keys_;
+  // DeferDigestsAndIndex: what is held back, by kind, and its bytes.
+  bool defer_ = false;
+  std::vector<std::vector<HeldBack>> held_ = std::vector<std::vector<HeldBack>>(kKinds);
+  size_t held_bytes_ = 0;
 };
 
 // ---------------------------------------------------------------------------

@@ -111,6 +111,18 @@ class RowWriter {
   /// Makes what was written so far visible to readers (Store::ScanIndex,
   /// NewDigestReaderOf); not durable. The default does nothing.
   virtual Status Flush();
+
+  /// For a pass that writes every row of the table anew and trusts none of
+  /// its recorded digests or index entries until it has ended (its table
+  /// state records them complete only then, and a run after a crash reads
+  /// the rows from their cells and writes the index anew): from here on
+  /// the writer may hold the rows' digests and the index's puts and deletes
+  /// back and write them after row replacements that follow them, each
+  /// kind (digests; index entries by their first byte) in key order apart
+  /// from the rest, so that the embedded store's table files each hold one
+  /// kind and LevelDB moves them down without rewriting them. Flush and Sync
+  /// write everything held back first. The default does nothing.
+  virtual void DeferDigestsAndIndex() {}
 };
 
 /// What a reader returns; HBase Scan/Get semantics.

@@ -823,6 +823,82 @@ TEST_F(LevelDbStoreTest, CellsInKeyOrderIntoAnEmptyTableAreNotRewrittenByCompact
   }
 }
 
+// A full pass of a sync writes every row anew with its digest and index
+// entries (DeferDigestsAndIndex): held back and written apart, each kind in
+// key order, they leave the cells' table files alone as a migrate's are (no
+// compaction rewrites one), and what the writer holds after Sync is what
+// the calls gave: every digest, every index entry put and not deleted
+// again, the last write of a key winning.
+TEST_F(LevelDbStoreTest, AFullPassWritesDigestsAndIndexApartFromTheCells) {
+  ASSERT_NE(OpenStore(), nullptr);
+  Create(Table("ns:t", {Family("d")}));
+  constexpr int kRows = 500000;
+  {
+    Result<std::unique_ptr<RowWriter>> w = store_->NewRowWriter("ns:t");
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    (*w)->DeferDigestsAndIndex();
+    std::mt19937_64 rng(11);
+    std::string value(160, ' ');
+    char row[16];
+    CellBatch cells;
+    for (int i = 0; i < kRows; ++i) {
+      std::snprintf(row, sizeof(row), "r%09d", i);
+      for (char& ch : value) ch = static_cast<char>('a' + rng() % 26);
+      cells.Clear();
+      cells.Add(CellView{row, "d", "q", 1700000000000, CellType::kPut, value});
+      // Each row's index entries before the row, as a full pass writes them.
+      ASSERT_TRUE((*w)->PutIndex(std::string("r") + row, "").ok());
+      ASSERT_TRUE((*w)->PutIndex(std::string("c") + row, "p").ok());
+      if (i % 1000 == 7) ASSERT_TRUE((*w)->DeleteIndex(std::string("c") + row).ok());
+      const std::string digest(32, static_cast<char>('A' + i % 26));
+      Status s = (*w)->ReplaceRow(row, cells, digest);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+    }
+    // A key put again after it was deleted: the last write wins.
+    ASSERT_TRUE((*w)->PutIndex("cr000000007", "again").ok());
+    Status s = (*w)->Sync();
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+  Result<std::unique_ptr<RowDigestReader>> digests = store_->NewDigestReader("ns:t", false);
+  ASSERT_TRUE(digests.ok()) << digests.status().ToString();
+  int rows = 0;
+  for (; (*digests)->Valid(); (*digests)->Next(), ++rows) {
+    ASSERT_EQ((*digests)->digest(), std::string(32, static_cast<char>('A' + rows % 26)));
+  }
+  ASSERT_TRUE((*digests)->status().ok());
+  EXPECT_EQ(rows, kRows);
+  digests->reset();
+  int r_entries = 0, c_entries = 0;
+  std::string again;
+  Status s = store_->ScanIndex("ns:t", {"c", "r"},
+                               [&](size_t prefix, std::string_view key, std::string_view v) {
+                                 if (prefix == 1) {
+                                   ++r_entries;
+                                 } else {
+                                   ++c_entries;
+                                   if (key == "cr000000007") again = std::string(v);
+                                 }
+                                 return true;
+                               });
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(r_entries, kRows);
+  EXPECT_EQ(c_entries, kRows - kRows / 1000 + 1);
+  EXPECT_EQ(again, "again");
+  store_.reset();
+  std::ifstream log(path_ + "/LOG");
+  ASSERT_TRUE(log.good());
+  std::string line;
+  int flushed = 0;
+  while (std::getline(log, line)) {
+    if (line.find("Level-0 table #") != std::string::npos &&
+        line.find("bytes OK") != std::string::npos) {
+      ++flushed;
+    }
+    if (line.find("Compacting ") != std::string::npos) ADD_FAILURE() << line;
+  }
+  EXPECT_GE(flushed, 5) << "the rows did not fill several memtables";
+}
+
 TEST(StoreOpenTest, Urls) {
   std::string tmpl = (std::filesystem::temp_directory_path() / "widen_url_XXXXXX").string();
   ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
