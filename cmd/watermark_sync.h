@@ -48,6 +48,9 @@
 // rows they named; the watermarks are recorded only after the writer's Sync.
 // A run stopped anywhere leaves an index that names every row the table
 // holds, and the next run, reading from the old watermarks, converges.
+// A full pass holds its index entries and digests back and writes them
+// after the rows (RowWriter::DeferDigestsAndIndex); it records the index
+// whole only after its Sync, so a pass stopped anywhere is done again.
 //
 // Thread safety: one call per table at a time; SyncIndexRecorder is safe to
 // call from several jobs' threads.

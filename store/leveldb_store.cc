@@ -610,7 +610,9 @@ class LevelDbListedDigestReader final : public RowDigestReader {
 };
 
 // Rows replaced in write batches of about `batch_bytes`: the row's old cell
-// keys deleted, its new cells and digest put, all in one batch.
+// keys deleted, its new cells and digest put, all in one batch (after
+// DeferDigestsAndIndex the digest and the index entries are held back and
+// written later, by kind).
 class LevelDbRowWriter final : public RowWriter {
  public:
   LevelDbRowWriter(std::shared_ptr<Database> db, std::string full_name,
