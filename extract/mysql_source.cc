@@ -48,9 +48,12 @@ enum : int {
   kErAccessDeniedToDb = 1044,      // ER_DBACCESS_DENIED_ERROR
   kErAccessDenied = 1045,          // ER_ACCESS_DENIED_ERROR
   kErBadDb = 1049,                 // ER_BAD_DB_ERROR
+  kErServerShutdown = 1053,        // ER_SERVER_SHUTDOWN
   kErLockWaitTimeout = 1205,       // ER_LOCK_WAIT_TIMEOUT
   kErLockDeadlock = 1213,          // ER_LOCK_DEADLOCK
   kErAccessDeniedNoPw = 1698,      // ER_ACCESS_DENIED_NO_PASSWORD_ERROR
+  kErConnectionKilled = 1927,      // ER_CONNECTION_KILLED (MariaDB)
+  kErInteractionTimeout = 4031,    // ER_CLIENT_INTERACTION_TIMEOUT (MySQL 8)
   kCrConnectionError = 2002,       // CR_CONNECTION_ERROR (socket)
   kCrConnHostError = 2003,         // CR_CONN_HOST_ERROR (TCP)
   kCrUnknownHost = 2005,           // CR_UNKNOWN_HOST
@@ -69,9 +72,12 @@ std::string OneLine(const char* what) {
   return msg;
 }
 
+// The client lost the connection, or the server ends it as it answers (a
+// shutdown, KILL CONNECTION, wait_timeout): a retry later may succeed.
 bool IsConnectionLost(int code) {
   return code == kCrServerGone || code == kCrServerLost || code == kCrServerLostExtended ||
-         code == kCrConnectionError || code == kCrConnHostError;
+         code == kCrConnectionError || code == kCrConnHostError || code == kErServerShutdown ||
+         code == kErConnectionKilled || code == kErInteractionTimeout;
 }
 
 // The process's open sockets (descriptors from /proc/self/fd).
@@ -605,6 +611,9 @@ class MySqlRowStream : public RowStream {
 }  // namespace
 
 Status MySqlSource::Session::LoadSchema() {
+  // Unloaded until the whole schema is read: a failure part way (a lost
+  // connection) leaves no partial catalog that later calls would trust.
+  schema_loaded = false;
   schema = SourceSchema();
   catalog.tables.clear();
   std::unique_ptr<sql::Statement> st(conn->createStatement());

@@ -204,17 +204,36 @@ Status ConnectError(const std::string& url, const std::exception& e) {
   return Status(CodeForSqlState(f->sqlstate), m);
 }
 
+// A connection as QueryError reads it after a failure: libpq's handle,
+// whose status tells an ended connection from a failed query, and the error
+// of its last result (RememberError). Neither is owned; either may be null.
+struct ConnFacts {
+  const PGconn* pg = nullptr;
+  const std::string* server_error = nullptr;
+
+  // True when the connection has ended: libpq saw it close, or the server
+  // sent a FATAL error (which it always follows by closing it).
+  bool Ended() const {
+    return (pg != nullptr && PQstatus(pg) == CONNECTION_BAD) ||
+           (server_error != nullptr && server_error->rfind("FATAL:", 0) == 0);
+  }
+};
+
 // Converts an exception from libpqxx during a query into a Status, coded by
 // its SQLSTATE. A lost connection is described by libpq's own message on
 // `conn` (the server's reason: "terminating connection due to administrator
-// command", "... due to unexpected postmaster exit", a reset): `server_error`
-// (the last result's error, RememberError), when given and not empty.
-Status QueryError(const std::string& context, const std::exception& e,
-                  const std::string* server_error = nullptr) {
+// command", "... due to unexpected postmaster exit", a reset): the last
+// result's error in `conn`, when there. A connection counts as lost by its
+// SQLSTATE (class 08) and also whenever it has ended (ConnFacts::Ended):
+// libpqxx closes a transaction whose query failed, so after a loss that a
+// best-effort query took in silence (a cursor's CLOSE) the next query fails
+// with "transaction ... already closed", which names no cause.
+Status QueryError(const std::string& context, const std::exception& e, ConnFacts conn = {}) {
   WIDEN_RETURN_IF_ERROR(CutStatus(context));  // the watcher closed the socket
   std::string msg = OneLine(e.what(), false);
   const std::string state = SqlStateOf(e);
-  if (state.rfind("08", 0) == 0) {
+  const std::string* server_error = conn.server_error;
+  if (state.rfind("08", 0) == 0 || conn.Ended()) {
     if (server_error != nullptr && !server_error->empty()) {
       msg = OneLine(*server_error, true);
     } else {
@@ -241,9 +260,8 @@ std::vector<std::string> ParamTexts(const std::vector<Value>& params) {
 // catalog of the main connection), and the decoding of one value's text.
 class PgStream : public RowStream {
  public:
-  PgStream(pqxx::dbtransaction* txn, const std::string* server_error, ServerWatch* watch,
-           std::string table)
-      : txn_(txn), server_error_(server_error), watch_(watch), table_(std::move(table)) {}
+  PgStream(pqxx::dbtransaction* txn, ConnFacts conn, ServerWatch* watch, std::string table)
+      : txn_(txn), conn_(conn), watch_(watch), table_(std::move(table)) {}
 
   bool Valid() const override { return valid_; }
   const Row& row() const override { return row_; }
@@ -333,14 +351,14 @@ class PgStream : public RowStream {
         elem = e[0][1].as<int64_t>();
       }
     } catch (const std::exception& e) {
-      status_ = QueryError(fmt::format("reading table {}", table_), e, server_error_);
+      status_ = QueryError(fmt::format("reading table {}", table_), e, conn_);
     }
     return o;
   }
 
   pqxx::dbtransaction* txn_;
-  const std::string* server_error_;  // the connection's (RememberError)
-  ServerWatch* watch_;               // the connection's (may be null)
+  ConnFacts conn_;      // the connection's
+  ServerWatch* watch_;  // the connection's (may be null)
   std::string table_;
   bool valid_ = false;
   RowSchema schema_;
@@ -355,9 +373,9 @@ class PgStream : public RowStream {
 // bound values (COPY takes no parameters).
 class PostgresRowStream : public PgStream {
  public:
-  PostgresRowStream(pqxx::dbtransaction* txn, const std::string* server_error, ServerWatch* watch,
+  PostgresRowStream(pqxx::dbtransaction* txn, ConnFacts conn, ServerWatch* watch,
                     std::string cursor, std::string table, int fetch_rows)
-      : PgStream(txn, server_error, watch, std::move(table)),
+      : PgStream(txn, conn, watch, std::move(table)),
         cursor_(std::move(cursor)),
         fetch_rows_(fetch_rows) {}
 
@@ -393,7 +411,7 @@ class PostgresRowStream : public PgStream {
       index_ = 0;
       exhausted_ = static_cast<int>(batch_.size()) < fetch_rows_;
     } catch (const std::exception& e) {
-      status_ = QueryError(fmt::format("reading table {}", table_), e, server_error_);
+      status_ = QueryError(fmt::format("reading table {}", table_), e, conn_);
       exhausted_ = true;
       batch_ = pqxx::result();
       index_ = 0;
@@ -431,11 +449,9 @@ class PostgresRowStream : public PgStream {
 // goes back to `idle` when the COPY ended cleanly, else it is closed.
 class PostgresCopyStream : public PgStream {
  public:
-  PostgresCopyStream(pqxx::dbtransaction* txn, const std::string* server_error, ServerWatch* watch,
+  PostgresCopyStream(pqxx::dbtransaction* txn, ConnFacts conn, ServerWatch* watch,
                      std::string table, ReaderConn reader, std::vector<ReaderConn>* idle)
-      : PgStream(txn, server_error, watch, std::move(table)),
-        reader_(std::move(reader)),
-        idle_(idle) {}
+      : PgStream(txn, conn, watch, std::move(table)), reader_(std::move(reader)), idle_(idle) {}
 
   ~PostgresCopyStream() override {
     const bool usable = copy_ != nullptr && copy_->done_cleanly();
@@ -536,6 +552,9 @@ struct PostgresSource::Session {
   // deterministic collation (see BytesEqual).
   std::map<std::string, bool> plain_text;
   std::map<std::string, std::string> collations;  // Collation's answers
+
+  // conn as QueryError reads it.
+  ConnFacts Facts() const { return {pg, &server_error}; }
 
   // True when `=` on the column is equality of its bytes: text or varchar
   // (not char(n), whose `=` ignores trailing blanks, a domain, citext or
@@ -643,6 +662,14 @@ Result<std::unique_ptr<PostgresSource>> PostgresSource::Open(const std::string& 
     return ConnectError(url, e);
   }
   src->session_->pg = last_connected;
+  // libpqxx 6 reconnects a connection it finds broken on its next query
+  // (after PQfinish of the old one): a new session outside the snapshot,
+  // without widen's settings, whose loss of the old one's reason (and of
+  // `pg`) would hide why the source went away. Kept broken instead, so that
+  // every later query fails and QueryError names the cause.
+#include <pqxx/internal/ignore-deprecated-pre.hxx>
+  src->session_->conn->inhibit_reactivation(true);
+#include <pqxx/internal/ignore-deprecated-post.hxx>
   PQregisterEventProc(last_connected, RememberError, "widen", &src->session_->server_error);
   src->session_->fatal =
       std::make_unique<RememberFatal>(*src->session_->conn, &src->session_->server_error);
@@ -659,7 +686,7 @@ Result<std::unique_ptr<PostgresSource>> PostgresSource::Open(const std::string& 
     setup.commit();
     src->session_->txn = std::make_unique<Txn>(*src->session_->conn, "widen");
   } catch (const std::exception& e) {
-    return QueryError(fmt::format("source {}", MaskUrl(url)), e, &src->session_->server_error);
+    return QueryError(fmt::format("source {}", MaskUrl(url)), e, src->session_->Facts());
   }
   return src;
 }
@@ -675,7 +702,7 @@ Result<std::vector<std::unique_ptr<Source>>> PostgresSource::OpenSiblings(int n,
   } catch (const std::exception& e) {
     return QueryError(
         fmt::format("source {}: exporting the snapshot for parallel jobs", MaskUrl(url_)), e,
-        &session_->server_error);
+        session_->Facts());
   }
   std::vector<std::unique_ptr<Source>> out;
   for (int i = 0; i < n; ++i) {
@@ -686,7 +713,7 @@ Result<std::vector<std::unique_ptr<Source>>> PostgresSource::OpenSiblings(int n,
     } catch (const std::exception& e) {
       return QueryError(
           fmt::format("source {}: importing the snapshot of the first connection", MaskUrl(url_)),
-          e, &s->session_->server_error);
+          e, s->session_->Facts());
     }
     out.push_back(std::move(s));
   }
@@ -856,7 +883,7 @@ Result<SourceSchema> PostgresSource::Introspect() {
     }
   } catch (const std::exception& e) {
     return QueryError(fmt::format("source {}: reading the schema", MaskUrl(url_)), e,
-                      &session_->server_error);
+                      session_->Facts());
   }
   return schema;
 }
@@ -884,7 +911,7 @@ Result<SourceTable> PostgresSource::DescribeQuery(const std::string& sql) {
       session_->txn->exec("ROLLBACK TO SAVEPOINT widen_describe");
     } catch (const std::exception&) {
     }
-    return QueryError("query", e, &session_->server_error);
+    return QueryError("query", e, session_->Facts());
   }
   return t;
 }
@@ -954,7 +981,7 @@ Status PostgresSource::CheckScan(const ScanSpec& spec) {
       session_->txn->exec("ROLLBACK TO SAVEPOINT widen_check");
     } catch (const std::exception&) {
     }
-    return QueryError(fmt::format("query failed ({})", q.sql), e, &session_->server_error);
+    return QueryError(fmt::format("query failed ({})", q.sql), e, session_->Facts());
   }
   return Status::OK();
 }
@@ -980,7 +1007,7 @@ Result<ReaderConn> PostgresSource::OpenReader() {
       session_->snapshot = r[0][0].c_str();
     } catch (const std::exception& e) {
       return QueryError(fmt::format("source {}: exporting the snapshot", MaskUrl(url_)), e,
-                        &session_->server_error);
+                        session_->Facts());
     }
   }
   WIDEN_ASSIGN_OR_RETURN(std::unique_ptr<PostgresSource> s, Open(url_, options_));
@@ -990,7 +1017,7 @@ Result<ReaderConn> PostgresSource::OpenReader() {
                            s->session_->txn->quote(session_->snapshot));
   } catch (const std::exception& e) {
     return QueryError(fmt::format("source {}: importing the snapshot", MaskUrl(url_)), e,
-                      &s->session_->server_error);
+                      s->session_->Facts());
   }
   ReaderConn r;
   r.conn = s->session_->pg;
@@ -1028,11 +1055,11 @@ Result<std::unique_ptr<RowStream>> PostgresSource::ScanWith(const ScanSpec& spec
       } catch (const std::exception& e) {
         session_->readers.push_back(std::move(*reader));
         return QueryError(fmt::format("table {}: query failed ({})", spec.table, q.sql), e,
-                          &session_->server_error);
+                          session_->Facts());
       }
-      auto stream = std::make_unique<PostgresCopyStream>(
-          session_->txn.get(), &session_->server_error, session_->watch.get(), spec.table,
-          std::move(*reader), &session_->readers);
+      auto stream = std::make_unique<PostgresCopyStream>(session_->txn.get(), session_->Facts(),
+                                                         session_->watch.get(), spec.table,
+                                                         std::move(*reader), &session_->readers);
       WIDEN_RETURN_IF_ERROR(stream->Start(described, q.sql));
       return std::unique_ptr<RowStream>(std::move(stream));
     }
@@ -1046,9 +1073,9 @@ Result<std::unique_ptr<RowStream>> PostgresSource::ScanWith(const ScanSpec& spec
                                pqxx::prepare::make_dynamic_params(ParamTexts(q.params)));
   } catch (const std::exception& e) {
     return QueryError(fmt::format("table {}: query failed ({})", spec.table, q.sql), e,
-                      &session_->server_error);
+                      session_->Facts());
   }
-  auto stream = std::make_unique<PostgresRowStream>(session_->txn.get(), &session_->server_error,
+  auto stream = std::make_unique<PostgresRowStream>(session_->txn.get(), session_->Facts(),
                                                     session_->watch.get(), cursor, spec.table,
                                                     options_.fetch_rows);
   WIDEN_RETURN_IF_ERROR(stream->Start());

@@ -128,18 +128,27 @@ struct Database {
   // Serialises the state records' read-compare-writes (every StateStore
   // of this open store; the directory's lock keeps other processes out).
   std::mutex state_mu;
-  // What the memtable may hold since WriteOutMemtable last ran: a state key
-  // (LevelDbStateStore::Write), cells of a sink (LevelDbSink). Only work
-  // depends on them: a state key is kept out of the table files of a sink's
-  // cells (see LevelDbStateStore::Write), and a sync of a few rows writes
-  // no memtable out. Both false at open: LevelDB's recovery writes the
-  // memtable it rebuilt from the log out to a table file.
-  std::atomic<bool> state_in_memtable{false};
-  std::atomic<bool> sink_cells_in_memtable{false};
-  // A table descriptor (tag 0x01, below every cell key) written since
-  // WriteOutMemtable last ran: a state key (above every cell key) is kept
-  // out of its table file too (LevelDbStateStore::Write).
-  std::atomic<bool> table_in_memtable{false};
+  // The key ranges the memtable may hold since WriteOutMemtable last ran,
+  // each written by one kind of writer: table descriptors (tag 0x01, below
+  // every cell key), cells of a sink (LevelDbSink) and state keys (above
+  // every cell key). Only work depends on them: each table file holds one
+  // range (see LevelDbStateStore::Write), and a sync of a few rows writes no
+  // memtable out. Cells of a row writer (a sync's few rows) are not counted:
+  // they spread over the key space anyway. All false at open: LevelDB's
+  // recovery writes the memtable it rebuilt from the log out to a table file.
+  enum Range { kDescriptors, kSinkCells, kState, kRanges };
+  std::atomic<bool> in_memtable[kRanges] = {};
+
+  /// Before a write of keys in `range`: writes the memtable out when it
+  /// holds keys of another range, so that no table file spans two.
+  void KeepApart(Range range) {
+    for (int r = 0; r < kRanges; ++r) {
+      if (r != range && in_memtable[r]) {
+        WriteOutMemtable();
+        return;
+      }
+    }
+  }
 
   Database() = default;
   Database(const Database&) = delete;
@@ -158,12 +167,10 @@ struct Database {
   /// Writes the memtable out to a synced table file recorded in the synced
   /// MANIFEST, after any earlier one LevelDB switched away from (a
   /// compaction of the state keys' range, which holds no cell), and clears
-  /// both flags above (first: a write that races it sets its flag again).
+  /// in_memtable (first: a write that races it sets its flag again).
   /// LevelDB's errors of that work surface on the next write.
   void WriteOutMemtable() {
-    state_in_memtable = false;
-    sink_cells_in_memtable = false;
-    table_in_memtable = false;
+    for (auto& held : in_memtable) held = false;
     const leveldb::Slice past_every_key(lf::kPastEveryKey.data(), lf::kPastEveryKey.size());
     db->CompactRange(&past_every_key, &past_every_key);
   }
@@ -356,7 +363,7 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
     leveldb::WriteOptions unsynced;
     unsynced.sync = false;
     leveldb::Status s = db_->db->Write(unsynced, &write_batch_);
-    db_->sink_cells_in_memtable = true;
+    db_->in_memtable[Database::kSinkCells] = true;
     if (!s.ok()) {
       return db_->Error(
           s, "writing " + std::to_string(batch.size()) + " cells to table " + Quoted(full_name_));
@@ -1193,11 +1200,11 @@ class LevelDbStateStore final : public StateStore {
   // file: they spread over the key space anyway, and writing them out for
   // each state write costs a sync most of its time.
   Status Write(const std::string& name, const std::string& value) {
-    if (db_->sink_cells_in_memtable || db_->table_in_memtable) db_->WriteOutMemtable();
+    db_->KeepApart(Database::kState);
     leveldb::WriteOptions sync;
     sync.sync = true;
     leveldb::Status s = db_->db->Put(sync, lf::StateKey(name), value);
-    db_->state_in_memtable = true;
+    db_->in_memtable[Database::kState] = true;
     if (!s.ok()) return db_->Error(s, "writing the state of table " + Quoted(name));
     return Status::OK();
   }
@@ -1426,11 +1433,11 @@ Status LevelDbStore::CreateTable(const TableDescriptor& descriptor) {
   if (s.IsNotFound()) {
     // Kept out of the table files of state keys and cells (see
     // LevelDbStateStore::Write).
-    if (db_->state_in_memtable || db_->sink_cells_in_memtable) db_->WriteOutMemtable();
+    db_->KeepApart(Database::kDescriptors);
     leveldb::WriteOptions sync;
     sync.sync = true;
     s = db_->db->Put(sync, key, EncodeTableDescriptor(descriptor));
-    db_->table_in_memtable = true;
+    db_->in_memtable[Database::kDescriptors] = true;
     if (!s.ok()) return db_->Error(s, "creating table " + Quoted(name));
     return Status::OK();
   }
@@ -1444,12 +1451,12 @@ Status LevelDbStore::SetTableMetadata(const std::string& full_name, const std::s
                                       const std::string& value) {
   WIDEN_ASSIGN_OR_RETURN(TableDescriptor d, DescribeTable(full_name));
   d.metadata[key] = value;
-  if (db_->state_in_memtable || db_->sink_cells_in_memtable) db_->WriteOutMemtable();
+  db_->KeepApart(Database::kDescriptors);
   leveldb::WriteOptions sync;
   sync.sync = true;
   leveldb::Status s =
       db_->db->Put(sync, lf::TableKey(CanonicalTableName(full_name)), EncodeTableDescriptor(d));
-  db_->table_in_memtable = true;
+  db_->in_memtable[Database::kDescriptors] = true;
   if (!s.ok()) return db_->Error(s, "updating table " + Quoted(full_name));
   return Status::OK();
 }
@@ -1505,7 +1512,7 @@ Result<std::unique_ptr<CellSink>> LevelDbStore::NewSink(const std::string& full_
   const bool empty = !it->Valid() || !it->key().starts_with(prefix);
   // A state key or table descriptor written before (LevelDbStateStore::
   // Write) goes out to a table file of its own before the cells come.
-  if (db_->state_in_memtable || db_->table_in_memtable) db_->WriteOutMemtable();
+  db_->KeepApart(Database::kSinkCells);
   return std::unique_ptr<CellSink>(
       new LevelDbSink(db_, std::move(name), std::move(d), options_.batch_bytes, empty));
 }
@@ -1572,7 +1579,7 @@ Result<std::unique_ptr<RowWriter>> LevelDbStore::NewRowWriter(const std::string&
   std::string name = d.FullName();
   // As NewSink: a state key or table descriptor written before goes out
   // to a file of its own.
-  if (db_->state_in_memtable || db_->table_in_memtable) db_->WriteOutMemtable();
+  db_->KeepApart(Database::kSinkCells);
   return std::unique_ptr<RowWriter>(
       new LevelDbRowWriter(db_, std::move(name), d, options_.batch_bytes));
 }

@@ -630,6 +630,88 @@ TEST(SourceErrorsTest, PostgresServerGoneMidRunIsUnavailable) {
   }
 }
 
+// Every call on `src` after its connection ended: the name of the call and
+// its Status (a scan's stream's, when the scan itself started).
+std::vector<std::pair<std::string, Status>> CallsAfterTheEnd(Source* src, const ScanSpec& spec) {
+  std::vector<std::pair<std::string, Status>> out;
+  auto scan = src->Scan(spec);
+  if (scan.ok()) {
+    while ((*scan)->Valid()) (*scan)->Next();
+    out.emplace_back("Scan", (*scan)->status());
+  } else {
+    out.emplace_back("Scan", scan.status());
+  }
+  out.emplace_back("CheckScan", src->CheckScan(spec));
+  out.emplace_back("Introspect", src->Introspect().status());
+  out.emplace_back("SummarizeColumn",
+                   src->stats().SummarizeColumn(spec, spec.unique_key.front()).status());
+  out.emplace_back("OpenSiblings", src->OpenSiblings(1, SourceReads{{spec.table}, false}).status());
+  return out;
+}
+
+// The connection ends while idle between two queries, after a scan that read
+// every row (through a cursor on PostgreSQL, whose CLOSE, sent as the stream
+// goes, is the first to fail and fails in silence): every later call fails as
+// Unavailable and says the connection was lost, with the server's reason
+// where it sent one. libpqxx closes a transaction whose query failed, so
+// without that the next call said only "transaction ... already closed".
+void ExpectEveryCallAfterAnIdleEndUnavailable(const std::string& url, bool pg) {
+  std::string db;
+  if (pg) {
+    db = FreshPgDatabase(url, "widen_it_pgidle");
+    PgQuery(db,
+            "CREATE TABLE g (id INT PRIMARY KEY, pad text); INSERT INTO g SELECT i, 'x' "
+            "FROM generate_series(1, 100) i");
+  } else {
+    db = FreshMySqlDatabase(url, "widen_it_myidle");
+    MySqlQuery(db, std::vector<std::string>{"CREATE TABLE g (id INT PRIMARY KEY, pad text)",
+                                            "INSERT INTO g SELECT seq, 'x' FROM seq_1_to_100"});
+  }
+  const std::string dbname = db.substr(db.rfind('/') + 1);
+  auto src = OpenSource(db, 10);
+  ASSERT_NE(src, nullptr);
+  ScanSpec spec = Spec("g", {{"g", "id"}, {"g", "pad"}}, {{"g", "id"}}, {{"g", "id"}});
+  spec.range = ScanRange{{"g", "id"}, Value::Int(0), Value::Int(1000), false};
+  {
+    auto s = src->Scan(spec);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    int rows = 0;
+    for (; (*s)->Valid(); (*s)->Next()) ++rows;
+    ASSERT_TRUE((*s)->status().ok()) << (*s)->status().ToString();
+    ASSERT_EQ(rows, 100);
+    if (pg) {
+      PgQuery(url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" +
+                       dbname + "' AND pid <> pg_backend_pid()");
+    } else {
+      MySqlQuery(url, std::vector<std::string>{
+                          "SELECT @victim := ID FROM information_schema.PROCESSLIST WHERE DB = '" +
+                              dbname + "' AND ID <> CONNECTION_ID() LIMIT 1",
+                          "KILL CONNECTION @victim"});
+    }
+  }  // the stream goes: PostgreSQL's CLOSE of its cursor fails here
+  for (const auto& [call, status] : CallsAfterTheEnd(src.get(), spec)) {
+    SCOPED_TRACE(call);
+    EXPECT_EQ(status.code(), StatusCode::kUnavailable) << status.ToString();
+    EXPECT_NE(status.message().find("the connection to the source was lost"), std::string::npos)
+        << status.ToString();
+    if (pg) {
+      EXPECT_NE(status.message().find("terminating connection due to administrator command"),
+                std::string::npos)
+          << status.ToString();
+    }
+  }
+}
+
+TEST(SourceErrorsTest, PostgresConnectionEndedBetweenQueriesIsUnavailableForEveryLaterCall) {
+  WIDEN_REQUIRE_PG(url);
+  ExpectEveryCallAfterAnIdleEndUnavailable(url, true);
+}
+
+TEST(SourceErrorsTest, MySqlConnectionEndedBetweenQueriesIsUnavailableForEveryLaterCall) {
+  WIDEN_REQUIRE_MYSQL(url);
+  ExpectEveryCallAfterAnIdleEndUnavailable(url, false);
+}
+
 // PostgreSQL errors are coded by the SQLSTATE the server sends (also while
 // connecting), not by their text.
 TEST(SourceErrorsTest, PostgresErrorsAreCodedBySqlState) {

@@ -849,7 +849,9 @@ TEST_F(LevelDbStoreTest, AFullPassWritesDigestsAndIndexApartFromTheCells) {
       // Each row's index entries before the row, as a full pass writes them.
       ASSERT_TRUE((*w)->PutIndex(std::string("r") + row, "").ok());
       ASSERT_TRUE((*w)->PutIndex(std::string("c") + row, "p").ok());
-      if (i % 1000 == 7) ASSERT_TRUE((*w)->DeleteIndex(std::string("c") + row).ok());
+      if (i % 1000 == 7) {
+        ASSERT_TRUE((*w)->DeleteIndex(std::string("c") + row).ok());
+      }
       const std::string digest(32, static_cast<char>('A' + i % 26));
       Status s = (*w)->ReplaceRow(row, cells, digest);
       ASSERT_TRUE(s.ok()) << s.ToString();
