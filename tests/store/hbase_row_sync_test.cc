@@ -424,7 +424,12 @@ TEST_F(HBaseRowSyncTest, ATableLockHasOneHolderIsRenewedAndNoticesATakeOver) {
     put.__set_columnValues({cv});
     raw->put("widen:state", put);  // as a run that found it expired and took it
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  // The next renewal (a third of the lease on) notices; a loaded HBase may
+  // answer it late, so up to 10 s.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while ((*third)->status().ok() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   EXPECT_EQ((*third)->status().code(), StatusCode::kAborted);
   EXPECT_NE((*third)->status().message().find("another widen run took the lock"), std::string::npos)
       << (*third)->status().ToString();
