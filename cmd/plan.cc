@@ -84,7 +84,7 @@ std::string WhyText(const SourceSync& s) {
   }
   std::string deletes;
   if (s.soft_delete_column.empty() && !s.reconcile) {
-    deletes = "hard deletes not detected (no soft delete, no reconcile)";
+    deletes = "hard deletes and key changes not detected (no soft delete, no reconcile)";
   } else {
     if (!s.soft_delete_column.empty()) {
       const Value& v = s.soft_delete_value;
@@ -95,7 +95,7 @@ std::string WhyText(const SourceSync& s) {
     if (s.reconcile) {
       deletes += deletes.empty() ? "reconcile" : ", reconcile";
     } else {
-      deletes += "; hard deletes not detected without widen sync --reconcile";
+      deletes += "; hard deletes and key changes not detected without widen sync --reconcile";
     }
   }
   return fmt::format(

@@ -366,6 +366,17 @@ Status OpenJobSources(Design& design, JobLayout* layout, const std::atomic<bool>
   return Status::OK();
 }
 
+// Adds the cells the assembler found given twice by one source row (the
+// later kept; TableStats::overwritten) to a row comparison's count of
+// replaced cells, and names the first when none is named yet (`first` may
+// be null). Sync and verify compare rows after assembly, where those cells
+// are already gone.
+static void AddReplacedByAssembly(const TableStats& read, uint64_t* count, std::string* first) {
+  if (read.overwritten == 0) return;
+  *count += read.overwritten;
+  if (first != nullptr && first->empty()) *first = read.first_overwritten;
+}
+
 std::string TableFingerprint(const TablePlan& tp) {
   std::string text = tp.descriptor.FullName();
   auto field = [&text](std::string_view f) {
@@ -898,8 +909,9 @@ Result<SyncResult> Sync(const SyncRequest& r) {
     // mapping writes it): sync makes it hold exactly what this mapping
     // gives, so rows the other design wrote would be rewritten or removed.
     const std::string fingerprint = TableFingerprint(*tp);
-    if (before && !before->mapping_fingerprint.empty() &&
-        before->mapping_fingerprint != fingerprint && !r.accept_mapping_change) {
+    const bool design_changed = before && !before->mapping_fingerprint.empty() &&
+                                before->mapping_fingerprint != fingerprint;
+    if (design_changed && !r.accept_mapping_change) {
       return Status::FailedPrecondition(fmt::format(
           "{}: table '{}' was last written with another design (the mapping changed since, or "
           "another mapping writes this table): a sync makes the table hold exactly what this "
@@ -912,11 +924,27 @@ Result<SyncResult> Sync(const SyncRequest& r) {
     // the last full pass left its index and every watermark; otherwise (a
     // migrate, a digest-mode sync or a repair wrote the table last, the
     // watermark column changed, --full) a full pass writes them anew.
+    // A new design (accepted) or a new cell timestamp (--timestamp-ms, the
+    // mapping's timestamp_ms) changes rows no source change touched: a full
+    // pass rewrites every row that differs.
+    const std::string recorded_ts = ext(kLoadTimestampExtension);
+    const bool timestamp_changed =
+        !recorded_ts.empty() && std::stoll(recorded_ts) != t.timestamp_ms;
     t.watermark = CheckWatermarkSync(*tp, d.plan.sync);
     if (t.watermark.ok) {
       t.before = t.state.watermarks;
-      t.incremental = !r.full && t.digests && ext(kSyncIndexExtension) == "complete" &&
+      t.incremental = !r.full && !design_changed && !timestamp_changed && t.digests &&
+                      ext(kSyncIndexExtension) == "complete" &&
                       WatermarksCover(*tp, d.plan.sync, t.state.watermarks);
+      if (!r.full && design_changed) {
+        t.notes.push_back(
+            "a full pass: the mapping changed since the last run (--accept-mapping-change)");
+      } else if (!r.full && timestamp_changed) {
+        t.notes.push_back(fmt::format(
+            "a full pass: the cells' timestamp is {} ms, the last run's {} ms; every row "
+            "written anew with it",
+            t.timestamp_ms, recorded_ts));
+      }
       WIDEN_ASSIGN_OR_RETURN(t.after, ReadWatermarks(*tp, d.plan.sync, d.source.get(), &t.notes));
       if (t.incremental) {
         std::string back = WatermarkWentBack(d.plan.sync, t.state.watermarks, t.after);
@@ -1080,6 +1108,9 @@ Result<SyncResult> Sync(const SyncRequest& r) {
     }
     WIDEN_RETURN_IF_ERROR(PutState(states.get(), target.name, &target.version, done));
     WIDEN_RETURN_IF_ERROR(ClearStateMark(store.get(), target.name));
+    // Cells one source row gives twice (the assembler keeps the last) are
+    // replaced cells too, as migrate counts them.
+    AddReplacedByAssembly(out.read, &out.rows.overwritten, &out.rows.first_overwritten);
     out.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - table_start).count();
     result.tables.push_back(std::move(out));
@@ -1244,6 +1275,7 @@ Result<VerifyResult> Verify(const VerifyRequest& r) {
     for (const RowMismatch& row : out.rows.missing) out.missing.push_back(NameRow(tp, row));
     for (const RowMismatch& row : out.rows.extra) out.extra.push_back(NameRow(tp, row));
     for (const RowMismatch& row : out.rows.different) out.different.push_back(NameRow(tp, row));
+    AddReplacedByAssembly(out.read, &out.rows.cells_replaced, nullptr);
     out.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - table_start).count();
     result.tables.push_back(std::move(out));

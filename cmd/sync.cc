@@ -199,7 +199,9 @@ int Run(const SyncOptions& o, const std::atomic<bool>* cancel, RunMetrics* metri
     std::string deletes;
     if (!unseen.empty()) {
       deletes = fmt::format(
-          "; hard deletes not detected in {} (watermark mode without --reconcile or deletes: "
+          "; hard deletes and key changes not detected in {} (watermark mode without --reconcile "
+          "or "
+          "deletes: "
           "reconcile: true)",
           fmt::join(unseen, ", "));
     } else if (!reconciled.empty()) {

@@ -295,8 +295,8 @@ TEST_P(SyncPlanTest, PlanShowsEachSourceTableItsModeAndWhy) {
                        kFirstEntryLine, Declared("orders", "changed"), pg() ? "true" : "1"),
            fmt::format("           customer  joined   watermark: the mapping's sync entry "
                        "(m.yaml:{}:5): watermark version ({}, integer), tiebreak (id) (the "
-                       "primary key), lookback 500 values; hard deletes not detected (no soft "
-                       "delete, no reconcile)\n",
+                       "primary key), lookback 500 values; hard deletes and key changes not "
+                       "detected (no soft delete, no reconcile)\n",
                        kFirstEntryLine + 1, Declared("customer", "version")),
            fmt::format("           line      nested   watermark: the mapping's sync entry "
                        "(m.yaml:{}:5):",
@@ -353,16 +353,17 @@ TEST_P(SyncPlanTest, SummariesNameTheTargetAndTheTablesWhoseHardDeletesGoUnseen)
   EXPECT_NE(r.output.find("widen sync into " + store + " (--target): 5 table(s)"),
             std::string::npos)
       << r.output;
-  EXPECT_EQ(r.output.find("hard deletes not detected"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("not detected"), std::string::npos) << r.output;
   r = Widen("sync --target " + ShellQuote(store), sync);  // watermark mode
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("; hard deletes not detected in s:events (watermark mode without "
+  EXPECT_NE(r.output.find("; hard deletes and key changes not detected in s:events (watermark "
+                          "mode without "
                           "--reconcile or deletes: reconcile: true)\n"),
             std::string::npos)
       << r.output;
   r = Widen("sync --reconcile --target " + ShellQuote(store), sync);
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_EQ(r.output.find("hard deletes not detected"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("not detected"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("; hard deletes reconciled in s:orders, s:events\n"), std::string::npos)
       << r.output;
   // A hard delete: the reconcile says what it found.

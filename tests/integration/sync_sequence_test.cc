@@ -747,6 +747,90 @@ TEST_P(SyncSequenceTest, WatermarksDoNotMoveWithTheTimeZone) {
   }
 }
 
+// The mapping changes (a column renamed, one more column, a `where` that
+// leaves rows out) and the change is accepted: rows no source change
+// touched hold the old design, so the run is a full pass in watermark mode
+// too, and the store then equals a fresh migrate with the new design.
+TEST_P(SyncSequenceTest, AnAcceptedMappingChangeRewritesEveryRowItChanges) {
+  Sql(Schema(GetParam().engine, 10));
+  const int64_t ts = FirstSync();
+  design_.replace(design_.find("d:total"), 7, "d:amount");
+  design_.replace(design_.find("      - {column: status, to: \"d:status\"}"), 0,
+                  "      - {column: customer.city, to: \"d:city\"}\n");
+  design_.replace(design_.find("    from: customer\n"), 19,
+                  "    from: customer\n    where: \"id <> 3\"\n");
+  std::ofstream(mapping_) << target_->Mapping(design_);
+  const nlohmann::json j = SyncJson("--accept-mapping-change");
+  ASSERT_TRUE(j.is_object());
+  for (const auto& t : j["tables"]) {
+    EXPECT_EQ(AsText(t["mode"]), watermark() ? "full" : "digest") << t.dump();
+  }
+  EXPECT_EQ(Written(j, kOrders), Count("SELECT COUNT(*) FROM orders WHERE NOT deleted"));
+  EXPECT_EQ(Total(j, "rows_deleted"), 1u);  // customer 3's row of s:by_customer
+  ExpectSameAsAFreshMigrate(ts);
+  // Accepted once: the next run reads changes as before and has none.
+  nlohmann::json idle = Sync();
+  EXPECT_EQ(Total(idle, "rows_written"), 0u);
+  EXPECT_EQ(Total(idle, "cells_put"), 0u);
+}
+
+// A run with another cell timestamp (--timestamp-ms) than the last one's:
+// every row is written anew with it (a full pass in watermark mode), so the
+// store equals a fresh migrate with that timestamp, not a mix of both; the
+// runs after it keep it.
+TEST_P(SyncSequenceTest, ANewCellTimestampRewritesEveryRow) {
+  Sql(Schema(GetParam().engine, 10));
+  const int64_t ts = FirstSync();
+  Sql({"UPDATE orders SET status = 'paid', updated_at = {wo} WHERE id = 7"});
+  const int64_t later = ts + 1000;
+  const nlohmann::json j = SyncJson(fmt::format("--timestamp-ms {}", later));
+  ASSERT_TRUE(j.is_object());
+  for (const auto& t : j["tables"]) {
+    EXPECT_EQ(AsText(t["mode"]), watermark() ? "full" : "digest") << t.dump();
+    EXPECT_EQ(t["timestamp_ms"].get<int64_t>(), later) << t.dump();
+  }
+  EXPECT_EQ(Total(j, "rows_written"), Count("SELECT COUNT(*) FROM orders WHERE NOT deleted") +
+                                          Count("SELECT COUNT(*) FROM customer"));
+  ExpectSameAsAFreshMigrate(later);
+  Sql({"UPDATE orders SET status = 'sent', updated_at = {wo} WHERE id = 8"});
+  const nlohmann::json next = Sync();
+  ASSERT_TRUE(next.is_object());
+  EXPECT_EQ(next["tables"][0]["timestamp_ms"].get<int64_t>(), later);
+  ExpectSameAsAFreshMigrate(later);
+}
+
+// A design whose nest id does not identify the children (a line's order,
+// not its id): one source row gives a cell more than once, and sync exits 8
+// naming the first such cell, as migrate does — on the first run and on a
+// later one that rebuilds a changed row; verify counts them.
+TEST_P(SyncSequenceTest, CellsOneSourceRowGivesTwiceExitEight) {
+  Sql(Schema(GetParam().engine, 10));
+  design_.replace(design_.find("id: [{column: id, width: 8}]\n        columns: [product, qty]"), 28,
+                  "id: [{column: order_id, width: 8}]");
+  std::ofstream(mapping_) << target_->Mapping(design_);
+  const std::string sync = sync_env_ + Widen(fmt::format("sync -m {} --target {} --format json",
+                                                         ShellQuote(mapping_), ShellQuote(store_)));
+  CommandResult r = RunCommand(sync);
+  EXPECT_EQ(r.exit_code, 8) << r.output;
+  EXPECT_NE(r.output.find("'" + orders_ + "': "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("cell(s) replaced another cell of this run"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("gives this cell more than once"), std::string::npos) << r.output;
+  const size_t open = r.output.find('{'), close = r.output.rfind('}');
+  ASSERT_TRUE(open != std::string::npos && close != std::string::npos) << r.output;
+  nlohmann::json j = nlohmann::json::parse(r.output.substr(open, close - open + 1), nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.output;
+  // Every order with n > 1 lines gives n - 1 replaced cells.
+  EXPECT_EQ(Total(j, "cells_replaced"),
+            Count("SELECT COUNT(*) - COUNT(DISTINCT order_id) FROM line"));
+  Sql({"UPDATE line SET qty = 7, updated_at = {wl} WHERE id = 30"});
+  r = RunCommand(sync);
+  EXPECT_EQ(r.exit_code, 8) << r.output;
+  CommandResult v = RunCommand(
+      Widen(fmt::format("verify -m {} --target {}", ShellQuote(mapping_), ShellQuote(store_))));
+  EXPECT_NE(v.output.find("cell(s) of the source replace another"), std::string::npos) << v.output;
+}
+
 INSTANTIATE_TEST_SUITE_P(EnginesAndModes, SyncSequenceTest,
                          ::testing::Values(Case{Engine::kPostgres, Mode::kDigest},
                                            Case{Engine::kPostgres, Mode::kWatermark},
