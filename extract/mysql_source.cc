@@ -31,6 +31,7 @@
 namespace widen {
 
 using source_internal::OverQuery;
+using source_internal::SqlForMessage;
 using source_internal::Unordered;
 
 using mysql_internal::ColumnKind;
@@ -49,6 +50,8 @@ enum : int {
   kErAccessDenied = 1045,          // ER_ACCESS_DENIED_ERROR
   kErBadDb = 1049,                 // ER_BAD_DB_ERROR
   kErServerShutdown = 1053,        // ER_SERVER_SHUTDOWN
+  kErTableAccessDenied = 1142,     // ER_TABLEACCESS_DENIED_ERROR
+  kErColumnAccessDenied = 1143,    // ER_COLUMNACCESS_DENIED_ERROR
   kErLockWaitTimeout = 1205,       // ER_LOCK_WAIT_TIMEOUT
   kErLockDeadlock = 1213,          // ER_LOCK_DEADLOCK
   kErAccessDeniedNoPw = 1698,      // ER_ACCESS_DENIED_NO_PASSWORD_ERROR
@@ -494,7 +497,8 @@ class MySqlRowStream : public RowStream {
       page_limit_ = Limit(first);
       skip_repeat_ = !first;
     } catch (const std::exception& e) {
-      Fail(QueryError(fmt::format("table {}: query failed ({})", table_, page.sql), e));
+      Fail(QueryError(fmt::format("table {}: query failed ({})", table_, SqlForMessage(page.sql)),
+                      e));
     }
   }
 
@@ -1143,6 +1147,30 @@ Result<SourceTable> MySqlSource::DescribeQuery(const std::string& sql) {
   return t;
 }
 
+Status MySqlSource::CheckTableReadable(const std::string& table) {
+  ServerWatch::Scope wait(session_->watch.get());
+  if (session_->unbuffered_owner != nullptr) return Status::OK();  // not asked now
+  try {
+    std::unique_ptr<sql::Statement> st(session_->conn->createStatement());
+    std::unique_ptr<sql::ResultSet> rs(
+        st->executeQuery("SELECT 1 FROM " + QuoteIdent(table) + " LIMIT 0"));
+  } catch (const sql::SQLException& e) {
+    const int code = e.getErrorCode();
+    if (code == kErTableAccessDenied || code == kErColumnAccessDenied) {
+      // MySQL answers so for a table that does not exist as well, to a
+      // user without a privilege on it: both are said.
+      return Status::PermissionDenied(fmt::format(
+          "source table '{}' is hidden from this user: it does not exist, or the user may not "
+          "read it ({} (MySQL error {})); grant SELECT on it, or correct the name",
+          table, OneLine(e.what()), code));
+    }
+    if (IsConnectionLost(code)) {
+      return QueryError(fmt::format("source {}: table '{}'", session_->masked_url, table), e);
+    }
+  }
+  return Status::OK();
+}
+
 Status MySqlSource::CheckScan(const ScanSpec& spec) {
   ServerWatch::Scope wait(session_->watch.get());
   const std::string name = spec.query.empty() ? spec.table : spec.alias;
@@ -1164,7 +1192,8 @@ Status MySqlSource::CheckScan(const ScanSpec& spec) {
     std::unique_ptr<sql::Statement> st(session_->conn->createStatement());
     std::unique_ptr<sql::ResultSet> rs(st->executeQuery("EXPLAIN " + q.first.sql));
   } catch (const std::exception& e) {
-    return QueryError(fmt::format("table {}: query failed ({})", name, q.first.sql), e);
+    return QueryError(fmt::format("table {}: query failed ({})", name, SqlForMessage(q.first.sql)),
+                      e);
   }
   return Status::OK();
 }

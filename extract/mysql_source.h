@@ -84,6 +84,11 @@ class MySqlSource : public Source, public SourceStats {
   /// The columns of a free-form SELECT, from the server's result metadata
   /// (MariaDB's JSON columns are text there). InvalidArgument when it does not run.
   Result<SourceTable> DescribeQuery(const std::string& sql) override;
+  /// Reads no row: `SELECT 1 FROM table LIMIT 0`; PermissionDenied on
+  /// ER_TABLEACCESS_DENIED_ERROR (1142) or ER_COLUMNACCESS_DENIED_ERROR (1143),
+  /// which MySQL also gives for a missing table to a user without a
+  /// database-wide privilege (the message says both).
+  Status CheckTableReadable(const std::string& table) override;
   /// EXPLAINs the first page's SELECT: names and the `where` text are checked
   /// without reading rows.
   Status CheckScan(const ScanSpec& spec) override;

@@ -40,6 +40,7 @@ using pg_internal::PgParamText;
 using pg_internal::ReaderConn;
 using pg_internal::SqlStateOf;
 using source_internal::OverQuery;
+using source_internal::SqlForMessage;
 using source_internal::Unordered;
 
 namespace {
@@ -119,7 +120,7 @@ class VerboseConnect : public pqxx::connectionpolicy {
     if (PQstatus(c) != CONNECTION_OK) {
       std::string state;
       std::string message = FromVerboseMessage(PQerrorMessage(c), &state);
-      if (!timeout_message.empty()) message += timeout_message;
+      if (!timeout_message.empty()) message = WithTimeout(std::move(message), timeout_message);
       PQfinish(c);
       // Failing before any attempt may be a malformed URL or option value,
       // which libpq reports as "no attempt" (no network is used then).
@@ -132,6 +133,25 @@ class VerboseConnect : public pqxx::connectionpolicy {
   }
 
  private:
+  // libpq's message of a connection whose wait timed out, ended by
+  // `timed_out` ("connection to server at ... failed: timeout expired"):
+  // when libpq began that sentence already (the attempt it was making), only
+  // its end is added.
+  static std::string WithTimeout(std::string message, const std::string& timed_out) {
+    static constexpr std::string_view kEnd = "timeout expired";
+    std::string_view head(timed_out);
+    head.remove_suffix(kEnd.size());
+    while (!head.empty() && head.back() == ' ') head.remove_suffix(1);
+    while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) {
+      message.pop_back();
+    }
+    if (message.size() >= head.size() &&
+        std::string_view(message).substr(message.size() - head.size()) == head) {
+      return message + " " + std::string(kEnd);
+    }
+    return message.empty() ? timed_out : message + "\n" + timed_out;
+  }
+
   // Polls the connection to its end, waiting at most connect_timeout seconds
   // (at least 2, as libpq) for each host; sets *timed_out to libpq's wording
   // when the wait ends.
@@ -464,7 +484,7 @@ class PostgresCopyStream : public PgStream {
     WIDEN_RETURN_IF_ERROR(Describe(described));
     copy_ = std::make_unique<pg_internal::CopyReader>(reader_.conn, reader_.watch);
     if (!copy_->Start("COPY (\n" + sql + "\n) TO STDOUT")) {
-      status_ = Failure(fmt::format("table {}: query failed ({})", table_, sql));
+      status_ = Failure(fmt::format("table {}: query failed ({})", table_, SqlForMessage(sql)));
       return status_;
     }
     Position();
@@ -981,7 +1001,7 @@ Status PostgresSource::CheckScan(const ScanSpec& spec) {
       session_->txn->exec("ROLLBACK TO SAVEPOINT widen_check");
     } catch (const std::exception&) {
     }
-    return QueryError(fmt::format("query failed ({})", q.sql), e, session_->Facts());
+    return QueryError(fmt::format("query failed ({})", SqlForMessage(q.sql)), e, session_->Facts());
   }
   return Status::OK();
 }
@@ -1054,8 +1074,9 @@ Result<std::unique_ptr<RowStream>> PostgresSource::ScanWith(const ScanSpec& spec
         described = session_->txn->exec_params(q.sql + "\nLIMIT 0");
       } catch (const std::exception& e) {
         session_->readers.push_back(std::move(*reader));
-        return QueryError(fmt::format("table {}: query failed ({})", spec.table, q.sql), e,
-                          session_->Facts());
+        return QueryError(
+            fmt::format("table {}: query failed ({})", spec.table, SqlForMessage(q.sql)), e,
+            session_->Facts());
       }
       auto stream = std::make_unique<PostgresCopyStream>(session_->txn.get(), session_->Facts(),
                                                          session_->watch.get(), spec.table,
@@ -1072,8 +1093,8 @@ Result<std::unique_ptr<RowStream>> PostgresSource::ScanWith(const ScanSpec& spec
     session_->txn->exec_params("DECLARE " + cursor + " NO SCROLL CURSOR FOR " + q.sql,
                                pqxx::prepare::make_dynamic_params(ParamTexts(q.params)));
   } catch (const std::exception& e) {
-    return QueryError(fmt::format("table {}: query failed ({})", spec.table, q.sql), e,
-                      session_->Facts());
+    return QueryError(fmt::format("table {}: query failed ({})", spec.table, SqlForMessage(q.sql)),
+                      e, session_->Facts());
   }
   auto stream = std::make_unique<PostgresRowStream>(session_->txn.get(), session_->Facts(),
                                                     session_->watch.get(), cursor, spec.table,

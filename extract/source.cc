@@ -119,6 +119,8 @@ Result<SourceTable> Source::DescribeQuery(const std::string&) {
 
 Status Source::CheckScan(const ScanSpec& spec) { return Scan(spec).status(); }
 
+Status Source::CheckTableReadable(const std::string&) { return Status::OK(); }
+
 Source::Source() = default;
 Source::~Source() = default;
 
@@ -339,6 +341,14 @@ Result<ColumnSummary> ReadSummary(RowStream* rows) {
   }
   WIDEN_RETURN_IF_ERROR(rows->status());
   return s;
+}
+
+std::string SqlForMessage(const std::string& sql) {
+  if (sql.size() <= kSqlInMessageBytes) return sql;
+  size_t cut = kSqlInMessageBytes;
+  // Not inside a UTF-8 sequence: back to the byte that starts one.
+  while (cut > 0 && (static_cast<unsigned char>(sql[cut]) & 0xC0) == 0x80) --cut;
+  return fmt::format("{}... ({} bytes in all)", sql.substr(0, cut), sql.size());
 }
 
 }  // namespace source_internal

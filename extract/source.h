@@ -359,6 +359,14 @@ class Source {
   /// columns nullable). InvalidArgument when the query does not run.
   virtual Result<SourceTable> DescribeQuery(const std::string& sql);
 
+  /// For a table Introspect does not list: PermissionDenied (the server's
+  /// words) when the server refuses this user the table — MySQL lists only
+  /// the tables a user has a privilege on, and refuses a missing one alike
+  /// to a user without a database-wide privilege — else OK (as far as the
+  /// server says, it does not exist). The default: OK (PostgreSQL's catalog lists
+  /// every table; its privileges are checked with the query).
+  virtual Status CheckTableReadable(const std::string& table);
+
   /// The SELECT this source runs for `spec` (for `plan` and tests): the
   /// first page's on MySQL. Range, bound and exclusion values appear as the dialect's
   /// placeholders (SqlDialect::Placeholder), as the query is sent.

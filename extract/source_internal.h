@@ -24,4 +24,10 @@ Result<std::vector<GroupCount>> ReadGroups(RowStream* rows);
 /// Reads the one row of a SummarizeColumn query: min, max, rows, non-NULL rows.
 Result<ColumnSummary> ReadSummary(RowStream* rows);
 
+/// `sql` for an error message: whole up to kSqlInMessageBytes, else its
+/// start, cut at a character boundary, then "... (N bytes in all)" — a
+/// rebuild batch's query binds hundreds of values and would fill a screen.
+inline constexpr size_t kSqlInMessageBytes = 300;
+std::string SqlForMessage(const std::string& sql);
+
 }  // namespace widen::source_internal

@@ -308,6 +308,14 @@ class Planner {
   Result<const SourceTable*> FindTable(const SourceLocation& loc, const std::string& target,
                                        const std::string& name) {
     if (const SourceTable* t = schema_.FindTable(name)) return t;
+    if (source_ != nullptr) {
+      // A table the schema hides from this user (MySQL) is a missing grant.
+      Status readable = source_->CheckTableReadable(name);
+      if (!readable.ok()) {
+        return Status(readable.code(), fmt::format("{}: table '{}': {}", loc.ToString(), target,
+                                                   readable.message()));
+      }
+    }
     std::vector<std::string> names;
     for (const auto& t : schema_.tables) names.push_back(t.name);
     return Status::NotFound(fmt::format("{}: table '{}': source table '{}' does not exist{}",

@@ -60,7 +60,8 @@ bool KindOf(const SourceColumn& c, WatermarkKind* kind, std::string* why) {
       *why = "a date, which cannot order the changes made on one day";
       return false;
     default:
-      *why = fmt::format("a {} value", ValueTypeName(c.type));
+      *why = c.type == ValueType::kOther ? std::string("a type widen reads as its text form")
+                                         : fmt::format("a {} value", ValueTypeName(c.type));
       return false;
   }
 }

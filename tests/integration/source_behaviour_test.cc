@@ -602,6 +602,67 @@ TEST(SourceErrorsTest, WidenExitCodesForMySqlConnections) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/store")) << "nothing written on failure";
 }
 
+// A MySQL user without SELECT on a table the mapping reads (driving,
+// joined or nested): MySQL's information_schema hides the table from that
+// user, and widen says it is hidden, not missing (exit 4, a grant to give).
+// MySQL refuses a missing table alike to a user with table grants only, so
+// the message names both causes; to a user who may read the whole database
+// a missing table is named missing (exit 2).
+TEST(SourceErrorsTest, MySqlTableWithoutAGrantIsPermissionDeniedNotMissing) {
+  WIDEN_REQUIRE_MYSQL(url);
+  const std::string db = FreshMySqlDatabase(url, "widen_it_mygrant");
+  const std::string name = db.substr(db.rfind('/') + 1);
+  MySqlQuery(db, std::vector<std::string>{
+                     "CREATE TABLE p (id INT PRIMARY KEY, kid INT)",
+                     "CREATE TABLE k (id INT PRIMARY KEY, v INT)",
+                     "CREATE TABLE c (id INT PRIMARY KEY, p_id INT)",
+                     "DROP USER IF EXISTS 'widen_nogrant'@'127.0.0.1'",
+                     "CREATE USER 'widen_nogrant'@'127.0.0.1'",
+                     fmt::format("GRANT SELECT ON `{}`.p TO 'widen_nogrant'@'127.0.0.1'", name),
+                     "SELECT 1"});
+  const std::string dir = MakeTempDir();
+  const std::string m = dir + "/m.yaml";
+  const std::string head = "source: " + WithUser(db, "widen_nogrant") + "\ntarget: leveldb:" + dir +
+                           "/store\ntables:\n  - name: t\n    from: {}\n    families: " +
+                           "[d, c]\n    key:\n      parts: [id]\n";
+  const std::pair<const char*, std::string> cases[] = {
+      {"k", fmt::format(fmt::runtime(head), "k") + "    columns: [v]\n"},
+      {"k", fmt::format(fmt::runtime(head), "p") +
+                "    joins:\n      - {table: k, on: {kid: id}}\n    columns:\n"
+                "      - {column: k.v, to: \"d:v\"}\n"},
+      {"c", fmt::format(fmt::runtime(head), "p") +
+                "    nest:\n      - {table: c, on: {id: p_id}, family: c, prefix: c, id: [id]}\n"},
+  };
+  for (const auto& [hidden, mapping] : cases) {
+    SCOPED_TRACE(mapping);
+    std::ofstream(m) << mapping;
+    CommandResult r = RunCommand(WidenBinary() + " migrate -m " + m);
+    EXPECT_EQ(r.exit_code, 4) << r.output;
+    EXPECT_NE(r.output.find(fmt::format("source table '{}' is hidden from this user: it does not "
+                                        "exist, or the user may not read it",
+                                        hidden)),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("(MySQL error 1142)"), std::string::npos) << r.output;
+    EXPECT_FALSE(std::filesystem::exists(dir + "/store")) << "nothing written on failure";
+  }
+  std::ofstream(m) << fmt::format(fmt::runtime(head), "no_such_table") << "    columns: [v]\n";
+  CommandResult r = RunCommand(WidenBinary() + " migrate -m " + m);
+  EXPECT_EQ(r.exit_code, 4) << r.output;
+  EXPECT_NE(r.output.find("source table 'no_such_table' is hidden from this user"),
+            std::string::npos)
+      << r.output;
+  std::string owner = fmt::format(fmt::runtime(head), "no_such_table") + "    columns: [v]\n";
+  owner.replace(owner.find(WithUser(db, "widen_nogrant")), WithUser(db, "widen_nogrant").size(),
+                db);
+  std::ofstream(m) << owner;
+  r = RunCommand(WidenBinary() + " migrate -m " + m);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("source table 'no_such_table' does not exist"), std::string::npos)
+      << r.output;
+  MySqlQuery(url, std::vector<std::string>{"DROP USER 'widen_nogrant'@'127.0.0.1'", "SELECT 1"});
+}
+
 // The backend ends while rows stream: the stream fails as Unavailable, for
 // both ways PostgreSQL scans are read: COPY on a reader connection (a scan
 // without bound values; the table is larger than what the socket and the
@@ -833,6 +894,12 @@ TEST(SourceErrorsTest, PostgresServerThatNeverAnswersTimesOut) {
   EXPECT_EQ(s.status().code(), StatusCode::kUnavailable) << s.status().ToString();
   EXPECT_NE(s.status().message().find("timeout expired"), std::string::npos)
       << s.status().ToString();
+  // libpq's start of the sentence is not said twice.
+  const std::string& m = s.status().message();
+  const std::string attempt =
+      fmt::format("connection to server at \"127.0.0.1\", port {} failed:", ntohs(addr.sin_port));
+  EXPECT_NE(m.find(attempt + " timeout expired"), std::string::npos) << m;
+  EXPECT_EQ(m.find(attempt), m.rfind(attempt)) << m;
   EXPECT_GE(seconds, 1.5);
   EXPECT_LT(seconds, 8.0);
 }
