@@ -109,6 +109,11 @@ void PrintText(const VerifyResult& v) {
               t.table, "");
     PrintRows("only in the target (the source does not give them)", t.rows.rows_extra, t.extra,
               t.table, "");
+    if (t.rows.rows_extra > 0) {
+      std::printf(
+          "  (a source row deleted, or its primary key changed, since the last load: widen sync "
+          "removes such rows, in watermark mode only with --reconcile)\n");
+    }
     PrintRows("different", t.rows.rows_different, t.different, t.table, " differ");
     if (t.rejected > 0) {
       std::printf("%s: %llu source row(s) cannot be encoded (in no target; not compared):\n",

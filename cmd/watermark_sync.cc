@@ -495,8 +495,9 @@ class ChangeRun {
     for (const auto& [nest, path] : paths_) {
       if (!Reconciles(nest->scan.table)) continue;
       const std::string prefix = ChildPrefix(path);
-      // child key tuple -> the parents' split values
+      // child key tuple -> the parents' split values, and the index entries
       std::map<std::string, std::vector<Value>> batch;
+      std::map<std::string, std::vector<std::string>> entries;
       std::vector<Value> firsts;
       auto flush = [&]() -> Status {
         if (batch.empty()) return Status::OK();
@@ -512,8 +513,11 @@ class ChangeRun {
         for (const auto& [key, parents] : batch) {
           if (present.count(key)) continue;
           for (const Value& v : parents) AddValue(v);
+          // Gone in the snapshot: no rebuild gives the child again.
+          for (std::string& e : entries[key]) gone_children_.push_back(std::move(e));
         }
         batch.clear();
+        entries.clear();
         firsts.clear();
         return Cancelled();
       };
@@ -534,6 +538,7 @@ class ChangeRun {
             }
             auto [it, added] = batch.emplace(enc, std::vector<Value>());
             it->second.push_back(parent.front());
+            entries[enc].emplace_back(key);
             if (added) {
               if (child.front().is_null()) {
                 it->second.clear();  // cannot be looked up; never written so
@@ -703,7 +708,8 @@ class ChangeRun {
   }
 
   // Step 6: the rows no value gives any more, then their entries; then the
-  // entries of nested rows that left a parent.
+  // entries of nested rows a reconcile found gone, and of those that left a
+  // parent.
   Status RemoveStale() {
     WIDEN_RETURN_IF_ERROR(Cancelled());
     const RowWriterStats before = r_.writer->stats();
@@ -719,6 +725,7 @@ class ChangeRun {
     for (const auto& [e, k] : stale_) {
       WIDEN_RETURN_IF_ERROR(r_.writer->DeleteIndex(std::string(1, kRowEntry) + e + k));
     }
+    for (const std::string& e : gone_children_) WIDEN_RETURN_IF_ERROR(r_.writer->DeleteIndex(e));
     for (const auto& [key, olds] : changed_children_) {
       auto now = parent_now_.find(key);
       for (const std::string& p : olds) {
@@ -743,6 +750,7 @@ class ChangeRun {
   std::map<std::string, std::string> parent_now_;  // of those, the parent they are under now
   std::set<std::string> new_rows_;                 // every row key the rebuild gave
   std::vector<std::pair<std::string, std::string>> stale_;  // (value tuple, row key)
+  std::vector<std::string> gone_children_;  // index entries of nested rows a reconcile found gone
   std::string bad_entry_;
 };
 

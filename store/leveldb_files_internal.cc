@@ -10,6 +10,9 @@
 #include <fstream>
 #include <memory>
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
 #include <leveldb/env.h>
 #include <leveldb/iterator.h>
 #include <leveldb/options.h>
@@ -418,6 +421,40 @@ std::string TableFileName(const std::string& dir, uint64_t number) {
   if (std::filesystem::exists(std::filesystem::path(dir) / name, ec)) return name;
   std::snprintf(name, sizeof(name), "%06llu.ldb", static_cast<unsigned long long>(number));
   return name;
+}
+
+std::string FlockHolder(const std::string& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) return "";
+  // "1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF": pid, then the file's
+  // device (major:minor, hex) and inode.
+  std::ifstream locks("/proc/locks");
+  std::string line;
+  while (std::getline(locks, line)) {
+    char kind[16] = {}, mode[16] = {}, access[16] = {};
+    long pid = 0;
+    unsigned major_no = 0, minor_no = 0;
+    unsigned long long inode = 0;
+    if (std::sscanf(line.c_str(), "%*d: %15s %15s %15s %ld %x:%x:%llu", kind, mode, access, &pid,
+                    &major_no, &minor_no, &inode) != 7) {
+      continue;
+    }
+    if (std::string_view(kind) != "FLOCK" || pid <= 0 || inode != st.st_ino ||
+        major_no != major(st.st_dev) || minor_no != minor(st.st_dev)) {
+      continue;
+    }
+    std::ifstream cmd("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+    std::string program, first;
+    std::getline(cmd, program, '\0');
+    std::getline(cmd, first, '\0');
+    program = std::filesystem::path(program).filename().string();
+    std::string what = program.empty() ? "" : ": " + program + (first.empty() ? "" : " " + first);
+    for (char& c : what) {
+      if (static_cast<unsigned char>(c) < 0x20) c = '?';
+    }
+    return " (process " + std::to_string(pid) + what + ")";
+  }
+  return "";
 }
 
 }  // namespace leveldb_files

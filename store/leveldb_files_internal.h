@@ -117,5 +117,12 @@ std::vector<LiveTable> ParseLiveTables(std::string_view property);
 /// one does, else "000005.ldb".
 std::string TableFileName(const std::string& dir, uint64_t number);
 
+/// Who holds the flock() on directory `dir`, as the kernel lists it in
+/// /proc/locks: " (process PID: widen sync)" — the program's file name and
+/// its first argument only (later ones may hold a password) — or "" when
+/// none is listed there (another machine of a network file system, another
+/// PID namespace, or the holder ended meanwhile).
+std::string FlockHolder(const std::string& dir);
+
 }  // namespace leveldb_files
 }  // namespace widen

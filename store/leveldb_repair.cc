@@ -48,15 +48,17 @@ class OldStoreLock {
     if (dir_fd_ >= 0) ::close(dir_fd_);
   }
   Status Take(const std::string& dir) {
-    const std::string busy = "repairing store '" + dir +
-                             "': the store is in use by another widen process (one process at a "
-                             "time may open it); run again when that one has ended";
+    auto busy = [&dir] {
+      return "repairing store '" + dir + "': the store is in use by another widen process" +
+             leveldb_files::FlockHolder(dir) +
+             " (one process at a time may open it); run again when that one has ended";
+    };
     dir_fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir_fd_ < 0) {
       return LocalIoError("cannot open '" + dir + "'", errno);
     }
     if (::flock(dir_fd_, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
-      return Status::Aborted(busy);
+      return Status::Aborted(busy());
     }
     const std::string lock_file = (fs::path(dir) / "LOCK").string();
     lock_file_fd_ = ::open(lock_file.c_str(), O_RDWR | O_CLOEXEC);
@@ -65,7 +67,7 @@ class OldStoreLock {
       l.l_type = F_WRLCK;
       l.l_whence = SEEK_SET;
       if (::fcntl(lock_file_fd_, F_SETLK, &l) != 0 && (errno == EAGAIN || errno == EACCES)) {
-        return Status::Aborted(busy);
+        return Status::Aborted(busy());
       }
     }
     return Status::OK();

@@ -46,10 +46,10 @@ namespace lmarker = leveldb_marker;
 
 namespace {
 
-std::string InUseMessage(const std::string& context) {
-  return context +
-         ": the store is in use by another widen process (one process at a time may open it); "
-         "run again when that one has ended";
+// `holder`: FlockHolder's text, or "".
+std::string InUseMessage(const std::string& context, const std::string& holder = "") {
+  return context + ": the store is in use by another widen process" + holder +
+         " (one process at a time may open it); run again when that one has ended";
 }
 
 Status FromLevelDb(const leveldb::Status& s, const std::string& context) {
@@ -1280,7 +1280,8 @@ Status LockDirectory(Database* db) {
     const int err = errno;
     if (err == EWOULDBLOCK) {
       ::close(fd);
-      return Status::Aborted(InUseMessage("opening store '" + db->path + "'"));
+      return Status::Aborted(
+          InUseMessage("opening store '" + db->path + "'", lfiles::FlockHolder(db->path)));
     }
     // A file system without flock: LevelDB's own lock still keeps other
     // processes out of the database.

@@ -384,6 +384,9 @@ TEST_P(VerifyTest, EachDamageIsNamedWithItsSourceKeyAndCounted) {
         added + "  =  customer_id=000099 id=00000999  <-  id=999", changed, nested,
         std::string("s:orders: 1 row(s) missing from the target"),
         std::string("s:by_customer: 2 row(s) different"),
+        std::string("s:orders: 1 row(s) only in the target (the source does not give them):"),
+        std::string("(a source row deleted, or its primary key changed, since the last load: "
+                    "widen sync removes such rows, in watermark mode only with --reconcile)"),
         std::string("2 of 2 table(s) differ from the source: 2 row(s) missing, 2 extra, 4 "
                     "different")}) {
     EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
