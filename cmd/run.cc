@@ -896,14 +896,16 @@ Result<SyncResult> Sync(const SyncRequest& r) {
       return it == t.state.extensions.end() ? "" : it->second;
     };
     t.digests = ext(kDigestsExtension) == "complete";
+    // The cell timestamp the table was last loaded with, when recorded.
+    const std::string recorded = ext(kLoadTimestampExtension);
+    const std::optional<int64_t> recorded_ts =
+        recorded.empty() ? std::nullopt : std::optional<int64_t>(std::stoll(recorded));
     if (r.timestamp_ms) {
       t.timestamp_ms = *r.timestamp_ms;
     } else if (m.timestamp_ms) {
       t.timestamp_ms = *m.timestamp_ms;
-    } else if (!ext(kLoadTimestampExtension).empty()) {
-      t.timestamp_ms = std::stoll(ext(kLoadTimestampExtension));
     } else {
-      t.timestamp_ms = start_ms;
+      t.timestamp_ms = recorded_ts.value_or(start_ms);
     }
     // A table written with another design (the mapping changed, or another
     // mapping writes it): sync makes it hold exactly what this mapping
@@ -923,13 +925,11 @@ Result<SyncResult> Sync(const SyncRequest& r) {
     // Watermark mode reads the changes since the recorded watermarks when
     // the last full pass left its index and every watermark; otherwise (a
     // migrate, a digest-mode sync or a repair wrote the table last, the
-    // watermark column changed, --full) a full pass writes them anew.
-    // A new design (accepted) or a new cell timestamp (--timestamp-ms, the
-    // mapping's timestamp_ms) changes rows no source change touched: a full
-    // pass rewrites every row that differs.
-    const std::string recorded_ts = ext(kLoadTimestampExtension);
-    const bool timestamp_changed =
-        !recorded_ts.empty() && std::stoll(recorded_ts) != t.timestamp_ms;
+    // watermark column changed, --full) a full pass writes them anew. So
+    // too after a new design (accepted) or a new cell timestamp
+    // (--timestamp-ms, the mapping's timestamp_ms): they change rows no
+    // source change touched.
+    const bool timestamp_changed = recorded_ts && *recorded_ts != t.timestamp_ms;
     t.watermark = CheckWatermarkSync(*tp, d.plan.sync);
     if (t.watermark.ok) {
       t.before = t.state.watermarks;
@@ -943,7 +943,7 @@ Result<SyncResult> Sync(const SyncRequest& r) {
         t.notes.push_back(fmt::format(
             "a full pass: the cells' timestamp is {} ms, the last run's {} ms; every row "
             "written anew with it",
-            t.timestamp_ms, recorded_ts));
+            t.timestamp_ms, recorded));
       }
       WIDEN_ASSIGN_OR_RETURN(t.after, ReadWatermarks(*tp, d.plan.sync, d.source.get(), &t.notes));
       if (t.incremental) {

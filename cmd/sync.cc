@@ -200,9 +200,7 @@ int Run(const SyncOptions& o, const std::atomic<bool>* cancel, RunMetrics* metri
     if (!unseen.empty()) {
       deletes = fmt::format(
           "; hard deletes and key changes not detected in {} (watermark mode without --reconcile "
-          "or "
-          "deletes: "
-          "reconcile: true)",
+          "or deletes: reconcile: true)",
           fmt::join(unseen, ", "));
     } else if (!reconciled.empty()) {
       deletes = fmt::format("; hard deletes reconciled in {}", fmt::join(reconciled, ", "));

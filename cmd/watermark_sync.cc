@@ -495,9 +495,12 @@ class ChangeRun {
     for (const auto& [nest, path] : paths_) {
       if (!Reconciles(nest->scan.table)) continue;
       const std::string prefix = ChildPrefix(path);
-      // child key tuple -> the parents' split values, and the index entries
-      std::map<std::string, std::vector<Value>> batch;
-      std::map<std::string, std::vector<std::string>> entries;
+      // A child key tuple's parents (their split values) and index entries.
+      struct Child {
+        std::vector<Value> parents;
+        std::vector<std::string> entries;
+      };
+      std::map<std::string, Child> batch;
       std::vector<Value> firsts;
       auto flush = [&]() -> Status {
         if (batch.empty()) return Status::OK();
@@ -510,14 +513,13 @@ class ChangeRun {
         std::set<std::string> present;
         for (; rows->Valid(); rows->Next()) present.insert(Tuple(rows->row().values));
         WIDEN_RETURN_IF_ERROR(rows->status());
-        for (const auto& [key, parents] : batch) {
+        for (auto& [key, child] : batch) {
           if (present.count(key)) continue;
-          for (const Value& v : parents) AddValue(v);
+          for (const Value& v : child.parents) AddValue(v);
           // Gone in the snapshot: no rebuild gives the child again.
-          for (std::string& e : entries[key]) gone_children_.push_back(std::move(e));
+          for (std::string& e : child.entries) gone_children_.push_back(std::move(e));
         }
         batch.clear();
-        entries.clear();
         firsts.clear();
         return Cancelled();
       };
@@ -536,12 +538,12 @@ class ChangeRun {
               bad_entry_ = std::string(key);
               return false;
             }
-            auto [it, added] = batch.emplace(enc, std::vector<Value>());
-            it->second.push_back(parent.front());
-            entries[enc].emplace_back(key);
+            auto [it, added] = batch.emplace(enc, Child());
+            it->second.parents.push_back(parent.front());
+            it->second.entries.emplace_back(key);
             if (added) {
               if (child.front().is_null()) {
-                it->second.clear();  // cannot be looked up; never written so
+                it->second.parents.clear();  // cannot be looked up; never written so
               } else {
                 firsts.push_back(child.front());
               }
