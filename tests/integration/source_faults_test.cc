@@ -176,11 +176,14 @@ class SourceFaultsTest : public ::testing::Test {
     std::string name;
     const std::string db = PgSource(url, &name);
     const std::string m =
-        // A subquery on the row's id runs for every row: the COPY lasts
-        // seconds (200,000 sleeps of 20 us), so it is still sending when
-        // its backend is ended, however fast widen reads.
-        WriteMapping(db,
-                     between_queries ? "" : "(SELECT true FROM pg_sleep(0.00002) WHERE id > 0)");
+        // A sleep whose length depends on the row runs for every row (one
+        // that does not is run once: PostgreSQL keeps a function scan's
+        // result): the COPY lasts seconds (20 ms at every 1,000th of
+        // 200,000 rows), so it is still sending when its backend is ended,
+        // however fast widen reads.
+        WriteMapping(db, between_queries ? ""
+                                         : "(SELECT true FROM pg_sleep(CASE WHEN id % 1000 = 0 "
+                                           "THEN 0.02 ELSE 0 END))");
     // --jobs 2 runs two jobs only where the run may use 4 cores (one job
     // per two): WIDEN_CORES says so whatever this machine has.
     if (between_queries) setenv("WIDEN_CORES", "4", 1);
