@@ -698,11 +698,17 @@ Result<std::unique_ptr<PostgresSource>> PostgresSource::Open(const std::string& 
   try {
     src->session_->conn->set_client_encoding("UTF8");
     pqxx::nontransaction setup(*src->session_->conn);
-    setup.exec(
+    std::string settings =
         "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET bytea_output = 'hex'; "
         "SET extra_float_digits = 3; SET IntervalStyle = 'iso_8601'; SET lc_monetary = 'C'; "
         "SET default_transaction_read_only = on; SET lock_timeout = '60s'; "
-        "SET idle_in_transaction_session_timeout = 0");
+        "SET idle_in_transaction_session_timeout = 0";
+    // PostgreSQL 11 and later compile a query whose estimated cost passes
+    // jit_above_cost: loading the compiler alone costs the server about
+    // 20 ms of a fresh session, where widen's scans stream rows and gain
+    // nothing from it (docs/types.md).
+    if (PQserverVersion(last_connected) >= 110000) settings += "; SET jit = off";
+    setup.exec(settings);
     setup.commit();
     src->session_->txn = std::make_unique<Txn>(*src->session_->conn, "widen");
   } catch (const std::exception& e) {

@@ -316,6 +316,31 @@ TEST(ParallelJobsTest, IdleTimeoutsAreOffInTheSession) {
   }
 }
 
+// A database whose default turns the JIT compiler on still gives widen a
+// session without it (docs/types.md): a fresh session would otherwise load
+// the compiler for the first query the planner costs above the threshold.
+TEST(ParallelJobsTest, JitIsOffInThePostgresSession) {
+  WIDEN_REQUIRE_PG(server);
+  const std::string db = FreshPgDatabase(server, "widen_it_jit");
+  PgQuery(db,
+          "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET jit = on', current_database()); "
+          "END $$");
+  EXPECT_EQ(SessionValue(db, "SELECT current_setting('jit') AS v"), "off");
+  // Every connection of a run: the --jobs siblings too.
+  auto source = OpenSource(db);
+  ASSERT_NE(source, nullptr);
+  auto siblings = source->OpenSiblings(1, SourceReads());
+  ASSERT_TRUE(siblings.ok()) << siblings.status().ToString();
+  ScanSpec spec;
+  spec.query = "SELECT current_setting('jit') AS v";
+  spec.alias = "q";
+  spec.columns.push_back(ColumnExpr{"q", "v", false});
+  auto rows = (*siblings)[0]->Scan(spec);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_TRUE((*rows)->Valid());
+  EXPECT_EQ((*rows)->row()[0].ToText(), "off");
+}
+
 // Counts the rows of `table` through `source`.
 size_t CountRows(Source* source, const std::string& table) {
   return ScanTable(source, table, {"id"}).rows.size();
