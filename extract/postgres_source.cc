@@ -702,12 +702,14 @@ Result<std::unique_ptr<PostgresSource>> PostgresSource::Open(const std::string& 
         "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET bytea_output = 'hex'; "
         "SET extra_float_digits = 3; SET IntervalStyle = 'iso_8601'; SET lc_monetary = 'C'; "
         "SET default_transaction_read_only = on; SET lock_timeout = '60s'; "
-        "SET idle_in_transaction_session_timeout = 0";
+        "SET idle_in_transaction_session_timeout = 0; SET statement_timeout = 0";
     // PostgreSQL 11 and later compile a query whose estimated cost passes
     // jit_above_cost: loading the compiler alone costs the server about
     // 20 ms of a fresh session, where widen's scans stream rows and gain
     // nothing from it (docs/types.md).
     if (PQserverVersion(last_connected) >= 110000) settings += "; SET jit = off";
+    // PostgreSQL 17's limit on a whole transaction would end the snapshot.
+    if (PQserverVersion(last_connected) >= 170000) settings += "; SET transaction_timeout = 0";
     setup.exec(settings);
     setup.commit();
     src->session_->txn = std::make_unique<Txn>(*src->session_->conn, "widen");

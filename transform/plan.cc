@@ -318,8 +318,17 @@ class Planner {
     }
     std::vector<std::string> names;
     for (const auto& t : schema_.tables) names.push_back(t.name);
-    return Status::NotFound(fmt::format("{}: table '{}': source table '{}' does not exist{}",
-                                        loc.ToString(), target, name, DidYouMean(name, names)));
+    // Tables are those of the session's schema (PostgreSQL: the first of
+    // search_path; MySQL: the URL's database), named without it.
+    const std::string schema_hint =
+        name.find('.') != std::string::npos
+            ? " (source tables are named without their schema: widen reads the schema the "
+              "connection starts in, PostgreSQL's search_path or MySQL's database in the URL; "
+              "docs/mapping.md, \"Source connections\")"
+            : "";
+    return Status::NotFound(fmt::format("{}: table '{}': source table '{}' does not exist{}{}",
+                                        loc.ToString(), target, name, DidYouMean(name, names),
+                                        schema_hint));
   }
 
   Result<const SourceColumn*> FindColumn(const SourceLocation& loc, const std::string& target,

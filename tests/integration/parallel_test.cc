@@ -341,6 +341,19 @@ TEST(ParallelJobsTest, JitIsOffInThePostgresSession) {
   EXPECT_EQ((*rows)->row()[0].ToText(), "off");
 }
 
+// A database's statement time limit would fail every long read of every
+// run alike: the session turns it off (docs/types.md).
+TEST(ParallelJobsTest, StatementTimeoutIsOffInThePostgresSession) {
+  WIDEN_REQUIRE_PG(server);
+  const std::string db = FreshPgDatabase(server, "widen_it_stmt_timeout");
+  PgQuery(db,
+          "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET statement_timeout = ''1ms''', "
+          "current_database()); END $$");
+  EXPECT_EQ(SessionValue(db, "SELECT current_setting('statement_timeout') AS v"), "0");
+  // A statement longer than the database's limit runs to its end.
+  EXPECT_EQ(SessionValue(db, "SELECT pg_sleep(0.05)::text || 'slept' AS v"), "slept");
+}
+
 // Counts the rows of `table` through `source`.
 size_t CountRows(Source* source, const std::string& table) {
   return ScanTable(source, table, {"id"}).rows.size();
