@@ -316,15 +316,22 @@ TEST(ParallelJobsTest, IdleTimeoutsAreOffInTheSession) {
   }
 }
 
+// A fresh PostgreSQL database (FreshPgDatabase) whose sessions start with
+// `setting` ("name = value", quotes doubled); its URL.
+std::string PgDatabaseWithDefault(const std::string& server, const std::string& base,
+                                  const std::string& setting) {
+  const std::string db = FreshPgDatabase(server, base);
+  PgQuery(db, "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET " + setting +
+                  "', current_database()); END $$");
+  return db;
+}
+
 // A database whose default turns the JIT compiler on still gives widen a
 // session without it (docs/types.md): a fresh session would otherwise load
 // the compiler for the first query the planner costs above the threshold.
 TEST(ParallelJobsTest, JitIsOffInThePostgresSession) {
   WIDEN_REQUIRE_PG(server);
-  const std::string db = FreshPgDatabase(server, "widen_it_jit");
-  PgQuery(db,
-          "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET jit = on', current_database()); "
-          "END $$");
+  const std::string db = PgDatabaseWithDefault(server, "widen_it_jit", "jit = on");
   EXPECT_EQ(SessionValue(db, "SELECT current_setting('jit') AS v"), "off");
   // Every connection of a run: the --jobs siblings too.
   auto source = OpenSource(db);
@@ -345,10 +352,8 @@ TEST(ParallelJobsTest, JitIsOffInThePostgresSession) {
 // run alike: the session turns it off (docs/types.md).
 TEST(ParallelJobsTest, StatementTimeoutIsOffInThePostgresSession) {
   WIDEN_REQUIRE_PG(server);
-  const std::string db = FreshPgDatabase(server, "widen_it_stmt_timeout");
-  PgQuery(db,
-          "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET statement_timeout = ''1ms''', "
-          "current_database()); END $$");
+  const std::string db =
+      PgDatabaseWithDefault(server, "widen_it_stmt_timeout", "statement_timeout = ''1ms''");
   EXPECT_EQ(SessionValue(db, "SELECT current_setting('statement_timeout') AS v"), "0");
   // A statement longer than the database's limit runs to its end.
   EXPECT_EQ(SessionValue(db, "SELECT pg_sleep(0.05)::text || 'slept' AS v"), "slept");
