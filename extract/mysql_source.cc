@@ -16,9 +16,11 @@
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <map>
 #include <set>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -253,6 +255,17 @@ struct MySqlSource::Session {
   std::map<std::string, int64_t> longest;
   // Prepared `SET @widen_p1 = ?, ...` statements, by their number of parameters.
   std::map<size_t, std::unique_ptr<sql::PreparedStatement>> set_params;
+  // A stream's next page, being queried on this thread while the stream's
+  // caller reads the page before it (MySqlRowStream::StartPrefetch). Only one
+  // at a time: the connection runs one query at a time.
+  std::thread prefetch;
+
+  /// Waits for the page query in flight on `prefetch`, if any. Every use of
+  /// `conn` (and of `set_params`) on the caller's thread starts with it.
+  void Settle() {
+    if (prefetch.joinable()) prefetch.join();
+  }
+  ~Session() { Settle(); }
 
   // Scans read side by side are checked to be paged (ScanSpec::shared), so
   // this is a bug.
@@ -386,6 +399,7 @@ class MySqlRowStream : public RowStream {
 
   ~MySqlRowStream() override {
     ServerWatch::Scope wait(s_->watch.get());
+    DropPrefetch();
     try {
       rs_.reset();  // an unbuffered result reads its remaining rows here
       stmt_.reset();
@@ -446,16 +460,102 @@ class MySqlRowStream : public RowStream {
   // Later pages carry the previous page's last row again (see Page).
   int Limit(bool first) const { return first ? fetch_rows_ : fetch_rows_ + 1; }
 
-  // The query of the next page (the first page when `first`).
-  BuiltQuery Page(bool first) const {
+  // The query of the page after the row whose key is `after` (the first
+  // page when `first`).
+  BuiltQuery Page(bool first, const std::vector<Value>& after) const {
     if (first) return q_.first;
     // The rows at or after the previous page's last row (">="): it comes
     // again, so that a second row with the same key (a join that is not
     // many-to-one) is seen and reported instead of being skipped.
     SelectOptions o = q_.options;
-    o.after = last_key_;
+    o.after = after;
     o.limit = Limit(false);
     return SelectBuilder(s_->dialect).Build(q_.spec, o);
+  }
+
+  // Waits for this stream's prefetch, if one is in flight, and drops it.
+  void DropPrefetch() {
+    if (!next_.active) return;
+    s_->Settle();
+    try {
+      next_.rs.reset();
+      next_.stmt.reset();
+    } catch (const std::exception&) {
+    }
+    next_ = Prefetch();
+  }
+
+  // A full buffered page was just queried: the next page starts at its last
+  // row, whose key is known now, so the next page's query runs on the
+  // session's prefetch thread while the caller reads this page (the server
+  // works while widen decodes, as PostgreSQL's COPY streams). Throws the
+  // connector's exceptions.
+  void StartPrefetch() {
+    if (!q_.paged || rs_->rowsCount() < static_cast<size_t>(page_limit_)) return;
+    // An unbuffered result holds the connection until it is read to its end.
+    if (s_->unbuffered_owner != nullptr) return;
+    std::vector<Value> key(q_.first.keys.size());
+    rs_->last();
+    for (size_t k = 0; k < key.size(); ++k) {
+      // A value that cannot be read is reported by Decode when its turn comes.
+      if (!DecodeValue(static_cast<unsigned>(q_.first.keys[k].item), &key[k])) {
+        rs_->beforeFirst();
+        return;
+      }
+    }
+    rs_->beforeFirst();
+    s_->Settle();  // another stream's page
+    next_ = Prefetch();
+    next_.active = true;
+    next_.key = std::move(key);
+    next_.page = Page(false, next_.key);
+    s_->prefetch = std::thread([this] {
+      ServerWatch::Scope wait(s_->watch.get());
+      try {
+        s_->SetParams(next_.page.params.empty() ? inner_params_ : next_.page.params);
+        next_.stmt.reset(s_->conn->createStatement());
+        next_.rs.reset(next_.stmt->executeQuery(next_.page.sql));
+      } catch (...) {
+        next_.error = std::current_exception();
+      }
+    });
+  }
+
+  // Moves to the next page: the prefetched one when it starts where this
+  // page ended, else queried now.
+  void NextPage() {
+    if (!next_.active) return RunPage(/*first=*/false);
+    s_->Settle();
+    Prefetch p = std::move(next_);
+    next_ = Prefetch();
+    bool same = p.key.size() == last_key_.size();
+    for (size_t k = 0; same && k < p.key.size(); ++k) {
+      same = CompareValues(p.key[k], last_key_[k]) == 0;
+    }
+    if (!same) {  // not expected: the page's last row is the one read last
+      try {
+        p.rs.reset();
+        p.stmt.reset();
+      } catch (const std::exception&) {
+      }
+      return RunPage(/*first=*/false);
+    }
+    if (p.error) {
+      try {
+        std::rethrow_exception(p.error);
+      } catch (const std::exception& e) {
+        return Fail(QueryError(
+            fmt::format("table {}: query failed ({})", table_, SqlForMessage(p.page.sql)), e));
+      }
+    }
+    rs_.reset();
+    stmt_.reset();
+    stmt_ = std::move(p.stmt);
+    rs_ = std::move(p.rs);
+    page_rows_ = 0;
+    page_limit_ = Limit(false);
+    skip_repeat_ = true;
+    StartPrefetch();
   }
 
   void ReleaseUnbuffered() {
@@ -468,6 +568,7 @@ class MySqlRowStream : public RowStream {
   void Fail(Status st) {
     status_ = std::move(st);
     valid_ = false;
+    DropPrefetch();
     try {
       rs_.reset();
       stmt_.reset();
@@ -480,9 +581,11 @@ class MySqlRowStream : public RowStream {
     if (s_->unbuffered_owner != nullptr && s_->unbuffered_owner != this) {
       return Fail(s_->Busy(table_));
     }
-    const BuiltQuery page = Page(first);
+    const BuiltQuery page = Page(first, last_key_);
     ServerWatch::Scope wait(s_->watch.get());
     try {
+      DropPrefetch();
+      s_->Settle();
       rs_.reset();
       stmt_.reset();
       s_->SetParams(page.params.empty() ? inner_params_ : page.params);
@@ -496,6 +599,7 @@ class MySqlRowStream : public RowStream {
       page_rows_ = 0;
       page_limit_ = Limit(first);
       skip_repeat_ = !first;
+      StartPrefetch();
     } catch (const std::exception& e) {
       Fail(QueryError(fmt::format("table {}: query failed ({})", table_, SqlForMessage(page.sql)),
                       e));
@@ -505,7 +609,9 @@ class MySqlRowStream : public RowStream {
   void Advance() {
     valid_ = false;
     if (!status_.ok()) return;
-    ServerWatch::Scope wait(s_->watch.get());
+    // A buffered page is in memory: only an unbuffered result waits on the
+    // server row by row (a page's query is watched where it is sent).
+    ServerWatch::Scope wait(q_.paged ? nullptr : s_->watch.get());
     try {
       while (rs_ != nullptr) {
         if (rs_->next()) {
@@ -514,11 +620,14 @@ class MySqlRowStream : public RowStream {
           if (skipped_) continue;  // the previous page's last row, read again
           return;
         }
+        // The next page's query may be in flight on the connection: a
+        // result is freed only when the connection is idle.
+        if (next_.active) s_->Settle();
         rs_.reset();
         stmt_.reset();
         ReleaseUnbuffered();
         if (!q_.paged || page_rows_ < page_limit_) return;  // the end
-        RunPage(/*first=*/false);
+        NextPage();
       }
     } catch (const std::exception& e) {
       Fail(QueryError(fmt::format("reading table {}", table_), e));
@@ -530,18 +639,12 @@ class MySqlRowStream : public RowStream {
     const unsigned n = static_cast<unsigned>(q_.kinds.size());
     for (unsigned i = 0; i < n; ++i) {
       Value& v = i < q_.first.visible ? row_.values[i] : hidden_.values[i - q_.first.visible];
-      const ValueType type = mysql_internal::TypeForKind(q_.kinds[i]);
-      if (rs_->isNull(i + 1)) {
-        v.SetNull(type);
-        continue;
+      if (!DecodeValue(i, &v)) {
+        const std::string text = rs_->getString(i + 1);
+        return Fail(Status::InvalidArgument(fmt::format(
+            "table {}, column {}: cannot read value '{}' as {}", table_, q_.names[i],
+            text.substr(0, 80), ValueTypeName(mysql_internal::TypeForKind(q_.kinds[i])))));
       }
-      const std::string text = rs_->getString(i + 1);
-      if (!mysql_internal::ParseValue(q_.kinds[i], text, &v)) {
-        return Fail(Status::InvalidArgument(
-            fmt::format("table {}, column {}: cannot read value '{}' as {}", table_, q_.names[i],
-                        text.substr(0, 80), ValueTypeName(type))));
-      }
-      if (i < sets_.size() && sets_[i]) v.SetList(ListForm::kSet, ValueType::kText);
     }
     valid_ = true;
     if (!q_.paged) return;
@@ -577,6 +680,19 @@ class MySqlRowStream : public RowStream {
     have_last_ = true;
   }
 
+  // Reads column `i` (0-based, of every selected column) of the current
+  // row into *v; false when its text is not a value of its kind.
+  bool DecodeValue(unsigned i, Value* v) {
+    if (rs_->isNull(i + 1)) {
+      v->SetNull(mysql_internal::TypeForKind(q_.kinds[i]));
+      return true;
+    }
+    const std::string text = rs_->getString(i + 1);
+    if (!mysql_internal::ParseValue(q_.kinds[i], text, v)) return false;
+    if (i < sets_.size() && sets_[i]) v->SetList(ListForm::kSet, ValueType::kText);
+    return true;
+  }
+
   const Value& KeyValue(size_t k) const {
     const size_t i = q_.first.keys[k].item;
     return i < q_.first.visible ? row_.values[i] : hidden_.values[i - q_.first.visible];
@@ -606,6 +722,17 @@ class MySqlRowStream : public RowStream {
   std::string joins_;          // the joined tables, for messages
   std::vector<Value> last_key_;
   std::vector<Value> inner_params_;  // of spec.query's placeholders
+  // The next page, queried on the session's prefetch thread (StartPrefetch):
+  // written by that thread, read here after Session::Settle.
+  struct Prefetch {
+    bool active = false;
+    std::vector<Value> key;  // the last row of the page before it
+    BuiltQuery page;
+    std::unique_ptr<sql::Statement> stmt;
+    std::unique_ptr<sql::ResultSet> rs;
+    std::exception_ptr error;
+  };
+  Prefetch next_;
   RowSchema schema_;
   Row row_, hidden_;
   std::vector<bool> sets_;  // per visible column: a SET
@@ -620,6 +747,7 @@ Status MySqlSource::Session::LoadSchema() {
   schema_loaded = false;
   schema = SourceSchema();
   catalog.tables.clear();
+  Settle();
   std::unique_ptr<sql::Statement> st(conn->createStatement());
   std::unique_ptr<sql::ResultSet> rs;
   // MariaDB's JSON is LONGTEXT with CHECK (json_valid(`col`)).
@@ -784,6 +912,7 @@ Status MySqlSource::Session::LoadSchema() {
 }
 
 Status MySqlSource::Session::DescribeQuery(const std::string& sql, SourceTable* t) {
+  Settle();
   std::unique_ptr<sql::Statement> st(conn->createStatement());
   std::unique_ptr<sql::ResultSet> rs(
       st->executeQuery("SELECT * FROM (" + sql + ") AS widen_q LIMIT 0"));
@@ -830,6 +959,7 @@ void MySqlSource::Session::PrepareTextCompare(const LinkSide& parent, const Link
   // The collation IF() derives for the two columns is the one `=` compares
   // them in; the WHERE makes the server check that `=` can compare them at
   // all (it refuses two different collations of one character set, say).
+  Settle();
   std::unique_ptr<sql::Statement> st(conn->createStatement());
   try {
     std::unique_ptr<sql::ResultSet> rs(st->executeQuery(
@@ -939,6 +1069,7 @@ MySqlSource::~MySqlSource() {
   try {
     ServerWatch::Scope wait(session_->watch.get());
     if (session_->conn) {
+      session_->Settle();
       std::unique_ptr<sql::Statement> st(session_->conn->createStatement());
       st->execute("ROLLBACK");  // read-only: nothing to keep
     }
@@ -1055,6 +1186,7 @@ Result<std::vector<std::unique_ptr<Source>>> MySqlSource::OpenSiblings(int n,
   try {
     // Nothing this connection read is reused: end its transaction so that
     // it holds no metadata lock the read lock below would wait for.
+    session_->Settle();
     std::unique_ptr<sql::Statement> mine(session_->conn->createStatement());
     mine->execute("COMMIT");
     std::unique_ptr<sql::Statement> st(locker->session_->conn->createStatement());
@@ -1105,6 +1237,7 @@ Result<std::vector<std::unique_ptr<Source>>> MySqlSource::OpenSiblings(int n,
     }
     mine->execute("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
     for (auto& s : sources) {
+      s->session_->Settle();
       std::unique_ptr<sql::Statement> t(s->session_->conn->createStatement());
       t->execute("COMMIT");
       t->execute("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
@@ -1151,6 +1284,7 @@ Status MySqlSource::CheckTableReadable(const std::string& table) {
   ServerWatch::Scope wait(session_->watch.get());
   if (session_->unbuffered_owner != nullptr) return Status::OK();  // not asked now
   try {
+    session_->Settle();
     std::unique_ptr<sql::Statement> st(session_->conn->createStatement());
     std::unique_ptr<sql::ResultSet> rs(
         st->executeQuery("SELECT 1 FROM " + QuoteIdent(table) + " LIMIT 0"));
@@ -1188,6 +1322,7 @@ Status MySqlSource::CheckScan(const ScanSpec& spec) {
   WIDEN_RETURN_IF_ERROR(CheckShared(q, spec, name));
   // EXPLAIN checks names and the `where` text without reading rows.
   try {
+    session_->Settle();
     session_->SetParams(q.first.params);
     std::unique_ptr<sql::Statement> st(session_->conn->createStatement());
     std::unique_ptr<sql::ResultSet> rs(st->executeQuery("EXPLAIN " + q.first.sql));

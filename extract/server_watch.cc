@@ -94,11 +94,15 @@ ServerWatch::~ServerWatch() {
 }
 
 ServerWatch::Scope::Scope(ServerWatch* watch) : watch_(watch) {
-  if (watch_ != nullptr && watch_->depth_++ == 0) watch_->waiting_since_ms_.store(NowMs());
+  if (watch_ == nullptr) return;
+  std::lock_guard<std::mutex> lock(watch_->depth_mu_);
+  if (watch_->depth_++ == 0) watch_->waiting_since_ms_.store(NowMs());
 }
 
 ServerWatch::Scope::~Scope() {
-  if (watch_ != nullptr && --watch_->depth_ == 0) watch_->waiting_since_ms_.store(0);
+  if (watch_ == nullptr) return;
+  std::lock_guard<std::mutex> lock(watch_->depth_mu_);
+  if (--watch_->depth_ == 0) watch_->waiting_since_ms_.store(0);
 }
 
 ConnectScope::ConnectScope() { ServerWatchRegistry::Get().connecting.fetch_add(1); }

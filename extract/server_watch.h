@@ -13,12 +13,14 @@
 // interrupt (exit 130, as any interrupt), Unavailable naming the timeout
 // for a wait that lasted too long (exit 3).
 //
-// Thread safety: a ServerWatch and its Scopes are used by the thread that
-// owns the connection; the registry is guarded by a mutex.
+// Thread safety: Scopes of one ServerWatch may be open on several threads at
+// once (a source reading its next page on a second thread while the owner
+// reads the last one); the registry is guarded by a mutex.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <string>
 
 #include "common/status.h"
@@ -41,7 +43,8 @@ class ServerWatch {
   ServerWatch& operator=(const ServerWatch&) = delete;
 
   /// Marks a wait for the server's answer, from construction to destruction
-  /// (nested Scopes count as the outermost one). `watch` may be null.
+  /// (nested or concurrent Scopes count as one wait, from the first opened
+  /// to the last closed). `watch` may be null.
   class Scope {
    public:
     explicit Scope(ServerWatch* watch);
@@ -59,7 +62,8 @@ class ServerWatch {
   friend struct ServerWatchRegistry;
   int fd_;
   int read_timeout_s_;
-  int depth_ = 0;                             // nested Scopes (owner thread)
+  std::mutex depth_mu_;                       // guards depth_ and its transitions
+  int depth_ = 0;                             // open Scopes, on any thread
   std::atomic<int64_t> waiting_since_ms_{0};  // steady clock; 0: not waiting
   bool cut_ = false;                          // under the registry's mutex
 };

@@ -109,6 +109,84 @@ TEST_F(MySqlSourceTest, PagesThroughAParentAndTwoChildStreamsOnOneConnection) {
   EXPECT_EQ(n2, 2000);
 }
 
+// The next page is queried while the current one is read: a page whose query
+// fails reports its error after every row before it, and in its turn.
+TEST_F(MySqlSourceTest, AFailingLaterPageReportsItsErrorAfterTheRowsBeforeIt) {
+  // Row 20's `where` reads a subquery that returns two rows: MySQL error 1242
+  // when the server reaches that row, i.e. in the third page of 7 (14..20).
+  MySqlQuery(db_, std::vector<std::string>{"CREATE TABLE t (id INT PRIMARY KEY, v INT)",
+                                           "CREATE TABLE dup (k INT, x INT)",
+                                           "INSERT INTO t SELECT seq, seq * 10 FROM seq_1_to_100",
+                                           "INSERT INTO dup VALUES (20, 1), (20, 2), (30, 1)",
+                                           "SELECT 1"});
+  auto src = OpenSource(db_, /*fetch_rows=*/7);
+  ASSERT_NE(src, nullptr);
+  ScanSpec spec = Spec("t", {{"t", "id"}, {"t", "v"}}, {{"t", "id"}}, {{"t", "id"}});
+  spec.where = "COALESCE((SELECT x FROM dup WHERE dup.k = t.id), 1) > 0";
+  {
+    auto s = src->Scan(spec);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    std::vector<int64_t> ids;
+    for (; (*s)->Valid(); (*s)->Next()) ids.push_back((*s)->row()[0].as_int());
+    std::vector<int64_t> want;
+    for (int64_t i = 1; i <= 14; ++i) want.push_back(i);
+    EXPECT_EQ(ids, want);
+    const Status st = (*s)->status();
+    EXPECT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("table t: query failed"), std::string::npos) << st.ToString();
+    EXPECT_NE(st.message().find("1242"), std::string::npos) << st.ToString();
+  }
+  // The connection is usable after the failed page: the same table without
+  // the failing row reads every row.
+  spec.where = "t.id <> 20";
+  auto s = src->Scan(spec);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  int64_t n = 0;
+  for (; (*s)->Valid(); (*s)->Next()) ++n;
+  EXPECT_TRUE((*s)->status().ok()) << (*s)->status().ToString();
+  EXPECT_EQ(n, 99);
+}
+
+// A stream dropped while its next page is being queried leaves the
+// connection to the next statement: scans, the scan check and the source's
+// own end.
+TEST_F(MySqlSourceTest, AStreamDroppedMidPageLeavesTheConnectionUsable) {
+  MySqlQuery(db_, std::vector<std::string>{"CREATE TABLE t (id INT PRIMARY KEY, v INT)",
+                                           "INSERT INTO t SELECT seq, seq FROM seq_1_to_5000",
+                                           "SELECT 1"});
+  auto src = OpenSource(db_, /*fetch_rows=*/100);
+  ASSERT_NE(src, nullptr);
+  ScanSpec spec = Spec("t", {{"t", "id"}, {"t", "v"}}, {{"t", "id"}}, {{"t", "id"}});
+  for (int round = 0; round < 20; ++round) {
+    SCOPED_TRACE(round);
+    auto s = src->Scan(spec);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    // Read into the second page, so that the third is in flight.
+    for (int i = 0; i < 150 && (*s)->Valid(); ++i) (*s)->Next();
+    ASSERT_TRUE((*s)->Valid()) << (*s)->status().ToString();
+    EXPECT_EQ((*s)->row()[0].as_int(), 151);
+    if (round % 2 == 0) {
+      ASSERT_TRUE(src->CheckScan(spec).ok());  // runs while the page is in flight
+    }
+  }
+  {
+    auto s = src->Scan(spec);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    int64_t sum = 0;
+    for (; (*s)->Valid(); (*s)->Next()) sum += (*s)->row()[1].as_int();
+    EXPECT_TRUE((*s)->status().ok()) << (*s)->status().ToString();
+    EXPECT_EQ(sum, int64_t{5000} * 5001 / 2);
+  }
+  // The source closes right after a stream dropped in the middle of its
+  // pages (a stream borrows its source: it goes first).
+  {
+    auto last = src->Scan(spec);
+    ASSERT_TRUE(last.ok());
+    (*last)->Next();
+  }
+  src.reset();
+}
+
 TEST_F(MySqlSourceTest, TextKeysSortAsUnsignedBytesLikeCompareValues) {
   // Case, accents, 4-byte characters, trailing spaces and a latin1 column:
   // every collation on the way would order these differently.
