@@ -683,12 +683,14 @@ class MySqlRowStream : public RowStream {
   // Reads column `i` (0-based, of every selected column) of the current
   // row into *v; false when its text is not a value of its kind.
   bool DecodeValue(unsigned i, Value* v) {
-    if (rs_->isNull(i + 1)) {
+    // One call into the connector per value: getString gives "" for NULL
+    // and wasNull tells them apart; the text is parsed where it lies.
+    const sql::SQLString text = rs_->getString(i + 1);
+    if (rs_->wasNull()) {
       v->SetNull(mysql_internal::TypeForKind(q_.kinds[i]));
       return true;
     }
-    const std::string text = rs_->getString(i + 1);
-    if (!mysql_internal::ParseValue(q_.kinds[i], text, v)) return false;
+    if (!mysql_internal::ParseValue(q_.kinds[i], text.asStdString(), v)) return false;
     if (i < sets_.size() && sets_[i]) v->SetList(ListForm::kSet, ValueType::kText);
     return true;
   }
