@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <system_error>
 #include <thread>
 
 #include <fmt/format.h>
@@ -509,16 +510,23 @@ class MySqlRowStream : public RowStream {
     next_.active = true;
     next_.key = std::move(key);
     next_.page = Page(false, next_.key);
-    s_->prefetch = std::thread([this] {
-      ServerWatch::Scope wait(s_->watch.get());
-      try {
-        s_->SetParams(next_.page.params.empty() ? inner_params_ : next_.page.params);
-        next_.stmt.reset(s_->conn->createStatement());
-        next_.rs.reset(next_.stmt->executeQuery(next_.page.sql));
-      } catch (...) {
-        next_.error = std::current_exception();
-      }
-    });
+    try {
+      s_->prefetch = std::thread([this] {
+        sql::Driver* driver = sql::mysql::get_mysql_driver_instance();
+        driver->threadInit();  // the client library's per-thread state
+        try {
+          ServerWatch::Scope wait(s_->watch.get());
+          s_->SetParams(next_.page.params.empty() ? inner_params_ : next_.page.params);
+          next_.stmt.reset(s_->conn->createStatement());
+          next_.rs.reset(next_.stmt->executeQuery(next_.page.sql));
+        } catch (...) {
+          next_.error = std::current_exception();
+        }
+        driver->threadEnd();
+      });
+    } catch (const std::system_error&) {
+      next_ = Prefetch();  // no thread: NextPage queries the page itself
+    }
   }
 
   // Moves to the next page: the prefetched one when it starts where this
@@ -620,8 +628,10 @@ class MySqlRowStream : public RowStream {
           if (skipped_) continue;  // the previous page's last row, read again
           return;
         }
-        // The next page's query may be in flight on the connection: a
-        // result is freed only when the connection is idle.
+        // This stream's next page may be in flight: it is taken first. (A
+        // buffered result is freed without the connection, so another
+        // stream's page in flight does not matter here; an unbuffered one
+        // never overlaps a page in flight, see StartPrefetch and RunPage.)
         if (next_.active) s_->Settle();
         rs_.reset();
         stmt_.reset();

@@ -3,6 +3,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <mutex>
@@ -95,14 +96,20 @@ ServerWatch::~ServerWatch() {
 
 ServerWatch::Scope::Scope(ServerWatch* watch) : watch_(watch) {
   if (watch_ == nullptr) return;
-  std::lock_guard<std::mutex> lock(watch_->depth_mu_);
-  if (watch_->depth_++ == 0) watch_->waiting_since_ms_.store(NowMs());
+  start_ms_ = NowMs();
+  std::lock_guard<std::mutex> lock(watch_->scopes_mu_);
+  std::vector<int64_t>& starts = watch_->open_starts_;
+  starts.push_back(start_ms_);
+  watch_->waiting_since_ms_.store(*std::min_element(starts.begin(), starts.end()));
 }
 
 ServerWatch::Scope::~Scope() {
   if (watch_ == nullptr) return;
-  std::lock_guard<std::mutex> lock(watch_->depth_mu_);
-  if (--watch_->depth_ == 0) watch_->waiting_since_ms_.store(0);
+  std::lock_guard<std::mutex> lock(watch_->scopes_mu_);
+  std::vector<int64_t>& starts = watch_->open_starts_;
+  starts.erase(std::find(starts.begin(), starts.end(), start_ms_));
+  watch_->waiting_since_ms_.store(starts.empty() ? 0
+                                                 : *std::min_element(starts.begin(), starts.end()));
 }
 
 ConnectScope::ConnectScope() { ServerWatchRegistry::Get().connecting.fetch_add(1); }

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 
@@ -42,9 +43,11 @@ class ServerWatch {
   ServerWatch(const ServerWatch&) = delete;
   ServerWatch& operator=(const ServerWatch&) = delete;
 
-  /// Marks a wait for the server's answer, from construction to destruction
-  /// (nested or concurrent Scopes count as one wait, from the first opened
-  /// to the last closed). `watch` may be null.
+  /// Marks a wait for the server's answer, from construction to destruction.
+  /// The connection counts as waiting since the oldest Scope still open: a
+  /// nested Scope counts as its outermost one, and a Scope opened on another
+  /// thread (the next page's query) counts from its own start once the
+  /// older ones have closed. `watch` may be null.
   class Scope {
    public:
     explicit Scope(ServerWatch* watch);
@@ -54,6 +57,7 @@ class ServerWatch {
 
    private:
     ServerWatch* watch_;
+    int64_t start_ms_ = 0;  // steady clock
   };
 
   int read_timeout_s() const { return read_timeout_s_; }
@@ -62,9 +66,9 @@ class ServerWatch {
   friend struct ServerWatchRegistry;
   int fd_;
   int read_timeout_s_;
-  std::mutex depth_mu_;                       // guards depth_ and its transitions
-  int depth_ = 0;                             // open Scopes, on any thread
-  std::atomic<int64_t> waiting_since_ms_{0};  // steady clock; 0: not waiting
+  std::mutex scopes_mu_;                      // guards open_starts_ and its updates
+  std::vector<int64_t> open_starts_;          // start of each open Scope, any thread
+  std::atomic<int64_t> waiting_since_ms_{0};  // oldest open start; 0: not waiting
   bool cut_ = false;                          // under the registry's mutex
 };
 
