@@ -552,18 +552,12 @@ class MySqlRowStream : public RowStream {
       try {
         std::rethrow_exception(p.error);
       } catch (const std::exception& e) {
-        return Fail(QueryError(
-            fmt::format("table {}: query failed ({})", table_, SqlForMessage(p.page.sql)), e));
+        return Fail(PageError(p.page, e));
       }
     }
-    rs_.reset();
-    stmt_.reset();
     stmt_ = std::move(p.stmt);
     rs_ = std::move(p.rs);
-    page_rows_ = 0;
-    page_limit_ = Limit(false);
-    skip_repeat_ = true;
-    StartPrefetch();
+    BeginPage(/*first=*/false);
   }
 
   void ReleaseUnbuffered() {
@@ -604,14 +598,26 @@ class MySqlRowStream : public RowStream {
         s_->unbuffered_table = table_;
       }
       rs_.reset(stmt_->executeQuery(page.sql));
-      page_rows_ = 0;
-      page_limit_ = Limit(first);
-      skip_repeat_ = !first;
-      StartPrefetch();
+      BeginPage(first);
     } catch (const std::exception& e) {
-      Fail(QueryError(fmt::format("table {}: query failed ({})", table_, SqlForMessage(page.sql)),
-                      e));
+      Fail(PageError(page, e));
     }
+  }
+
+  // rs_ holds a new page (the first when `first`): its rows are counted from
+  // here, and the page after it is prefetched. Throws the connector's
+  // exceptions.
+  void BeginPage(bool first) {
+    page_rows_ = 0;
+    page_limit_ = Limit(first);
+    skip_repeat_ = !first;
+    StartPrefetch();
+  }
+
+  // The error of a page's query that failed.
+  Status PageError(const BuiltQuery& page, const std::exception& e) const {
+    return QueryError(fmt::format("table {}: query failed ({})", table_, SqlForMessage(page.sql)),
+                      e);
   }
 
   void Advance() {
@@ -628,11 +634,9 @@ class MySqlRowStream : public RowStream {
           if (skipped_) continue;  // the previous page's last row, read again
           return;
         }
-        // This stream's next page may be in flight: it is taken first. (A
-        // buffered result is freed without the connection, so another
-        // stream's page in flight does not matter here; an unbuffered one
-        // never overlaps a page in flight, see StartPrefetch and RunPage.)
-        if (next_.active) s_->Settle();
+        // A page may be in flight meanwhile: a buffered result is freed
+        // without the connection, and an unbuffered one never overlaps a
+        // page in flight (StartPrefetch, RunPage).
         rs_.reset();
         stmt_.reset();
         ReleaseUnbuffered();
