@@ -25,14 +25,16 @@
 #       SELECTs when they differ (a database sort by the key);
 #   (b) the store limit: bench/store_bench.cc writes the cells of (c)'s
 #       store, pre-made in memory and in key order, into a new store
-#       through widen's LevelDbStore sink (4 MiB batches), with its CPU
-#       (user + sys of the timed phase), set beside widen's;
+#       through widen's LevelDbStore sink (4 MiB batches) and LevelDB's
+#       write path (its log and memtable), with its CPU (user + sys of the
+#       timed phase), set beside widen's; and (b-t) the same through the
+#       sink as widen migrate uses it (table files written directly);
 # Each timed step runs --repeat N times (default 3 for S <= 200,000, else 1)
 # and the fastest run counts; the 1-minute load average is recorded with it.
 # Then it writes --out (default: print only) with the commands and the table.
-# The table's floor is ((b)'s CPU + the server's CPU during (c)) / nproc: the
-# wall time below which no loader into this store can go on this machine,
-# since the store's own work and the server's must run somewhere; c / floor
+# The table's floor is ((b-t)'s CPU + the server's CPU during (c)) / nproc:
+# the wall time below which no loader into this store can go on this
+# machine, since the store's own work and the server's must run somewhere; c / floor
 # is how far widen is from it (its own reading and assembly, and cores left
 # idle).
 #
@@ -138,6 +140,28 @@ for t in json.load(sys.stdin)["tables"]:
     log "$engine S=$S: ($name) ${total}s"
   }
 
+  # store_limit STEP MODE FROM: widen_store_bench --mode MODE on the cells
+  # of store FROM, best of $repeat; records STEP for design $d.
+  store_limit() {
+    local step=$1 mode=$2 from=$3 out_b=$work/b.$engine.$S.$d best="" r la line t cpu rec=""
+    note_cmd "/usr/bin/time -v $store_bench --from $from --to $out_b --mode $mode"
+    for ((r = 1; r <= repeat; r++)); do
+      rm -rf "$out_b"
+      la=$(loadavg)
+      "$store_bench" --from "$from" --to "$out_b" --mode "$mode" >"$work/b.out" 2>"$work/b.err"
+      line=$(cat "$work/b.out")
+      t=$(sed -n 's/.* seconds=\([^ ]*\).*/\1/p' <<<" $line")
+      cpu=$(sed -n 's/.* cpu_seconds=\([^ ]*\).*/\1/p' <<<" $line")
+      if [[ -z $best ]] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+        best=$t
+        rec="$d	$step	$t	cpu=$cpu loadavg=$la"
+      fi
+    done
+    record "$rec"
+    log "$engine S=$S: $d ($step, $mode) ${best}s"
+    rm -rf "$out_b"
+  }
+
   queries shop:orders >"$work/q.orders"
   queries shop:payments >"$work/q.payments"
   IFS=, read -r -a design_list <<<"$designs"
@@ -188,27 +212,12 @@ for t in json.load(sys.stdin)["tables"]:
         if ! cmp -s "$work/q.$d" "$work/q.$base"; then extract "aw-$d" "$work/q.$d"; fi
       fi
     done
-    # ---- (b)
-    out_b=$work/b.$engine.$S.$d
+    # ---- (b) through LevelDB's write path; (b-t) through the sink as
+    # widen migrate uses it, into table files written directly.
     from=$out_c.jobs${jobs[0]}
     if [[ -d $from ]]; then
-      note_cmd "/usr/bin/time -v $store_bench --from $from --to $out_b --mode sink"
-      best=""
-      for ((r = 1; r <= repeat; r++)); do
-        rm -rf "$out_b"
-        la=$(loadavg)
-        "$store_bench" --from "$from" --to "$out_b" --mode sink >"$work/b.out" 2>"$work/b.err"
-        line=$(cat "$work/b.out")
-        t=$(sed -n 's/.* seconds=\([^ ]*\).*/\1/p' <<<" $line")
-        cpu=$(sed -n 's/.* cpu_seconds=\([^ ]*\).*/\1/p' <<<" $line")
-        if [[ -z $best ]] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then
-          best=$t
-          rec="$d	b	$t	cpu=$cpu loadavg=$la"
-        fi
-      done
-      record "$rec"
-      log "$engine S=$S: $d (b) ${best}s"
-      rm -rf "$out_b"
+      store_limit b sink "$from"
+      store_limit bt files "$from"
     fi
     rm -rf "$out_c".jobs*
   done
@@ -297,9 +306,9 @@ report() {
     }
     END {
       nj = split(jobs, J, ",")
-      printf "| engine | S | design | cells | (a) s | (a-w) s | (b) s | (c) s | c / min(a, b) | widen CPU s | server CPU s | (b) CPU s | (b) CPU / widen CPU | floor s | c / floor | peak RSS MB | sort runs |"
+      printf "| engine | S | design | cells | (a) s | (a-w) s | (b) s | (c) s | c / min(a, b) | widen CPU s | server CPU s | (b) CPU s | (b-t) s | (b-t) CPU s | (b-t) CPU / widen CPU | floor s | c / floor | peak RSS MB | sort runs |"
       for (j = 2; j <= nj; j++) printf " (c) --jobs %s s | jobs %s / jobs %s |", J[j], J[1], J[j]
-      printf " load avg |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+      printf " load avg |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
       for (j = 2; j <= nj; j++) printf "---:|---:|"
       printf "---:|\n"
       for (k = 1; k <= n; k++) {
@@ -312,12 +321,14 @@ report() {
         slow = (ta > tb) ? ta : tb
         r = (tc > 0 && tc != "-") ? sprintf("%.2f", slow / tc) : "–"
         bcpu = kv(rest[e, S, d, "b"], "cpu"); wcpu = kv(c, "user") + kv(c, "sys")
+        tbt = secs[e, S, d, "bt"]; btcpu = kv(rest[e, S, d, "bt"], "cpu")
         # floor: the wall time no loader can beat on this machine: the
-        # CPU of the store (b) and of the server, over the cores.
-        floor = (bcpu + kv(c, "server")) / cores
-        printf "| %s | %s | %s | %s | %.2f | %s | %.2f | **%s** | **%s** | %.1f | %.1f | %.1f | %s | %.2f | %s | %.0f | %s |", e, grp(S), d,
+        # CPU of the cheapest path into the store (b-t: table files written
+        # directly) and of the server, over the cores.
+        floor = (btcpu + kv(c, "server")) / cores
+        printf "| %s | %s | %s | %s | %.2f | %s | %.2f | **%s** | **%s** | %.1f | %.1f | %.1f | %.2f | %.1f | %s | %.2f | %s | %.0f | %s |", e, grp(S), d,
           grp(kv(c, "cells")), ta, taw == "" ? "" : sprintf("%.2f", taw), tb, tc, r,
-          wcpu, kv(c, "server"), bcpu, (wcpu > 0) ? sprintf("%.2f", bcpu / wcpu) : "–",
+          wcpu, kv(c, "server"), bcpu, tbt, btcpu, (wcpu > 0) ? sprintf("%.2f", btcpu / wcpu) : "–",
           floor, (floor > 0 && tc > 0) ? sprintf("%.2f", tc / floor) : "–",
           kv(c, "rss_kb") / 1024, kv(c, "runs")
         for (j = 2; j <= nj; j++) {

@@ -7,8 +7,13 @@
 //   --mode sink   through widen's own LevelDbStore: CreateTable, NewSink, one
 //                 Put per cell, Close. The sink buffers StoreOptions'
 //                 batch_bytes (4 MiB), sorts each batch and writes it as one
-//                 unsynced leveldb::WriteBatch; Close syncs. Same code, same
-//                 leveldb::Options as widen, by construction.
+//                 unsynced leveldb::WriteBatch (through LevelDB's log and
+//                 memtable: StoreOptions::write_table_files off); Close
+//                 syncs. Same code, same leveldb::Options as widen, by
+//                 construction.
+//   --mode files  the same sink as widen migrate uses it: the cells into
+//                 LevelDB table files directly, added to the database at
+//                 Close (docs/format.md, "Table files written directly").
 //   --mode raw    the already-encoded LevelDB keys and values (copied verbatim
 //                 from the source database, so the same bytes), in key order,
 //                 through a bare leveldb::DB opened with the options that
@@ -35,7 +40,7 @@
 // is the user + system time of all threads (LevelDB's compaction thread
 // included) in the timed phase.
 //
-// Usage: widen_store_bench --from SRC_DIR --to DST_DIR [--mode sink|raw]
+// Usage: widen_store_bench --from SRC_DIR --to DST_DIR [--mode sink|files|raw]
 //                          [--batch-bytes N]
 //        widen_store_bench --from SRC_DIR --to hbase://HOST:PORT
 //                          [--writers N] [--request-cells N] [--request-bytes N]
@@ -230,11 +235,12 @@ int RunSink(const std::string& from, const std::string& to, const widen::StoreOp
   }  // the store closes here, as at the end of widen migrate
   const double secs = Seconds(start);
   std::printf(
-      "mode=sink tables=%zu rows=%llu cells=%llu bytes=%llu seconds=%.3f preload_bytes=%llu "
+      "mode=%s tables=%zu rows=%llu cells=%llu bytes=%llu seconds=%.3f preload_bytes=%llu "
       "rss_before_kb=%ld hwm_after_kb=%ld cpu_seconds=%.3f writers=%d\n",
-      tables.size(), static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cells),
-      static_cast<unsigned long long>(bytes), secs, static_cast<unsigned long long>(preload),
-      rss_before, ProcStatusKb("VmHWM"), CpuSeconds() - cpu_before, IsHBase(to) ? so.writers : 0);
+      so.write_table_files ? "files" : "sink", tables.size(), static_cast<unsigned long long>(rows),
+      static_cast<unsigned long long>(cells), static_cast<unsigned long long>(bytes), secs,
+      static_cast<unsigned long long>(preload), rss_before, ProcStatusKb("VmHWM"),
+      CpuSeconds() - cpu_before, IsHBase(to) ? so.writers : 0);
   return 0;
 }
 
@@ -320,7 +326,7 @@ int RunRaw(const std::string& from, const std::string& to, size_t batch_bytes) {
 
 void Usage() {
   std::fprintf(stderr,
-               "usage: widen_store_bench --from SRC_DIR --to DST_DIR [--mode sink|raw] "
+               "usage: widen_store_bench --from SRC_DIR --to DST_DIR [--mode sink|files|raw] "
                "[--batch-bytes N]\n"
                "       widen_store_bench --from SRC_DIR --to hbase://HOST:PORT [--writers N] "
                "[--request-cells N] [--request-bytes N]\n"
@@ -364,15 +370,19 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  if (from.empty() || to.empty() || (mode != "sink" && mode != "raw") || batch_bytes == 0) {
+  if (from.empty() || to.empty() || (mode != "sink" && mode != "files" && mode != "raw") ||
+      batch_bytes == 0) {
     Usage();
     return 1;
   }
   if (IsHBase(to)) {
     if (mode != "sink") Die("--to hbase:// takes --mode sink only");
+    so.write_table_files = false;  // an embedded store's option: printed as mode=sink
     return RunSink(from, to, so);
   }
   if (std::filesystem::exists(to)) Die(to + " exists; give a new directory");
   PrintOptions(stderr);
-  return mode == "sink" ? RunSink(from, to, so) : RunRaw(from, to, batch_bytes);
+  if (mode == "raw") return RunRaw(from, to, batch_bytes);
+  so.write_table_files = mode == "files";
+  return RunSink(from, to, so);
 }

@@ -55,6 +55,20 @@ uint32_t UnmaskCrc(uint32_t masked) {
   return (rot >> 17) | (rot << 15);
 }
 
+struct RecordHeader {
+  uint32_t masked_crc;
+  size_t length;
+  int type;
+};
+
+// The log record header at `offset` of `bytes`. REQUIRES: kLogHeaderBytes
+// bytes from `offset`.
+RecordHeader ParseRecordHeader(std::string_view bytes, size_t offset) {
+  const auto* h = reinterpret_cast<const unsigned char*>(bytes.data() + offset);
+  return RecordHeader{h[0] | (h[1] << 8) | (h[2] << 16) | (uint32_t{h[3]} << 24),
+                      static_cast<size_t>(h[4] | (h[5] << 8)), h[6]};
+}
+
 bool AllDigits(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s) {
@@ -200,10 +214,7 @@ Result<std::optional<std::string>> CheckLogFile(const std::string& path) {
       return std::optional<std::string>("a record header is cut short by the end of the file" +
                                         at(offset));
     }
-    const auto* h = reinterpret_cast<const unsigned char*>(bytes.data() + offset);
-    const uint32_t masked = h[0] | (h[1] << 8) | (h[2] << 16) | (uint32_t{h[3]} << 24);
-    const size_t length = h[4] | (h[5] << 8);
-    const int type = h[6];
+    const auto [masked, length, type] = ParseRecordHeader(bytes, offset);
     if (kLogHeaderBytes + length > left_in_block) {
       return std::optional<std::string>("a record's length runs past its block" + at(offset));
     }
@@ -237,8 +248,8 @@ namespace {
 
 uint32_t MaskCrc(uint32_t crc) { return ((crc >> 15) | (crc << 17)) + kCrcMaskDelta; }
 
-// Appends `record` to the log bytes `out`, fragmented over 32 KiB blocks as
-// LevelDB's log writer does.
+}  // namespace
+
 void AppendLogRecord(std::string* out, std::string_view record) {
   bool first = true;
   do {
@@ -262,7 +273,49 @@ void AppendLogRecord(std::string* out, std::string_view record) {
   } while (!record.empty());
 }
 
-}  // namespace
+Status ForEachLogRecord(std::string_view bytes, const std::string& path,
+                        const std::function<Status(std::string_view record)>& fn) {
+  const auto damaged = [&](const std::string& what, size_t offset) {
+    return Status::DataLoss("'" + path + "': " + what + " at byte " + std::to_string(offset));
+  };
+  std::string pending;  // fragments of the record being read
+  bool in_fragments = false;
+  size_t offset = 0;
+  while (offset < bytes.size()) {
+    const size_t left_in_block = kLogBlockBytes - offset % kLogBlockBytes;
+    if (left_in_block < kLogHeaderBytes) {  // a block trailer
+      offset += left_in_block;
+      continue;
+    }
+    if (bytes.size() - offset < kLogHeaderBytes) break;  // cut short by the end
+    const auto [masked, length, type] = ParseRecordHeader(bytes, offset);
+    if (kLogHeaderBytes + length > left_in_block) {
+      return damaged("a record's length runs past its block", offset);
+    }
+    if (offset + kLogHeaderBytes + length > bytes.size()) break;  // cut short by the end
+    if (type == 0 && length == 0) {  // zeroed space, as LevelDB skips it
+      offset += kLogHeaderBytes;
+      continue;
+    }
+    if (type < 1 || type > 4) return damaged("a record has type " + std::to_string(type), offset);
+    if (Crc32c(std::string_view(bytes.data() + offset + 6, 1 + length)) != UnmaskCrc(masked)) {
+      return damaged("a record checksum does not match", offset);
+    }
+    const bool starts = type == 1 || type == 2;
+    if (starts == in_fragments) {
+      return damaged(in_fragments ? "a record fragment is missing" : "a record fragment is stray",
+                     offset);
+    }
+    pending.append(bytes.data() + offset + kLogHeaderBytes, length);
+    offset += kLogHeaderBytes + length;
+    in_fragments = type == 2 || type == 3;
+    if (!in_fragments) {
+      WIDEN_RETURN_IF_ERROR(fn(pending));
+      pending.clear();
+    }
+  }
+  return Status::OK();
+}
 
 Result<LogSalvage> SalvageLogFile(const std::string& in_path, const std::string& out_path) {
   errno = 0;
@@ -295,10 +348,7 @@ Result<LogSalvage> SalvageLogFile(const std::string& in_path, const std::string&
       drop(offset, bytes.size() - offset, "a record header is cut short by the end of the file");
       break;
     }
-    const auto* h = reinterpret_cast<const unsigned char*>(bytes.data() + offset);
-    const uint32_t masked = h[0] | (h[1] << 8) | (h[2] << 16) | (uint32_t{h[3]} << 24);
-    const size_t length = h[4] | (h[5] << 8);
-    const int type = h[6];
+    const auto [masked, length, type] = ParseRecordHeader(bytes, offset);
     const bool fits = kLogHeaderBytes + length <= to_block_end;
     if (!fits || type < 1 || type > 4 ||
         Crc32c(std::string_view(bytes.data() + offset + 6, 1 + length)) != UnmaskCrc(masked)) {

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -69,6 +70,20 @@ Result<uint32_t> FileCrc32c(const std::string& path);
 /// ("a record checksum does not match at byte 18690"), including a record
 /// cut short by the end of the file. LocalIo when the file cannot be read.
 Result<std::optional<std::string>> CheckLogFile(const std::string& path);
+
+/// Calls `fn` with the data of each record of the LevelDB log bytes `bytes`
+/// (a MANIFEST), whole and in order, as LevelDB reads a MANIFEST: a record
+/// cut short by the end of the bytes (a write a crash interrupted) ends
+/// them and is left out, and zero-length records of type 0 (zeroed space)
+/// are skipped. DataLoss naming `path` and the byte offset when a record is
+/// damaged (its checksum, length or type) or a fragment is missing or
+/// stray; the first error of `fn` is returned as it is.
+Status ForEachLogRecord(std::string_view bytes, const std::string& path,
+                        const std::function<Status(std::string_view record)>& fn);
+
+/// Appends `record` to the log bytes `out`, fragmented over 32 KiB blocks
+/// as LevelDB's log writer does (out's size is the offset in the file).
+void AppendLogRecord(std::string* out, std::string_view record);
 
 /// What SalvageLogFile kept and dropped.
 struct LogSalvage {

@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -34,6 +35,7 @@
 #include "store/leveldb_create_internal.h"
 #include "store/leveldb_files_internal.h"
 #include "store/leveldb_format_internal.h"
+#include "store/leveldb_ingest_internal.h"
 #include "store/leveldb_marker_internal.h"
 #include "store/state_store.h"
 #include "store/table_state.h"
@@ -42,6 +44,7 @@ namespace widen {
 
 namespace lf = leveldb_format;
 namespace lfiles = leveldb_files;
+namespace lingest = leveldb_ingest;
 namespace lmarker = leveldb_marker;
 
 namespace {
@@ -88,9 +91,12 @@ int64_t SystemNowMs() {
 // it reads would serve the keys after the damage as if none were missing.
 // Through this one every loop ends where the damage is met, and the
 // status() check after it reports it.
+// It also holds a shared lock on the database's use (Database::use_mu)
+// while it lives, so that the database is not closed under it.
 class StrictIterator final : public leveldb::Iterator {
  public:
-  explicit StrictIterator(leveldb::Iterator* inner) : inner_(inner) {}
+  StrictIterator(leveldb::Iterator* inner, std::shared_lock<std::shared_timed_mutex> lock)
+      : lock_(std::move(lock)), inner_(inner) {}
   bool Valid() const override { return inner_->Valid() && inner_->status().ok(); }
   void SeekToFirst() override { inner_->SeekToFirst(); }
   void SeekToLast() override { inner_->SeekToLast(); }
@@ -102,13 +108,43 @@ class StrictIterator final : public leveldb::Iterator {
   leveldb::Status status() const override { return inner_->status(); }
 
  private:
+  std::shared_lock<std::shared_timed_mutex> lock_;  // declared first: released last
   std::unique_ptr<leveldb::Iterator> inner_;
 };
 
-// A new StrictIterator over `db` (owned by the caller).
-leveldb::Iterator* NewStrictIterator(leveldb::DB* db, const leveldb::ReadOptions& options) {
-  return new StrictIterator(db->NewIterator(options));
-}
+// The database after it could not be opened again (Database::AddTables):
+// every call fails with the reason.
+class ClosedDb final : public leveldb::DB {
+ public:
+  explicit ClosedDb(std::string why) : why_(std::move(why)) {}
+  leveldb::Status Put(const leveldb::WriteOptions&, const leveldb::Slice&,
+                      const leveldb::Slice&) override {
+    return Error();
+  }
+  leveldb::Status Delete(const leveldb::WriteOptions&, const leveldb::Slice&) override {
+    return Error();
+  }
+  leveldb::Status Write(const leveldb::WriteOptions&, leveldb::WriteBatch*) override {
+    return Error();
+  }
+  leveldb::Status Get(const leveldb::ReadOptions&, const leveldb::Slice&, std::string*) override {
+    return Error();
+  }
+  leveldb::Iterator* NewIterator(const leveldb::ReadOptions&) override {
+    return leveldb::NewErrorIterator(Error());
+  }
+  const leveldb::Snapshot* GetSnapshot() override { return nullptr; }
+  void ReleaseSnapshot(const leveldb::Snapshot*) override {}
+  bool GetProperty(const leveldb::Slice&, std::string*) override { return false; }
+  void GetApproximateSizes(const leveldb::Range*, int n, uint64_t* sizes) override {
+    for (int i = 0; i < n; ++i) sizes[i] = 0;
+  }
+  void CompactRange(const leveldb::Slice*, const leveldb::Slice*) override {}
+
+ private:
+  leveldb::Status Error() const { return leveldb::Status::IOError("the store is closed", why_); }
+  std::string why_;
+};
 
 }  // namespace
 
@@ -124,7 +160,12 @@ struct Database {
   int lock_fd = -1;             // the directory, flock()ed; -1: none
   bool seal_on_close = false;   // set once LevelDB opened the directory
   std::unique_ptr<leveldb::Cache> block_cache;
+  // The open database. Every use of it (a call, a live iterator) holds
+  // use_mu shared (Use, NewIterator); AddTables holds it exclusively while
+  // it closes and reopens the database. Never null while the Database is
+  // in use (ClosedDb after a failed reopen).
   std::unique_ptr<leveldb::DB> db;
+  mutable std::shared_timed_mutex use_mu;
   // Serialises the state records' read-compare-writes (every StateStore
   // of this open store; the directory's lock keeps other processes out).
   std::mutex state_mu;
@@ -150,6 +191,77 @@ struct Database {
     }
   }
 
+  /// The database, held open for as long as the lease lives (to the end of
+  /// the full expression in `db_->Use()->Write(...)`).
+  struct Lease {
+    std::shared_lock<std::shared_timed_mutex> lock;
+    leveldb::DB* db;
+    leveldb::DB* operator->() const { return db; }
+  };
+  Lease Use() const {
+    std::shared_lock<std::shared_timed_mutex> lock(use_mu);
+    return Lease{std::move(lock), db.get()};
+  }
+
+  /// A new iterator over the database (owned by the caller; a
+  /// StrictIterator), which holds the database open while it lives.
+  leveldb::Iterator* NewIterator(const leveldb::ReadOptions& options) const {
+    std::shared_lock<std::shared_timed_mutex> lock(use_mu);
+    leveldb::Iterator* inner = db->NewIterator(options);
+    return new StrictIterator(inner, std::move(lock));
+  }
+
+  /// Opens LevelDB in `path` with the store's options (the database must
+  /// exist) into `db`; LevelDB's error otherwise.
+  leveldb::Status OpenLevelDb() {
+    if (block_cache == nullptr) block_cache.reset(leveldb::NewLRUCache(lf::kBlockCacheBytes));
+    leveldb::Options lo = lf::StoreOptions(block_cache.get());
+    lo.create_if_missing = false;
+    lo.env = env;
+    leveldb::DB* raw = nullptr;
+    leveldb::Status s = leveldb::DB::Open(lo, path, &raw);
+    if (s.ok()) db.reset(raw);
+    return s;
+  }
+
+  /// Adds table files written by a TableFileWriter to the database
+  /// (leveldb_ingest::AddTables): waits until no other use of the database
+  /// is under way (at most kAddWait), writes the memtable out, closes
+  /// LevelDB, adds the files, and opens it again. Unavailable, with nothing
+  /// changed, when another use (an iterator another thread keeps) held on
+  /// past the wait; FailedPrecondition, with nothing changed, when the
+  /// database holds keys within the files' key ranges. When the database
+  /// cannot be opened again, the MANIFEST from before is restored and that
+  /// error returned; when even that cannot be opened, every later use of
+  /// the store fails with the reason, and the store is not sealed.
+  Result<std::vector<lingest::AddedTable>> AddTables(
+      const std::vector<lingest::BuiltTable>& tables) {
+    std::unique_lock<std::shared_timed_mutex> lock(use_mu, std::defer_lock);
+    if (!lock.try_lock_for(kAddWait)) {
+      return Status::Unavailable("store '" + path + "' is being read");
+    }
+    WriteOutMemtableOf(db.get());  // the log then holds nothing LevelDB must recover
+    db.reset();                    // waits for LevelDB's background work
+    std::string previous;
+    Result<std::vector<lingest::AddedTable>> added =
+        lingest::AddTables(env, path, tables, &previous);
+    const std::string context = "opening store '" + path + "' again";
+    leveldb::Status opened = OpenLevelDb();
+    if (!opened.ok() && !previous.empty()) {
+      if (lingest::RestoreCurrent(env, path, previous).ok() && OpenLevelDb().ok()) {
+        return FromLevelDb(opened, context + " with table files added (they were left out)");
+      }
+    }
+    if (!opened.ok()) {
+      db.reset(new ClosedDb(opened.ToString()));
+      seal_on_close = false;
+      return FromLevelDb(opened, context);
+    }
+    for (auto& held : in_memtable) held = false;  // as after any open
+    return added;
+  }
+  static constexpr std::chrono::seconds kAddWait{10};
+
   Database() = default;
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
@@ -169,10 +281,12 @@ struct Database {
   /// compaction of the state keys' range, which holds no cell), and clears
   /// in_memtable (first: a write that races it sets its flag again).
   /// LevelDB's errors of that work surface on the next write.
-  void WriteOutMemtable() {
+  void WriteOutMemtable() { WriteOutMemtableOf(Use().db); }
+  /// WriteOutMemtable of `of` (the caller holds use_mu).
+  void WriteOutMemtableOf(leveldb::DB* of) {
     for (auto& held : in_memtable) held = false;
     const leveldb::Slice past_every_key(lf::kPastEveryKey.data(), lf::kPastEveryKey.size());
-    db->CompactRange(&past_every_key, &past_every_key);
+    of->CompactRange(&past_every_key, &past_every_key);
   }
 
   /// The number of the newest write-ahead log file (NNNNNN.log) in the
@@ -325,7 +439,7 @@ Status Database::Error(const leveldb::Status& s, const std::string& context, std
     while (begin > 0 && text[begin - 1] >= '0' && text[begin - 1] <= '9') --begin;
     only_file = text.substr(begin, end + 4 - begin);
   }
-  std::vector<std::string> damaged = FindDamagedTables(db.get(), env, path, from, to, only_file);
+  std::vector<std::string> damaged = FindDamagedTables(Use().db, env, path, from, to, only_file);
   if (!damaged.empty()) return Damaged(path, context + ": " + Joined(damaged));
   if (s.IsCorruption()) return Damaged(path, context + ": " + s.ToString());
   return mapped;
@@ -336,18 +450,31 @@ Status Database::Error(const leveldb::Status& s, const std::string& context, std
 namespace {
 
 // ---------------------------------------------------------------------------
-// Sink: a sorted CellBatch becomes one leveldb::WriteBatch.
+// Sink: sorted batches of cells, into table files written directly while
+// the cells come in key order into a key range that held nothing, else each
+// batch as one leveldb::WriteBatch.
+
+// Whether two cells have the same coordinates (and so the same key).
+bool SameCoordinates(const CellView& a, const CellView& b) {
+  return a.timestamp_ms == b.timestamp_ms && a.type == b.type && a.qualifier == b.qualifier &&
+         a.family == b.family && a.row == b.row;
+}
 
 class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
  public:
   /// `starts_empty`: the table held no cell when the sink was made.
+  /// `files`: write the cells into table files directly while they come in
+  /// key order (null: through LevelDB's write path).
   LevelDbSink(std::shared_ptr<Database> db, std::string full_name, TableDescriptor descriptor,
-              size_t batch_bytes, bool starts_empty)
+              size_t batch_bytes, bool starts_empty,
+              std::unique_ptr<lingest::TableFileWriter> files)
       : BufferedCellSink(batch_bytes, /*background=*/true),
+        write_bytes_(batch_bytes),
         starts_empty_(starts_empty),
         db_(std::move(db)),
         full_name_(std::move(full_name)),
-        descriptor_(std::move(descriptor)) {
+        descriptor_(std::move(descriptor)),
+        files_(std::move(files)) {
     lf::AppendCellKeyPrefix(&key_, full_name_);
     prefix_bytes_ = key_.size();
     SetTable(descriptor_, CellLimits());  // the store's order holds negative timestamps
@@ -357,19 +484,26 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
 
  protected:
   Status WriteSorted(const CellBatch& batch) override {
+    if (files_ != nullptr) return WriteFiles(batch);
     write_batch_.Clear();
     last_row_valid_ = false;
     batch.Iterate(this);
     leveldb::WriteOptions unsynced;
     unsynced.sync = false;
-    leveldb::Status s = db_->db->Write(unsynced, &write_batch_);
+    leveldb::Status s = db_->Use()->Write(unsynced, &write_batch_);
     db_->in_memtable[Database::kSinkCells] = true;
+    ++written_batches_;
     if (!s.ok()) {
       return db_->Error(
           s, "writing " + std::to_string(batch.size()) + " cells to table " + Quoted(full_name_));
     }
     return Status::OK();
   }
+
+  // At the end of every Flush: the table files written so far join the
+  // database (durable at once: they are synced, and so is the MANIFEST that
+  // lists them).
+  Status WaitWritten() override { return AddFiles(); }
 
   // A synced write makes durable the log it is written to, but not the log
   // LevelDB switched away from when a memtable filled (closed unsynced; its
@@ -378,24 +512,28 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
   // holds no key, which LevelDB begins by writing the memtable to a synced
   // table file and recording it in its synced MANIFEST, after any earlier
   // one), then one synced (empty) write, which also reports an error of
-  // that background work.
+  // that background work. Cells written as table files are durable already.
   Status SyncWritten() override {
-    if (stats().batches == synced_batches_) return Status::OK();  // nothing new of this sink
+    if (written_batches_ == synced_batches_) return Status::OK();  // nothing new through LevelDB
     db_->WriteOutMemtable();
     leveldb::WriteBatch empty;
     leveldb::WriteOptions sync;
     sync.sync = true;
-    leveldb::Status s = db_->db->Write(sync, &empty);
+    leveldb::Status s = db_->Use()->Write(sync, &empty);
     if (!s.ok()) return db_->Error(s, "syncing table " + Quoted(full_name_));
-    synced_batches_ = stats().batches;
+    synced_batches_ = written_batches_;
     return Status::OK();
   }
 
   Result<bool> StartsEmpty() override { return starts_empty_; }
 
   // The table's cell keys from `from` to `to`, decoded (values not read).
+  // Table files written so far join the database first, and the cells that
+  // follow go through LevelDB's write path (they fall among those).
   Status ReadBack(const CellView& from, const CellView& to,
                   const std::function<Status(const CellView&)>& fn) override {
+    WIDEN_RETURN_IF_ERROR(AddFiles());
+    files_.reset();
     std::string lo, hi;
     lf::AppendCellKeyPrefix(&lo, full_name_);
     hi = lo;
@@ -403,7 +541,7 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
     lf::AppendCellKeyAfterRow(&lo, from);
     lf::AppendEscapedTerminated(&hi, to.row);
     lf::AppendCellKeyAfterRow(&hi, to);
-    std::unique_ptr<leveldb::Iterator> it(NewStrictIterator(db_->db.get(), lf::VerifiedReads()));
+    std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(lf::VerifiedReads()));
     lf::DecodedCellKey k;
     for (it->Seek(lo); it->Valid(); it->Next()) {
       const leveldb::Slice key = it->key();
@@ -424,21 +562,109 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
   // CellBatch::Handler: appends one cell to write_batch_. The cell passed
   // the checks (SetTable) before its batch reached WriteSorted.
   void Cell(const CellView& cell) override {
-    // Cells of one row are adjacent in a sorted batch: keep the encoded row.
+    EncodeKey(cell);
+    write_batch_.Put(leveldb::Slice(key_.data(), key_.size()),
+                     leveldb::Slice(cell.value.data(), cell.value.size()));
+  }
+
+  // Sets key_ to the cell's key. Cells of one row are adjacent in a sorted
+  // batch: the encoded row is kept while the row stays (last_row_ is a view
+  // into the batch, reset with each batch).
+  void EncodeKey(const CellView& cell) {
     if (!last_row_valid_ || cell.row != last_row_) {
       key_.resize(prefix_bytes_);
       lf::AppendEscapedTerminated(&key_, cell.row);
       row_key_bytes_ = key_.size();
-      last_row_ = cell.row;  // a view into the batch, valid during Iterate
+      last_row_ = cell.row;
       last_row_valid_ = true;
     } else {
       key_.resize(row_key_bytes_);
     }
     lf::AppendCellKeyAfterRow(&key_, cell);
-    write_batch_.Put(leveldb::Slice(key_.data(), key_.size()),
-                     leveldb::Slice(cell.value.data(), cell.value.size()));
   }
 
+  // Adds the batch's cells to the table files, each key once: of cells with
+  // the same coordinates the last one put wins, as in LevelDB (a sorted
+  // batch keeps their order). The batch's last cell is held back until the
+  // next batch shows it is not replaced.
+  Status WriteFiles(const CellBatch& batch) {
+    last_row_valid_ = false;
+    const size_t n = batch.size();
+    for (size_t i = 0; i < n; ++i) {
+      const CellView c = batch.Get(i);
+      if (i + 1 < n && SameCoordinates(c, batch.Get(i + 1))) continue;  // replaced
+      EncodeKey(c);
+      lingest::AppendValueTag(&key_);
+      if (held_) {  // the first cell added of this batch
+        if (held_key_ != key_) WIDEN_RETURN_IF_ERROR(files_->Add(held_key_, held_value_));
+        held_ = false;
+      }
+      if (i + 1 == n) {
+        held_key_.assign(key_);
+        held_value_.assign(c.value);
+        held_ = true;
+      } else {
+        WIDEN_RETURN_IF_ERROR(files_->Add(key_, c.value));
+      }
+    }
+    ++file_batches_;
+    return files_->CheckWrites();
+  }
+
+  // Ends the table file being written and adds the finished ones to the
+  // database. When the database holds keys within their key ranges (a
+  // table whose cells were deleted left markers of LevelDB's), or another
+  // thread keeps reading it, their cells are written through LevelDB's
+  // write path instead, and so is every later cell of the sink.
+  Status AddFiles() {
+    if (files_ == nullptr || file_batches_ == 0) return Status::OK();
+    if (held_) {
+      WIDEN_RETURN_IF_ERROR(files_->Add(held_key_, held_value_));
+      held_ = false;
+    }
+    WIDEN_RETURN_IF_ERROR(files_->EndFile());
+    std::vector<lingest::BuiltTable> tables = files_->TakeFinished();
+    file_batches_ = 0;
+    Result<std::vector<lingest::AddedTable>> added = db_->AddTables(tables);
+    if (added.ok()) return Status::OK();
+    const StatusCode code = added.status().code();
+    if (code != StatusCode::kFailedPrecondition && code != StatusCode::kUnavailable) {
+      for (const lingest::BuiltTable& t : tables) db_->env->RemoveFile(t.path);
+      return added.status().WithContext("writing table " + Quoted(full_name_));
+    }
+    Status s = Replay(tables);
+    for (const lingest::BuiltTable& t : tables) db_->env->RemoveFile(t.path);
+    files_.reset();
+    return s;
+  }
+
+  // Writes the entries of `tables` through LevelDB's write path.
+  Status Replay(const std::vector<lingest::BuiltTable>& tables) {
+    write_batch_.Clear();
+    const auto write = [&]() {
+      leveldb::WriteOptions unsynced;
+      leveldb::Status s = db_->Use()->Write(unsynced, &write_batch_);
+      db_->in_memtable[Database::kSinkCells] = true;
+      ++written_batches_;
+      write_batch_.Clear();
+      if (!s.ok()) return db_->Error(s, "writing cells to table " + Quoted(full_name_));
+      return Status::OK();
+    };
+    for (const lingest::BuiltTable& t : tables) {
+      WIDEN_RETURN_IF_ERROR(
+          lingest::ForEachEntry(db_->env, t, [&](std::string_view key, std::string_view value) {
+            write_batch_.Put(leveldb::Slice(key.data(), key.size()),
+                             leveldb::Slice(value.data(), value.size()));
+            return write_batch_.ApproximateSize() >= write_bytes_ ? write() : Status::OK();
+          }));
+    }
+    return write_batch_.ApproximateSize() > kEmptyWriteBatchBytes ? write() : Status::OK();
+  }
+
+  // leveldb::WriteBatch's header (sequence and count): the size of an empty batch.
+  static constexpr size_t kEmptyWriteBatchBytes = 12;
+
+  const size_t write_bytes_;  // bytes of one leveldb::WriteBatch
   const bool starts_empty_;
   const std::shared_ptr<Database> db_;
   const std::string full_name_;
@@ -449,7 +675,13 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
   std::string_view last_row_;
   bool last_row_valid_ = false;
   leveldb::WriteBatch write_batch_;  // reused across batches (keeps its buffer)
-  uint64_t synced_batches_ = 0;      // stats().batches at the last SyncWritten
+  uint64_t written_batches_ = 0;     // batches written through LevelDB's write path
+  uint64_t synced_batches_ = 0;      // written_batches_ at the last SyncWritten
+  // Table files written directly (null: not, or no more).
+  std::unique_ptr<lingest::TableFileWriter> files_;
+  uint64_t file_batches_ = 0;  // batches in files_ since they were last added
+  bool held_ = false;          // the last cell of the last batch, not yet added
+  std::string held_key_, held_value_;
 };
 
 // ---------------------------------------------------------------------------
@@ -464,8 +696,8 @@ class LevelDbDigestReader final : public RowDigestReader {
   LevelDbDigestReader(std::shared_ptr<Database> db, const std::string& full_name, bool from_cells)
       : db_(std::move(db)),
         from_cells_(from_cells),
-        digests_(NewStrictIterator(db_->db.get(), ReadOpts())),
-        cells_(from_cells ? NewStrictIterator(db_->db.get(), ReadOpts()) : nullptr) {
+        digests_(db_->NewIterator(ReadOpts())),
+        cells_(from_cells ? db_->NewIterator(ReadOpts()) : nullptr) {
     lf::AppendRowDigestPrefix(&digest_prefix_, full_name);
     lf::AppendCellKeyPrefix(&cell_prefix_, full_name);
     digests_->Seek(digest_prefix_);
@@ -573,9 +805,7 @@ class LevelDbListedDigestReader final : public RowDigestReader {
  public:
   LevelDbListedDigestReader(std::shared_ptr<Database> db, const std::string& full_name,
                             std::vector<std::string> rows)
-      : db_(std::move(db)),
-        rows_(std::move(rows)),
-        it_(NewStrictIterator(db_->db.get(), lf::VerifiedReads())) {
+      : db_(std::move(db)), rows_(std::move(rows)), it_(db_->NewIterator(lf::VerifiedReads())) {
     lf::AppendRowDigestPrefix(&prefix_, full_name);
     Load();
   }
@@ -664,7 +894,7 @@ class LevelDbRowWriter final : public RowWriter {
       sorted_keys_.clear();
       for (const std::string& k : new_keys_) sorted_keys_.emplace_back(k);
       std::sort(sorted_keys_.begin(), sorted_keys_.end());
-      if (it_ == nullptr) it_.reset(NewStrictIterator(db_->db.get(), lf::VerifiedReads()));
+      if (it_ == nullptr) it_.reset(db_->NewIterator(lf::VerifiedReads()));
       for (it_->Seek(row_key); it_->Valid(); it_->Next()) {
         const leveldb::Slice k = it_->key();
         if (!k.starts_with(leveldb::Slice(row_key))) break;
@@ -719,7 +949,7 @@ class LevelDbRowWriter final : public RowWriter {
     leveldb::WriteBatch empty;
     leveldb::WriteOptions sync;
     sync.sync = true;
-    leveldb::Status s = db_->db->Write(sync, &empty);
+    leveldb::Status s = db_->Use()->Write(sync, &empty);
     if (!s.ok()) return FromLevelDb(s, "syncing table " + Quoted(full_name_));
     written_ = false;
     synced_log_ = db_->NewestLogNumber();
@@ -749,7 +979,7 @@ class LevelDbRowWriter final : public RowWriter {
   Status ClearIndex() override {
     WIDEN_RETURN_IF_ERROR(WriteHeldBack());
     WIDEN_RETURN_IF_ERROR(Write(false));
-    std::unique_ptr<leveldb::Iterator> it(NewStrictIterator(db_->db.get(), lf::VerifiedReads()));
+    std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(lf::VerifiedReads()));
     for (it->Seek(index_prefix_); it->Valid(); it->Next()) {
       if (!it->key().starts_with(leveldb::Slice(index_prefix_))) break;
       batch_.Delete(it->key());
@@ -827,7 +1057,7 @@ class LevelDbRowWriter final : public RowWriter {
     leveldb::WriteOptions o;
     o.sync = sync;
     it_.reset();  // it would not see this write
-    leveldb::Status s = db_->db->Write(o, &batch_);
+    leveldb::Status s = db_->Use()->Write(o, &batch_);
     if (!s.ok()) return FromLevelDb(s, "writing rows of table " + Quoted(full_name_));
     batch_.Clear();
     written_ = true;
@@ -913,7 +1143,7 @@ class LevelDbReader final : public CellReader {
 
   // Creates the iterator and moves to the first live cell.
   void Start() {
-    iter_.reset(NewStrictIterator(db_->db.get(), lf::VerifiedReads()));
+    iter_.reset(db_->NewIterator(lf::VerifiedReads()));
     iter_->Seek(leveldb::Slice(lower_.data(), lower_.size()));
     Scan();
   }
@@ -1122,7 +1352,7 @@ class LevelDbStateStore final : public StateStore {
 
   Result<std::vector<std::pair<std::string, TableState>>> List() override {
     std::vector<std::pair<std::string, TableState>> out;
-    std::unique_ptr<leveldb::Iterator> it(NewStrictIterator(db_->db.get(), lf::VerifiedReads()));
+    std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(lf::VerifiedReads()));
     const char tag = lf::kStateTag;
     for (it->Seek(leveldb::Slice(&tag, 1)); it->Valid(); it->Next()) {
       const leveldb::Slice k = it->key();
@@ -1164,7 +1394,7 @@ class LevelDbStateStore final : public StateStore {
   Result<Stored> Read(const std::string& name) const {
     std::string value;
     const std::string key = lf::StateKey(name);
-    leveldb::Status s = db_->db->Get(lf::VerifiedReads(), key, &value);
+    leveldb::Status s = db_->Use()->Get(lf::VerifiedReads(), key, &value);
     Stored stored;
     if (s.IsNotFound()) return stored;
     if (!s.ok())
@@ -1203,7 +1433,7 @@ class LevelDbStateStore final : public StateStore {
     db_->KeepApart(Database::kState);
     leveldb::WriteOptions sync;
     sync.sync = true;
-    leveldb::Status s = db_->db->Put(sync, lf::StateKey(name), value);
+    leveldb::Status s = db_->Use()->Put(sync, lf::StateKey(name), value);
     db_->in_memtable[Database::kState] = true;
     if (!s.ok()) return db_->Error(s, "writing the state of table " + Quoted(name));
     return Status::OK();
@@ -1227,7 +1457,7 @@ class LevelDbStateStore final : public StateStore {
 Status CheckHeader(const Database& db) {
   const std::string key(lf::kHeaderKey);
   std::string value;
-  leveldb::Status s = db.db->Get(lf::VerifiedReads(), key, &value);
+  leveldb::Status s = db.Use()->Get(lf::VerifiedReads(), key, &value);
   if (s.IsNotFound()) {
     return Damaged(db.path, "its format header (key \\x00format) is missing");
   }
@@ -1249,12 +1479,12 @@ Status CheckHeader(const Database& db) {
 // LevelDB reads the files (tests stage a compaction's race there).
 Status CheckTableSizes(const Database& db) {
   std::string property;
-  if (!db.db->GetProperty("leveldb.sstables", &property)) return Status::OK();
+  if (!db.Use()->GetProperty("leveldb.sstables", &property)) return Status::OK();
   for (const lfiles::LiveTable& t : lfiles::ParseLiveTables(property)) {
     const std::string file = PathIn(db.path, lfiles::TableFileName(db.path, t.number));
     uint64_t size = 0;
     const leveldb::Status read = db.env->GetFileSize(file, &size);
-    if ((!read.ok() || size != t.size_bytes) && !StillLive(db.db.get(), t.number)) continue;
+    if ((!read.ok() || size != t.size_bytes) && !StillLive(db.Use().db, t.number)) continue;
     if (!read.ok()) {
       return Damaged(db.path, "table file '" + file + "' cannot be read (" + read.ToString() + ")");
     }
@@ -1328,12 +1558,10 @@ Result<std::shared_ptr<Database>> OpenExisting(const std::string& path, leveldb:
   open_marker.format = marker->format;
   WIDEN_RETURN_IF_ERROR(lmarker::WriteText(path, lmarker::Encode(open_marker)));
 
-  db->block_cache.reset(leveldb::NewLRUCache(lf::kBlockCacheBytes));
-  leveldb::Options lo = lf::StoreOptions(db->block_cache.get());
-  lo.create_if_missing = false;
-  lo.env = db->env;
-  leveldb::DB* raw = nullptr;
-  leveldb::Status s = leveldb::DB::Open(lo, path, &raw);
+  // Table files a run wrote and never added (it ended first) are not the
+  // database's.
+  lingest::RemovePending(db->env, path);
+  leveldb::Status s = db->OpenLevelDb();
   if (!s.ok()) {
     // LevelDB changed no file it had: the marker's seal still holds.
     (void)lmarker::WriteText(path, marker_text);
@@ -1344,7 +1572,6 @@ Result<std::shared_ptr<Database>> OpenExisting(const std::string& path, leveldb:
     }
     return FromLevelDb(s, context);
   }
-  db->db.reset(raw);
   db->seal_on_close = true;
   WIDEN_RETURN_IF_ERROR(CheckTableSizes(*db));
   WIDEN_RETURN_IF_ERROR(CheckHeader(*db));
@@ -1430,14 +1657,14 @@ Status LevelDbStore::CreateTable(const TableDescriptor& descriptor) {
   const std::string key = lf::TableKey(name);
   std::lock_guard<std::mutex> lock(create_mu_);
   std::string value;
-  leveldb::Status s = db_->db->Get(lf::VerifiedReads(), key, &value);
+  leveldb::Status s = db_->Use()->Get(lf::VerifiedReads(), key, &value);
   if (s.IsNotFound()) {
     // Kept out of the table files of state keys and cells (see
     // LevelDbStateStore::Write).
     db_->KeepApart(Database::kDescriptors);
     leveldb::WriteOptions sync;
     sync.sync = true;
-    s = db_->db->Put(sync, key, EncodeTableDescriptor(descriptor));
+    s = db_->Use()->Put(sync, key, EncodeTableDescriptor(descriptor));
     db_->in_memtable[Database::kDescriptors] = true;
     if (!s.ok()) return db_->Error(s, "creating table " + Quoted(name));
     return Status::OK();
@@ -1456,7 +1683,7 @@ Status LevelDbStore::SetTableMetadata(const std::string& full_name, const std::s
   leveldb::WriteOptions sync;
   sync.sync = true;
   leveldb::Status s =
-      db_->db->Put(sync, lf::TableKey(CanonicalTableName(full_name)), EncodeTableDescriptor(d));
+      db_->Use()->Put(sync, lf::TableKey(CanonicalTableName(full_name)), EncodeTableDescriptor(d));
   db_->in_memtable[Database::kDescriptors] = true;
   if (!s.ok()) return db_->Error(s, "updating table " + Quoted(full_name));
   return Status::OK();
@@ -1467,7 +1694,7 @@ Result<TableDescriptor> LevelDbStore::DescribeTable(const std::string& full_name
   const std::string name = CanonicalTableName(full_name);
   std::string value;
   const std::string key = lf::TableKey(name);
-  leveldb::Status s = db_->db->Get(lf::VerifiedReads(), key, &value);
+  leveldb::Status s = db_->Use()->Get(lf::VerifiedReads(), key, &value);
   if (s.IsNotFound()) {
     return Status::NotFound("table " + Quoted(name) + " does not exist in store '" + path_ + "'");
   }
@@ -1480,7 +1707,7 @@ Result<TableDescriptor> LevelDbStore::DescribeTable(const std::string& full_name
 Result<std::vector<TableDescriptor>> LevelDbStore::ListTables() {
   WIDEN_RETURN_IF_ERROR(CheckOpen());
   std::vector<TableDescriptor> tables;
-  std::unique_ptr<leveldb::Iterator> it(NewStrictIterator(db_->db.get(), lf::VerifiedReads()));
+  std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(lf::VerifiedReads()));
   const char tag = lf::kTableTag;
   for (it->Seek(leveldb::Slice(&tag, 1)); it->Valid(); it->Next()) {
     const leveldb::Slice k = it->key();
@@ -1505,17 +1732,25 @@ Result<std::unique_ptr<CellSink>> LevelDbStore::NewSink(const std::string& full_
   // come in key order as they come (BufferedCellSink).
   std::string prefix;
   lf::AppendCellKeyPrefix(&prefix, name);
-  std::unique_ptr<leveldb::Iterator> it(NewStrictIterator(db_->db.get(), lf::VerifiedReads()));
+  std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(lf::VerifiedReads()));
   it->Seek(prefix);
   if (!it->status().ok()) {
     return db_->Error(it->status(), "reading table " + Quoted(name), prefix, prefix + '\xff');
   }
   const bool empty = !it->Valid() || !it->key().starts_with(prefix);
+  it.reset();
   // A state key or table descriptor written before (LevelDbStateStore::
   // Write) goes out to a table file of its own before the cells come.
   db_->KeepApart(Database::kSinkCells);
-  return std::unique_ptr<CellSink>(
-      new LevelDbSink(db_, std::move(name), std::move(d), options_.batch_bytes, empty));
+  // Into a table that holds no cell, cells in key order go straight into
+  // table files of LevelDB's size (max_file_size).
+  std::unique_ptr<lingest::TableFileWriter> files;
+  if (empty && options_.write_table_files) {
+    const leveldb::Options lo = lf::StoreOptions(nullptr);
+    files = std::make_unique<lingest::TableFileWriter>(db_->env, db_->path, lo, lo.max_file_size);
+  }
+  return std::unique_ptr<CellSink>(new LevelDbSink(db_, std::move(name), std::move(d),
+                                                   options_.batch_bytes, empty, std::move(files)));
 }
 
 Result<std::unique_ptr<StateStore>> LevelDbStore::NewStateStore() {
@@ -1558,7 +1793,7 @@ Status LevelDbStore::ScanIndex(
   const size_t table_bytes = start.size();
   leveldb::ReadOptions o = lf::VerifiedReads();
   o.fill_cache = false;
-  std::unique_ptr<leveldb::Iterator> it(NewStrictIterator(db_->db.get(), o));
+  std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(o));
   bool more = true;
   for (size_t i = 0; more && i < prefixes.size() && it->status().ok(); ++i) {
     start.resize(table_bytes);

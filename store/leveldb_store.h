@@ -6,9 +6,11 @@
 //
 // Thread safety: a LevelDbStore may be shared by threads (CreateTable is
 // serialised inside); each sink and reader it hands out is used by one thread
-// at a time. Sinks and readers share ownership of the database, so they may
-// outlive the store: the database closes when the store and all of them are
-// gone.
+// at a time. A sink adding table files (NewSink) waits for the readers and
+// calls of other threads to end, at most 10 s, then writes its cells
+// through LevelDB's write path instead (as it does, after the wait, when
+// its own thread holds a reader of the store). Sinks and readers share ownership of the database,
+// so they may outlive the store: the database closes when the store and all of them are gone.
 //
 // Persisted layout, store format version 1. NEVER CHANGE IT; bump the format
 // version instead (and keep reading version 1). All integers big-endian.
@@ -150,12 +152,18 @@ class LevelDbStore final : public Store {
                           const std::string& value) override;
   /// Every table, ordered by full name.
   Result<std::vector<TableDescriptor>> ListTables() override;
-  /// A sink for the table's cells: batches of options.batch_bytes are written
-  /// as one LevelDB write batch, not synced (Flush: readable, not durable).
-  /// Sync (and Close) make every cell the sink wrote durable: LevelDB writes
-  /// its memtable out to a synced table file, then the log is synced — a
-  /// synced log write alone would leave the cells of a log LevelDB switched
-  /// away from (closed unsynced) at risk. Destroying the sink without Close
+  /// A sink for the table's cells. Into a table that holds no cell, with
+  /// options.write_table_files, cells that come in key order are written
+  /// into LevelDB table files directly and added to the database at each
+  /// Flush, readable and durable (docs/format.md, "Table files written
+  /// directly"); the database is closed and opened again for that, after
+  /// waiting (at most 10 s) for readers other threads hold. Otherwise
+  /// batches of options.batch_bytes are written as one LevelDB write batch,
+  /// not synced (Flush: readable, not durable). Sync (and Close) make every
+  /// cell the sink wrote durable: LevelDB writes its memtable out to a
+  /// synced table file, then the log is synced — a synced log write alone
+  /// would leave the cells of a log LevelDB switched away from (closed
+  /// unsynced) at risk. Destroying the sink without Close
   /// drops cells not yet flushed. NotFound for an unknown table. Every cell
   /// is checked (common/cell_check.h: the table's families, row keys of 1 to
   /// 32767 bytes, known types, a DeleteFamily marker without qualifier; any

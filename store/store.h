@@ -38,6 +38,12 @@ struct StoreOptions {
   size_t batch_bytes = 4 << 20;  // sink flush threshold, bytes
   /// Create the embedded store's directory when missing (false: NotFound).
   bool create_if_missing = true;
+  /// Embedded store: a sink into a table that holds no cell writes cells
+  /// that come in key order straight into LevelDB table files, added to
+  /// the database at each Flush (docs/format.md, "Table files written
+  /// directly"); false: every cell through LevelDB's write-ahead log and
+  /// memtable (what the benchmark's store limit measures).
+  bool write_table_files = true;
   /// HBase only (the embedded store writes in-process): requests in flight
   /// per sink, each on its own connection to the gateway (1 to
   /// kMaxWriters), and the bounds of one request.

@@ -1,9 +1,11 @@
 // The embedded store's Sync against a simulated crash of the machine
 // (tests/store/crash_env.h: what was not synced is lost): cells a sink only
-// flushed are gone, cells it synced are all there — also when LevelDB
-// switched logs while they were written (the log it left was closed
-// unsynced), and a state Put after Sync finds its cells; the same of a
-// RowWriter (what sync writes through).
+// flushed through LevelDB's write path are gone, cells it synced are all
+// there — also when LevelDB switched logs while they were written (the log
+// it left was closed unsynced), and a state Put after Sync finds its cells;
+// the same of a RowWriter (what sync writes through). Each test runs with
+// the sink writing table files directly (StoreOptions::write_table_files)
+// and through LevelDB's write path.
 #include <unistd.h>
 
 #include <filesystem>
@@ -20,15 +22,16 @@
 namespace widen {
 namespace {
 
-class LevelDbSyncTest : public ::testing::Test {
+class LevelDbSyncTest : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
     std::string tmpl = (std::filesystem::temp_directory_path() / "widen_sync_XXXXXX").string();
     ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
     dir_ = tmpl;
     path_ = dir_ + "/store";
-    Result<std::unique_ptr<LevelDbStore>> r =
-        LevelDbStore::Open(path_, StoreOptions(), crash_.env());
+    StoreOptions options;
+    options.write_table_files = GetParam();
+    Result<std::unique_ptr<LevelDbStore>> r = LevelDbStore::Open(path_, options, crash_.env());
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     store_ = std::move(r).value();
     CreateTable("t");
@@ -107,9 +110,11 @@ class LevelDbSyncTest : public ::testing::Test {
   int crashes_ = 0;
 };
 
-// Flush hands the cells to LevelDB (a reader sees them) but does not make
-// them durable: a crash loses them. This is why Flush is not Sync.
-TEST_F(LevelDbSyncTest, FlushedCellsAreLostInACrash) {
+// Flush hands the cells to LevelDB (a reader sees them). Through LevelDB's
+// write path that does not make them durable: a crash loses them, which is
+// why Flush is not Sync. Table files are synced before the database lists
+// them: there the cells a Flush wrote survive.
+TEST_P(LevelDbSyncTest, FlushedCellsAreLostInACrashUnlessWrittenAsTableFiles) {
   std::unique_ptr<CellSink> sink = Write(1000, 100);
   ASSERT_TRUE(sink->Flush().ok());
   Result<std::unique_ptr<CellReader>> reader = store_->NewReader("t", ReadOptions());
@@ -117,10 +122,10 @@ TEST_F(LevelDbSyncTest, FlushedCellsAreLostInACrash) {
   int64_t visible = 0;
   for (; (*reader)->Valid(); (*reader)->Next()) ++visible;
   EXPECT_EQ(visible, 1000);
-  EXPECT_EQ(CellsAfterCrash(), 0);
+  EXPECT_EQ(CellsAfterCrash(), GetParam() ? 1000 : 0);
 }
 
-TEST_F(LevelDbSyncTest, SyncedCellsSurviveACrash) {
+TEST_P(LevelDbSyncTest, SyncedCellsSurviveACrash) {
   std::unique_ptr<CellSink> sink = Write(1000, 100);
   ASSERT_TRUE(sink->Sync().ok());
   EXPECT_EQ(CellsAfterCrash(), 1000);
@@ -132,7 +137,7 @@ TEST_F(LevelDbSyncTest, SyncedCellsSurviveACrash) {
 
 // 40 MB of cells fill LevelDB's 16 MiB memtable twice over: it switched
 // logs twice, closing each unsynced; Sync still makes every cell durable.
-TEST_F(LevelDbSyncTest, SyncedCellsSurviveACrashAfterLevelDbSwitchedLogs) {
+TEST_P(LevelDbSyncTest, SyncedCellsSurviveACrashAfterLevelDbSwitchedLogs) {
   std::unique_ptr<CellSink> sink = Write(5000, 8000);
   ASSERT_TRUE(sink->Sync().ok());
   EXPECT_EQ(CellsAfterCrash(), 5000);
@@ -140,7 +145,7 @@ TEST_F(LevelDbSyncTest, SyncedCellsSurviveACrashAfterLevelDbSwitchedLogs) {
 
 // The order a state needs: cells synced, then the state Put (itself
 // durable when Put returns).
-TEST_F(LevelDbSyncTest, AStatePutAfterSyncFindsItsCellsAfterACrash) {
+TEST_P(LevelDbSyncTest, AStatePutAfterSyncFindsItsCellsAfterACrash) {
   std::unique_ptr<CellSink> sink = Write(2000, 100);
   ASSERT_TRUE(sink->Sync().ok());
   Result<std::unique_ptr<StateStore>> states = store_->NewStateStore();
@@ -159,7 +164,7 @@ TEST_F(LevelDbSyncTest, AStatePutAfterSyncFindsItsCellsAfterACrash) {
 // A RowWriter (what sync writes through) as a sink: rows it only flushed
 // are lost in a crash, rows it synced are all there. Without a log switch
 // its Sync is one synced write; the tests below switch logs in each way.
-TEST_F(LevelDbSyncTest, RowsARowWriterSyncedSurviveACrash) {
+TEST_P(LevelDbSyncTest, RowsARowWriterSyncedSurviveACrash) {
   Result<std::unique_ptr<RowWriter>> w = store_->NewRowWriter("t");
   ASSERT_TRUE(w.ok()) << w.status().ToString();
   ReplaceRows(w->get(), 0, 1000, 100);
@@ -173,7 +178,7 @@ TEST_F(LevelDbSyncTest, RowsARowWriterSyncedSurviveACrash) {
 }
 
 // 40 MB of rows: LevelDB switched logs while the writer wrote them.
-TEST_F(LevelDbSyncTest, RowsARowWriterSyncedSurviveACrashAfterItsWritesSwitchedLogs) {
+TEST_P(LevelDbSyncTest, RowsARowWriterSyncedSurviveACrashAfterItsWritesSwitchedLogs) {
   Result<std::unique_ptr<RowWriter>> w = store_->NewRowWriter("t");
   ASSERT_TRUE(w.ok()) << w.status().ToString();
   ReplaceRows(w->get(), 0, 5000, 8000);
@@ -185,7 +190,7 @@ TEST_F(LevelDbSyncTest, RowsARowWriterSyncedSurviveACrashAfterItsWritesSwitchedL
 // table u, never synced) then made LevelDB close, unsynced: Sync still
 // makes the rows durable (whether LevelDB's background work has written
 // that memtable out by then or not).
-TEST_F(LevelDbSyncTest, RowsARowWriterSyncedSurviveACrashAfterAnotherWriterSwitchedLogs) {
+TEST_P(LevelDbSyncTest, RowsARowWriterSyncedSurviveACrashAfterAnotherWriterSwitchedLogs) {
   CreateTable("u");
   Result<std::unique_ptr<RowWriter>> w = store_->NewRowWriter("t");
   ASSERT_TRUE(w.ok()) << w.status().ToString();
@@ -199,7 +204,7 @@ TEST_F(LevelDbSyncTest, RowsARowWriterSyncedSurviveACrashAfterAnotherWriterSwitc
 
 // A sync's order: a state Put, rows replaced and synced, a state Put: the
 // rows and the last state are there after a crash.
-TEST_F(LevelDbSyncTest, StatePutsAroundARowWritersSyncFindTheirRowsAfterACrash) {
+TEST_P(LevelDbSyncTest, StatePutsAroundARowWritersSyncFindTheirRowsAfterACrash) {
   Result<std::unique_ptr<StateStore>> states = store_->NewStateStore();
   ASSERT_TRUE(states.ok());
   TableState running;
@@ -221,6 +226,11 @@ TEST_F(LevelDbSyncTest, StatePutsAroundARowWritersSyncFindTheirRowsAfterACrash) 
   ASSERT_TRUE(got.ok() && got->has_value()) << got.status().ToString();
   EXPECT_EQ((*got)->status, TableStatus::kComplete);
 }
+
+INSTANTIATE_TEST_SUITE_P(Sinks, LevelDbSyncTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "TableFiles" : "WritePath";
+                         });
 
 }  // namespace
 }  // namespace widen
