@@ -139,12 +139,18 @@ void BufferedCellSink::Track(const CellView& c) {
   const uint64_t bytes = c.row.size() + c.family.size() + c.qualifier.size() + c.value.size();
   ++stats_.cells;
   stats_.bytes += bytes;
-  const CellCoordinates& p = tracked_;
+  CellCoordinates& p = tracked_;
+  // Only what changed is copied.
   if (!tracked_any_ || c.row != p.row) {
     ++stats_.rows;
     column_puts_ = c.type == CellType::kPut ? 1 : 0;
+    p.row.assign(c.row);
+    p.family.assign(c.family);
+    p.qualifier.assign(c.qualifier);
   } else if (c.family != p.family || c.qualifier != p.qualifier) {
     column_puts_ = c.type == CellType::kPut ? 1 : 0;
+    p.family.assign(c.family);
+    p.qualifier.assign(c.qualifier);
   } else if (c.timestamp_ms == p.timestamp_ms && c.type == p.type) {
     // The earlier cell is gone: the target keeps the later one.
     ++stats_.overwritten;
@@ -155,9 +161,6 @@ void BufferedCellSink::Track(const CellView& c) {
     if (++column_puts_ > static_cast<uint64_t>(limit) && limit > 0) ++stats_.beyond_versions;
   }
   tracked_any_ = true;
-  tracked_.row.assign(c.row);
-  tracked_.family.assign(c.family);
-  tracked_.qualifier.assign(c.qualifier);
   tracked_.timestamp_ms = c.timestamp_ms;
   tracked_.type = c.type;
   tracked_bytes_ = bytes;

@@ -47,6 +47,9 @@ void PutFixed64LE(std::string* dst, uint64_t v) {
   dst->append(b, 8);
 }
 
+// The tag of a value at sequence 0, as its 8 bytes.
+constexpr char kValueTag[kTagBytes] = {1, 0, 0, 0, 0, 0, 0, 0};
+
 uint64_t DecodeFixed64LE(const char* p) {
   uint64_t v = 0;
   for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
@@ -302,7 +305,7 @@ const leveldb::Comparator* InternalKeyOrder() {
   return order;
 }
 
-void AppendValueTag(std::string* key) { PutFixed64LE(key, kTypeValue); }
+void AppendValueTag(std::string* key) { key->append(kValueTag, kTagBytes); }
 
 // ---------------------------------------------------------------------------
 // TableFileWriter
@@ -322,7 +325,14 @@ TableFileWriter::~TableFileWriter() {
     file_.reset();
     env_->RemoveFile(current_.path);
   }
+  while (!syncs_.empty()) WaitOldestSync();
   for (const BuiltTable& t : finished_) env_->RemoveFile(t.path);
+}
+
+void TableFileWriter::WaitOldestSync() {
+  const Status s = syncs_.front().get();
+  syncs_.pop_front();
+  if (!s.ok() && status_.ok()) status_ = s;
 }
 
 Status TableFileWriter::Fail(const std::string& what, const std::string& detail) {
@@ -373,16 +383,24 @@ Status TableFileWriter::EndFile() {
   current_.entries = builder_->NumEntries();
   builder_.reset();  // finished, even when it failed: not to be abandoned
   if (!s.ok()) return Fail("cannot write table file", s.ToString());
-  s = file_->Sync();
-  if (s.ok()) s = file_->Close();
-  if (!s.ok()) return Fail("cannot write table file", s.ToString());
-  file_.reset();
+  // Synced and closed beside the next file's writing.
+  if (syncs_.size() >= kSyncsInFlight) WaitOldestSync();
+  syncs_.push_back(std::async(
+      std::launch::async,
+      [file = std::shared_ptr<leveldb::WritableFile>(std::move(file_)), path = current_.path]() {
+        leveldb::Status synced = file->Sync();
+        if (synced.ok()) synced = file->Close();
+        if (synced.ok()) return Status::OK();
+        return Status::LocalIo("cannot write table file '" + path + "': " + synced.ToString());
+      }));
   finished_.push_back(std::move(current_));
   current_ = BuiltTable();
-  return Status::OK();
+  return status_;
 }
 
-std::vector<BuiltTable> TableFileWriter::TakeFinished() {
+Result<std::vector<BuiltTable>> TableFileWriter::TakeFinished() {
+  while (!syncs_.empty()) WaitOldestSync();
+  WIDEN_RETURN_IF_ERROR(status_);
   std::vector<BuiltTable> out;
   out.swap(finished_);
   return out;

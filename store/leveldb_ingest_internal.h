@@ -45,7 +45,9 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
+#include <future>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -106,8 +108,10 @@ struct BuiltTable {
 /// `file_bytes` each, in directory `dir`, through `env` (borrowed), with
 /// `options`' block size, restart interval and compression (the store's;
 /// the comparator and filter policy are replaced by InternalKeyOrder and
-/// none). A file is synced when it ends. Files not yet taken
-/// (TakeFinished) when the writer is destroyed are removed.
+/// none). A file that ends is synced and closed on a thread of its own
+/// (at most kSyncsInFlight at once), so that writing the next one goes on
+/// meanwhile; TakeFinished waits for them. Files not yet taken when the
+/// writer is destroyed are removed.
 class TableFileWriter {
  public:
   TableFileWriter(leveldb::Env* env, std::string dir, const leveldb::Options& options,
@@ -125,16 +129,24 @@ class TableFileWriter {
   /// reports one only at the end otherwise); the writer then refuses every
   /// later call.
   Status CheckWrites();
-  /// Ends the file being written, if any: synced and closed.
+  /// Ends the file being written, if any; it is synced and closed in the
+  /// background.
   Status EndFile();
-  /// Hands over the finished files: the caller adds them (AddTables) or
-  /// removes them.
-  std::vector<BuiltTable> TakeFinished();
+  /// Waits until every ended file is synced and closed, then hands them
+  /// over: the caller adds them (AddTables) or removes them. LocalIo when
+  /// one could not be synced (the writer then refuses every later call,
+  /// and removes its files when destroyed).
+  Result<std::vector<BuiltTable>> TakeFinished();
   /// Whether an entry was added since the last EndFile.
   bool file_open() const { return builder_ != nullptr; }
 
+  /// Ended files being synced at most at once.
+  static constexpr size_t kSyncsInFlight = 4;
+
  private:
   Status Fail(const std::string& what, const std::string& detail);
+  // Waits for the oldest sync in flight; its error becomes status_.
+  void WaitOldestSync();
 
   leveldb::Env* const env_;
   const std::string dir_;
@@ -143,7 +155,8 @@ class TableFileWriter {
   std::unique_ptr<leveldb::WritableFile> file_;
   std::unique_ptr<leveldb::TableBuilder> builder_;
   BuiltTable current_;
-  std::vector<BuiltTable> finished_;
+  std::vector<BuiltTable> finished_;  // ended; the last `syncs_` of them syncing
+  std::deque<std::future<Status>> syncs_;
   Status status_;
 };
 

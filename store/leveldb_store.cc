@@ -623,7 +623,7 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
       held_ = false;
     }
     WIDEN_RETURN_IF_ERROR(files_->EndFile());
-    std::vector<lingest::BuiltTable> tables = files_->TakeFinished();
+    WIDEN_ASSIGN_OR_RETURN(std::vector<lingest::BuiltTable> tables, files_->TakeFinished());
     file_batches_ = 0;
     Result<std::vector<lingest::AddedTable>> added = db_->AddTables(tables);
     if (added.ok()) return Status::OK();

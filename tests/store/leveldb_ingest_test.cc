@@ -94,7 +94,9 @@ class IngestTest : public ::testing::Test {
       EXPECT_TRUE(s.ok()) << s.ToString();
     }
     EXPECT_TRUE(w.EndFile().ok());
-    return w.TakeFinished();
+    Result<std::vector<li::BuiltTable>> tables = w.TakeFinished();
+    EXPECT_TRUE(tables.ok()) << tables.status().ToString();
+    return tables.ok() ? std::move(tables).value() : std::vector<li::BuiltTable>();
   }
 
   std::string Get(const std::string& k) {
