@@ -407,6 +407,122 @@ Result<std::vector<BuiltTable>> TableFileWriter::TakeFinished() {
 }
 
 // ---------------------------------------------------------------------------
+// ParallelTableWriter
+
+struct ParallelTableWriter::Worker {
+  TableFileWriter files;
+  std::thread thread;
+  Worker(leveldb::Env* env, const std::string& dir, const leveldb::Options& options,
+         uint64_t file_bytes)
+      : files(env, dir, options, file_bytes) {}
+};
+
+ParallelTableWriter::ParallelTableWriter(leveldb::Env* env, std::string dir,
+                                         const leveldb::Options& options, uint64_t file_bytes,
+                                         int threads)
+    : env_(env), limit_(static_cast<size_t>(std::max(threads, 1))) {
+  for (int i = 0; i < std::max(threads, 1); ++i) {
+    workers_.push_back(std::make_unique<Worker>(env, dir, options, file_bytes));
+  }
+  for (auto& w : workers_) {
+    Worker* raw = w.get();
+    w->thread = std::thread([this, raw] { Loop(raw); });
+  }
+}
+
+ParallelTableWriter::~ParallelTableWriter() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+    queue_.clear();
+  }
+  cv_.notify_all();
+  for (auto& w : workers_) w->thread.join();
+  // Each worker's TableFileWriter removes the files not taken.
+}
+
+void ParallelTableWriter::Loop(Worker* w) {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+    if (stop_) return;
+    Segment seg = std::move(queue_.front());
+    queue_.pop_front();
+    ++busy_;
+    const bool failed = !status_.ok();
+    lock.unlock();
+    Status s;
+    if (!failed) {
+      size_t at = 0;
+      for (const auto& [key_bytes, value_bytes] : seg.sizes) {
+        s = w->files.Add(std::string_view(seg.bytes.data() + at, key_bytes),
+                         std::string_view(seg.bytes.data() + at + key_bytes, value_bytes));
+        if (!s.ok()) break;
+        at += key_bytes + value_bytes;
+      }
+      if (s.ok()) s = w->files.EndFile();  // a segment's files are its own
+    }
+    seg.bytes.clear();  // kept, with their buffers, for a later segment
+    seg.sizes.clear();
+    lock.lock();
+    --busy_;
+    if (!s.ok() && status_.ok()) status_ = s;
+    spare_.push_back(std::move(seg));
+    cv_.notify_all();
+  }
+}
+
+void ParallelTableWriter::Add(std::string_view internal_key, std::string_view value) {
+  filling_.bytes.append(internal_key);
+  filling_.bytes.append(value);
+  filling_.sizes.emplace_back(static_cast<uint32_t>(internal_key.size()),
+                              static_cast<uint32_t>(value.size()));
+}
+
+Status ParallelTableWriter::EndSegment() {
+  std::unique_lock<std::mutex> lock(mu_);
+  WIDEN_RETURN_IF_ERROR(status_);
+  if (filling_.sizes.empty()) return Status::OK();
+  cv_.wait(lock, [this] { return queue_.size() + busy_ < limit_ || !status_.ok(); });
+  WIDEN_RETURN_IF_ERROR(status_);
+  queue_.push_back(std::move(filling_));
+  filling_ = Segment();
+  if (!spare_.empty()) {  // a segment's buffers again: no allocation that grows anew
+    filling_ = std::move(spare_.back());
+    spare_.pop_back();
+  }
+  cv_.notify_all();
+  return Status::OK();
+}
+
+Result<std::vector<BuiltTable>> ParallelTableWriter::TakeFinished() {
+  WIDEN_RETURN_IF_ERROR(EndSegment());
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return (queue_.empty() && busy_ == 0) || !status_.ok(); });
+    if (!status_.ok()) {
+      // The other threads finish the segment they write; what is queued is dropped.
+      queue_.clear();
+      cv_.wait(lock, [this] { return busy_ == 0; });
+      return status_;
+    }
+  }
+  std::vector<BuiltTable> out;
+  for (auto& w : workers_) {
+    Result<std::vector<BuiltTable>> files = w->files.TakeFinished();
+    if (!files.ok()) {
+      for (const BuiltTable& t : out) env_->RemoveFile(t.path);
+      return files.status();
+    }
+    for (BuiltTable& t : *files) out.push_back(std::move(t));
+  }
+  std::sort(out.begin(), out.end(), [](const BuiltTable& a, const BuiltTable& b) {
+    return InternalKeyOrder()->Compare(a.smallest, b.smallest) < 0;
+  });
+  return out;
+}
+
+// ---------------------------------------------------------------------------
 // The MANIFEST
 
 Result<ManifestState> ReadManifest(leveldb::Env* env, const std::string& dir) {

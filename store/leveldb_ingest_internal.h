@@ -44,13 +44,16 @@
 // database open.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include <leveldb/options.h>
@@ -158,6 +161,55 @@ class TableFileWriter {
   std::vector<BuiltTable> finished_;  // ended; the last `syncs_` of them syncing
   std::deque<std::future<Status>> syncs_;
   Status status_;
+};
+
+/// Writes entries in internal key order into table files on `threads`
+/// threads of its own: entries are gathered into segments (copied), and
+/// each segment, handed over by EndSegment, is written by one thread into
+/// table files of its own (TableFileWriter's), so that several segments are
+/// compressed and written at once. Segments follow each other in key order.
+/// Memory: the segment being filled and at most 2 x `threads` more.
+/// Used by one thread at a time (its own threads aside).
+class ParallelTableWriter {
+ public:
+  ParallelTableWriter(leveldb::Env* env, std::string dir, const leveldb::Options& options,
+                      uint64_t file_bytes, int threads);
+  /// Stops the threads; the files not taken are removed.
+  ~ParallelTableWriter();
+  ParallelTableWriter(const ParallelTableWriter&) = delete;
+  ParallelTableWriter& operator=(const ParallelTableWriter&) = delete;
+
+  /// Adds one entry to the segment being filled. REQUIRES: `internal_key`
+  /// sorts after every entry added before, in InternalKeyOrder.
+  void Add(std::string_view internal_key, std::string_view value);
+  /// Hands the segment being filled (if it holds any entry) to a thread;
+  /// waits while 2 x `threads` segments are waiting or being written.
+  /// Returns the first error of a thread so far (LocalIo); after one, the
+  /// writer refuses every later call.
+  Status EndSegment();
+  /// EndSegment, waits until every segment is written, then hands over the
+  /// files in key order (as AddTables takes them).
+  Result<std::vector<BuiltTable>> TakeFinished();
+
+ private:
+  struct Segment {
+    std::string bytes;                                 // keys and values back to back
+    std::vector<std::pair<uint32_t, uint32_t>> sizes;  // (key bytes, value bytes) of each entry
+  };
+  struct Worker;
+  void Loop(Worker* w);
+
+  leveldb::Env* const env_;
+  Segment filling_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Segment> queue_;   // guarded by mu_
+  std::vector<Segment> spare_;  // written segments, emptied, kept for their buffers; guarded by mu_
+  size_t busy_ = 0;             // segments being written; guarded by mu_
+  bool stop_ = false;           // guarded by mu_
+  Status status_;               // the first error of a thread; guarded by mu_
+  size_t limit_;                // queue_.size() + busy_ at most
 };
 
 /// A live table file as the MANIFEST records it.

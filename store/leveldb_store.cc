@@ -224,7 +224,7 @@ struct Database {
     return s;
   }
 
-  /// Adds table files written by a TableFileWriter to the database
+  /// Adds table files written by a TableFileWriter (or ParallelTableWriter) to the database
   /// (leveldb_ingest::AddTables): waits until no other use of the database
   /// is under way (at most kAddWait), writes the memtable out, closes
   /// LevelDB, adds the files, and opens it again. Unavailable, with nothing
@@ -454,6 +454,11 @@ namespace {
 // the cells come in key order into a key range that held nothing, else each
 // batch as one leveldb::WriteBatch.
 
+// Threads a sink writes table files on (ParallelTableWriter): the cells
+// of an external sort's merge reach the sink faster than one thread
+// compresses and writes them.
+constexpr int kTableFileThreads = 2;
+
 // Whether two cells have the same coordinates (and so the same key).
 bool SameCoordinates(const CellView& a, const CellView& b) {
   return a.timestamp_ms == b.timestamp_ms && a.type == b.type && a.qualifier == b.qualifier &&
@@ -467,7 +472,7 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
   /// key order (null: through LevelDB's write path).
   LevelDbSink(std::shared_ptr<Database> db, std::string full_name, TableDescriptor descriptor,
               size_t batch_bytes, bool starts_empty,
-              std::unique_ptr<lingest::TableFileWriter> files)
+              std::unique_ptr<lingest::ParallelTableWriter> files)
       : BufferedCellSink(batch_bytes, /*background=*/true),
         write_bytes_(batch_bytes),
         starts_empty_(starts_empty),
@@ -596,7 +601,7 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
       EncodeKey(c);
       lingest::AppendValueTag(&key_);
       if (held_) {  // the first cell added of this batch
-        if (held_key_ != key_) WIDEN_RETURN_IF_ERROR(files_->Add(held_key_, held_value_));
+        if (held_key_ != key_) files_->Add(held_key_, held_value_);
         held_ = false;
       }
       if (i + 1 == n) {
@@ -604,11 +609,11 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
         held_value_.assign(c.value);
         held_ = true;
       } else {
-        WIDEN_RETURN_IF_ERROR(files_->Add(key_, c.value));
+        files_->Add(key_, c.value);
       }
     }
     ++file_batches_;
-    return files_->CheckWrites();
+    return files_->EndSegment();
   }
 
   // Ends the table file being written and adds the finished ones to the
@@ -619,10 +624,9 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
   Status AddFiles() {
     if (files_ == nullptr || file_batches_ == 0) return Status::OK();
     if (held_) {
-      WIDEN_RETURN_IF_ERROR(files_->Add(held_key_, held_value_));
+      files_->Add(held_key_, held_value_);
       held_ = false;
     }
-    WIDEN_RETURN_IF_ERROR(files_->EndFile());
     WIDEN_ASSIGN_OR_RETURN(std::vector<lingest::BuiltTable> tables, files_->TakeFinished());
     file_batches_ = 0;
     Result<std::vector<lingest::AddedTable>> added = db_->AddTables(tables);
@@ -678,7 +682,7 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
   uint64_t written_batches_ = 0;     // batches written through LevelDB's write path
   uint64_t synced_batches_ = 0;      // written_batches_ at the last SyncWritten
   // Table files written directly (null: not, or no more).
-  std::unique_ptr<lingest::TableFileWriter> files_;
+  std::unique_ptr<lingest::ParallelTableWriter> files_;
   uint64_t file_batches_ = 0;  // batches in files_ since they were last added
   bool held_ = false;          // the last cell of the last batch, not yet added
   std::string held_key_, held_value_;
@@ -1744,10 +1748,11 @@ Result<std::unique_ptr<CellSink>> LevelDbStore::NewSink(const std::string& full_
   db_->KeepApart(Database::kSinkCells);
   // Into a table that holds no cell, cells in key order go straight into
   // table files of LevelDB's size (max_file_size).
-  std::unique_ptr<lingest::TableFileWriter> files;
+  std::unique_ptr<lingest::ParallelTableWriter> files;
   if (empty && options_.write_table_files) {
     const leveldb::Options lo = lf::StoreOptions(nullptr);
-    files = std::make_unique<lingest::TableFileWriter>(db_->env, db_->path, lo, lo.max_file_size);
+    files = std::make_unique<lingest::ParallelTableWriter>(db_->env, db_->path, lo,
+                                                           lo.max_file_size, kTableFileThreads);
   }
   return std::unique_ptr<CellSink>(new LevelDbSink(db_, std::move(name), std::move(d),
                                                    options_.batch_bytes, empty, std::move(files)));

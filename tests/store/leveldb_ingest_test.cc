@@ -269,6 +269,62 @@ TEST_F(IngestTest, RefusedWhereTheDatabaseHoldsAKeyInTheRangeAndNothingChanges) 
   }
 }
 
+// Segments written by several threads at once come back as files in key
+// order, none overlapping another, every entry once.
+TEST_F(IngestTest, SegmentsWrittenOnSeveralThreadsComeBackInKeyOrder) {
+  OpenDb();
+  FlushAndClose();
+  std::vector<li::BuiltTable> tables;
+  {
+    li::ParallelTableWriter w(leveldb::Env::Default(), db_path_, leveldb::Options(), 8192, 3);
+    std::mt19937_64 rng(5);
+    char k[16];
+    int i = 0;
+    for (int seg = 0; seg < 60; ++seg) {
+      const int n = seg % 7 == 0 ? 1 : static_cast<int>(1 + rng() % 700);
+      for (int j = 0; j < n; ++j, ++i) {
+        std::snprintf(k, sizeof k, "m%06d", i);
+        std::string key = k;
+        li::AppendValueTag(&key);
+        w.Add(key, "v" + std::to_string(i));
+      }
+      ASSERT_TRUE(w.EndSegment().ok());
+    }
+    Result<std::vector<li::BuiltTable>> r = w.TakeFinished();
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    tables = std::move(r).value();
+    uint64_t entries = 0;
+    for (size_t t = 0; t < tables.size(); ++t) {
+      entries += tables[t].entries;
+      if (t > 0) {
+        EXPECT_LT(li::UserKey(tables[t - 1].largest), li::UserKey(tables[t].smallest));
+      }
+    }
+    EXPECT_EQ(entries, static_cast<uint64_t>(i));
+    EXPECT_GE(tables.size(), 60u);  // a segment's files are its own
+  }
+  for (const auto& t : tables) EXPECT_TRUE(std::filesystem::exists(t.path)) << "taken: kept";
+  std::string previous;
+  Result<std::vector<li::AddedTable>> added =
+      li::AddTables(leveldb::Env::Default(), db_path_, tables, &previous);
+  ASSERT_TRUE(added.ok()) << added.status().ToString();
+  OpenDb();
+  std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(leveldb::ReadOptions()));
+  int n = 0;
+  char k[16];
+  for (it->SeekToFirst(); it->Valid(); it->Next(), ++n) {
+    std::snprintf(k, sizeof k, "m%06d", n);
+    ASSERT_EQ(it->key().ToString(), k);
+    ASSERT_EQ(it->value().ToString(), "v" + std::to_string(n));
+  }
+  EXPECT_TRUE(it->status().ok());
+  EXPECT_EQ(static_cast<uint64_t>(n), [&] {
+    uint64_t e = 0;
+    for (const auto& t : tables) e += t.entries;
+    return e;
+  }());
+}
+
 // Writes in the log would be replayed above the added files: refused.
 TEST_F(IngestTest, RefusedWhileTheLogHoldsWrites) {
   OpenDb();
@@ -574,7 +630,7 @@ TEST_F(IngestSinkTest, AFullDiskAtAnyWriteLeavesTheTableEmptyOrWhole) {
     bool closed = false;
     {
       StoreOptions o;
-      o.batch_bytes = 4096;
+      o.batch_bytes = 64 << 10;  // a few table files, each a few dozen writes
       Result<std::unique_ptr<LevelDbStore>> r =
           LevelDbStore::Open(dir_ + "/" + name, o, full.env());
       if (r.ok()) {
