@@ -15,10 +15,15 @@
 
 #include <cctype>
 #include <charconv>
+#include <condition_variable>
 #include <cstdlib>
+#include <deque>
 #include <exception>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <system_error>
 #include <thread>
@@ -256,17 +261,71 @@ struct MySqlSource::Session {
   std::map<std::string, int64_t> longest;
   // Prepared `SET @widen_p1 = ?, ...` statements, by their number of parameters.
   std::map<size_t, std::unique_ptr<sql::PreparedStatement>> set_params;
-  // A stream's next page, being queried on this thread while the stream's
-  // caller reads the page before it (MySqlRowStream::StartPrefetch). Only one
-  // at a time: the connection runs one query at a time.
+  // Streams' next pages, queried on one thread of the session's, in the
+  // order they were asked for, while the streams' caller reads the pages
+  // before them (MySqlRowStream::StartPrefetch): the connection runs one
+  // query at a time, and a stream that moves to its next page waits only
+  // for that page, not for another stream's query queued before it.
   std::thread prefetch;
+  std::mutex prefetch_mu;
+  std::condition_variable prefetch_cv;
+  std::deque<std::function<void()>> prefetch_queue;  // guarded by prefetch_mu
+  bool prefetch_busy = false;                        // a task runs; guarded by prefetch_mu
+  bool prefetch_stop = false;                        // guarded by prefetch_mu
 
-  /// Waits for the page query in flight on `prefetch`, if any. Every use of
+  /// Queues `task` (a page's query) for the prefetch thread, starting the
+  /// thread first when needed. False when no thread could be started: the
+  /// caller then runs the query itself. REQUIRES: prefetch_mu held.
+  bool EnqueueLocked(std::function<void()> task) {
+    if (!prefetch.joinable()) {
+      try {
+        prefetch = std::thread([this] { PrefetchLoop(); });
+      } catch (const std::system_error&) {
+        return false;
+      }
+    }
+    prefetch_queue.push_back(std::move(task));
+    prefetch_cv.notify_all();
+    return true;
+  }
+
+  /// Waits until the prefetch thread ran every task queued. Every use of
   /// `conn` (and of `set_params`) on the caller's thread starts with it.
   void Settle() {
+    std::unique_lock<std::mutex> lock(prefetch_mu);
+    prefetch_cv.wait(lock, [this] { return prefetch_queue.empty() && !prefetch_busy; });
+  }
+
+  ~Session() {
+    {
+      std::lock_guard<std::mutex> lock(prefetch_mu);
+      prefetch_stop = true;
+      prefetch_cv.notify_all();
+    }
     if (prefetch.joinable()) prefetch.join();
   }
-  ~Session() { Settle(); }
+
+  // The prefetch thread: runs the queued tasks in order until stopped with
+  // none left.
+  void PrefetchLoop() {
+    sql::Driver* driver = sql::mysql::get_mysql_driver_instance();
+    driver->threadInit();  // the client library's per-thread state
+    std::unique_lock<std::mutex> lock(prefetch_mu);
+    for (;;) {
+      prefetch_cv.wait(lock, [this] { return prefetch_stop || !prefetch_queue.empty(); });
+      if (prefetch_queue.empty()) break;  // stopped
+      std::function<void()> task = std::move(prefetch_queue.front());
+      prefetch_queue.pop_front();
+      prefetch_busy = true;
+      lock.unlock();
+      task();  // sets its stream's `done` under prefetch_mu
+      lock.lock();
+      prefetch_busy = false;
+      prefetch_cv.notify_all();
+    }
+    lock.unlock();
+    driver->threadEnd();
+  }
 
   // Scans read side by side are checked to be paged (ScanSpec::shared), so
   // this is a bug.
@@ -474,89 +533,149 @@ class MySqlRowStream : public RowStream {
     return SelectBuilder(s_->dialect).Build(q_.spec, o);
   }
 
-  // Waits for this stream's prefetch, if one is in flight, and drops it.
+  // Waits for this stream's pages queried ahead, if any are in flight, and
+  // drops them.
   void DropPrefetch() {
-    if (!next_.active) return;
-    s_->Settle();
+    std::deque<std::unique_ptr<Prefetch>> dropped;
+    {
+      std::unique_lock<std::mutex> lock(s_->prefetch_mu);
+      if (ahead_.empty()) return;
+      dropping_ = true;  // no page queues another after it now
+      s_->prefetch_cv.wait(lock, [this] {
+        for (const auto& p : ahead_) {
+          if (!p->done) return false;
+        }
+        return true;
+      });
+      dropped.swap(ahead_);
+      dropping_ = false;
+    }
     try {
-      next_.rs.reset();
-      next_.stmt.reset();
+      for (auto& p : dropped) {
+        p->rs.reset();
+        p->stmt.reset();
+      }
     } catch (const std::exception&) {
     }
-    next_ = Prefetch();
   }
 
-  // A full buffered page was just queried: the next page starts at its last
-  // row, whose key is known now, so the next page's query runs on the
-  // session's prefetch thread while the caller reads this page (the server
-  // works while widen decodes, as PostgreSQL's COPY streams). Throws the
+  // The key of the last row of full page `rs` (its cursor is left before
+  // the first row), or nullopt when the page is not full or a key value
+  // cannot be read (Decode reports that when its turn comes). Throws the
   // connector's exceptions.
-  void StartPrefetch() {
-    if (!q_.paged || rs_->rowsCount() < static_cast<size_t>(page_limit_)) return;
-    // An unbuffered result holds the connection until it is read to its end.
-    if (s_->unbuffered_owner != nullptr) return;
+  std::optional<std::vector<Value>> LastKey(sql::ResultSet* rs, int limit) const {
+    if (rs->rowsCount() < static_cast<size_t>(limit)) return std::nullopt;
     std::vector<Value> key(q_.first.keys.size());
-    rs_->last();
+    rs->last();
     for (size_t k = 0; k < key.size(); ++k) {
-      // A value that cannot be read is reported by Decode when its turn comes.
-      if (!DecodeValue(static_cast<unsigned>(q_.first.keys[k].item), &key[k])) {
-        rs_->beforeFirst();
-        return;
+      if (!DecodeValue(rs, static_cast<unsigned>(q_.first.keys[k].item), &key[k])) {
+        rs->beforeFirst();
+        return std::nullopt;
       }
     }
-    rs_->beforeFirst();
-    s_->Settle();  // another stream's page
-    next_ = Prefetch();
-    next_.active = true;
-    next_.key = std::move(key);
-    next_.page = Page(false, next_.key);
-    try {
-      s_->prefetch = std::thread([this] {
-        sql::Driver* driver = sql::mysql::get_mysql_driver_instance();
-        driver->threadInit();  // the client library's per-thread state
-        try {
-          ServerWatch::Scope wait(s_->watch.get());
-          s_->SetParams(next_.page.params.empty() ? inner_params_ : next_.page.params);
-          next_.stmt.reset(s_->conn->createStatement());
-          next_.rs.reset(next_.stmt->executeQuery(next_.page.sql));
-        } catch (...) {
-          next_.error = std::current_exception();
-        }
-        driver->threadEnd();
-      });
-    } catch (const std::system_error&) {
-      next_ = Prefetch();  // no thread: NextPage queries the page itself
-    }
+    rs->beforeFirst();
+    return key;
   }
 
-  // Moves to the next page: the prefetched one when it starts where this
+  // Queues the query of the page after the row whose key is `key` on the
+  // session's prefetch thread, behind another stream's page if one is
+  // queued (this stream's reader waits for its own pages only, NextPage).
+  // When that page comes back full, the page after it is queued in turn,
+  // up to kPagesAhead pages ahead of the one being read: the connection
+  // then runs queries back to back while widen decodes. False when no
+  // prefetch thread could be started (the reader queries the page itself).
+  // REQUIRES: prefetch_mu held.
+  bool QueueAheadLocked(std::vector<Value> key) {
+    auto p = std::make_unique<Prefetch>();
+    p->key = std::move(key);
+    p->page = Page(false, p->key);
+    Prefetch* raw = p.get();
+    auto task = [this, raw] {
+      std::optional<std::vector<Value>> next_key;
+      try {
+        ServerWatch::Scope wait(s_->watch.get());
+        s_->SetParams(raw->page.params.empty() ? inner_params_ : raw->page.params);
+        raw->stmt.reset(s_->conn->createStatement());
+        raw->rs.reset(raw->stmt->executeQuery(raw->page.sql));
+        next_key = LastKey(raw->rs.get(), Limit(false));
+      } catch (...) {
+        raw->error = std::current_exception();
+        next_key.reset();
+      }
+      std::lock_guard<std::mutex> lock(s_->prefetch_mu);
+      raw->done = true;
+      if (next_key && !dropping_ && ahead_.size() < kPagesAhead &&
+          QueueAheadLocked(std::move(*next_key))) {
+        return;
+      }
+      raw->next_key = std::move(next_key);  // queued by the reader when it gets there
+    };
+    if (!s_->EnqueueLocked(std::move(task))) return false;
+    ahead_.push_back(std::move(p));
+    return true;
+  }
+
+  // A new page is being read (rs_): the page after it is queried ahead, if
+  // it is not yet. Throws the connector's exceptions.
+  void StartPrefetch() {
+    if (!q_.paged) return;
+    // An unbuffered result holds the connection until it is read to its end.
+    if (s_->unbuffered_owner != nullptr) return;
+    std::unique_lock<std::mutex> lock(s_->prefetch_mu);
+    if (!ahead_.empty()) {
+      // The chain stopped kPagesAhead pages ahead of the page before: go on
+      // from its last page, once that one came back full.
+      Prefetch* last = ahead_.back().get();
+      if (last->done && last->next_key && ahead_.size() < kPagesAhead) {
+        std::vector<Value> key = std::move(*last->next_key);
+        last->next_key.reset();
+        QueueAheadLocked(std::move(key));
+      }
+      return;
+    }
+    lock.unlock();
+    std::optional<std::vector<Value>> key = LastKey(rs_.get(), page_limit_);
+    if (!key) return;
+    lock.lock();
+    QueueAheadLocked(std::move(*key));
+  }
+
+  // Moves to the next page: the one queried ahead when it starts where this
   // page ended, else queried now.
   void NextPage() {
-    if (!next_.active) return RunPage(/*first=*/false);
-    s_->Settle();
-    Prefetch p = std::move(next_);
-    next_ = Prefetch();
-    bool same = p.key.size() == last_key_.size();
-    for (size_t k = 0; same && k < p.key.size(); ++k) {
-      same = CompareValues(p.key[k], last_key_[k]) == 0;
+    std::unique_ptr<Prefetch> p;
+    {
+      std::unique_lock<std::mutex> lock(s_->prefetch_mu);
+      if (!ahead_.empty()) {
+        Prefetch* front = ahead_.front().get();
+        s_->prefetch_cv.wait(lock, [front] { return front->done; });
+        p = std::move(ahead_.front());
+        ahead_.pop_front();
+      }
+    }
+    if (p == nullptr) return RunPage(/*first=*/false);
+    bool same = p->key.size() == last_key_.size();
+    for (size_t k = 0; same && k < p->key.size(); ++k) {
+      same = CompareValues(p->key[k], last_key_[k]) == 0;
     }
     if (!same) {  // not expected: the page's last row is the one read last
       try {
-        p.rs.reset();
-        p.stmt.reset();
+        p->rs.reset();
+        p->stmt.reset();
       } catch (const std::exception&) {
       }
+      DropPrefetch();  // pages after it start from its rows
       return RunPage(/*first=*/false);
     }
-    if (p.error) {
+    if (p->error) {
       try {
-        std::rethrow_exception(p.error);
+        std::rethrow_exception(p->error);
       } catch (const std::exception& e) {
-        return Fail(PageError(p.page, e));
+        return Fail(PageError(p->page, e));
       }
     }
-    stmt_ = std::move(p.stmt);
-    rs_ = std::move(p.rs);
+    stmt_ = std::move(p->stmt);
+    rs_ = std::move(p->rs);
     BeginPage(/*first=*/false);
   }
 
@@ -696,11 +815,13 @@ class MySqlRowStream : public RowStream {
 
   // Reads column `i` (0-based, of every selected column) of the current
   // row into *v; false when its text is not a value of its kind.
-  bool DecodeValue(unsigned i, Value* v) {
+  bool DecodeValue(unsigned i, Value* v) const { return DecodeValue(rs_.get(), i, v); }
+  // The same from result `rs` (a page queried ahead, on the prefetch thread).
+  bool DecodeValue(sql::ResultSet* rs, unsigned i, Value* v) const {
     // One call into the connector per value: getString gives "" for NULL
     // and wasNull tells them apart; the text is parsed where it lies.
-    const sql::SQLString text = rs_->getString(i + 1);
-    if (rs_->wasNull()) {
+    const sql::SQLString text = rs->getString(i + 1);
+    if (rs->wasNull()) {
       v->SetNull(mysql_internal::TypeForKind(q_.kinds[i]));
       return true;
     }
@@ -738,17 +859,26 @@ class MySqlRowStream : public RowStream {
   std::string joins_;          // the joined tables, for messages
   std::vector<Value> last_key_;
   std::vector<Value> inner_params_;  // of spec.query's placeholders
-  // The next page, queried on the session's prefetch thread (StartPrefetch):
-  // written by that thread, read here after Session::Settle.
+  // A page queried ahead on the session's prefetch thread (QueueAhead):
+  // written by that thread, read here once `done`.
   struct Prefetch {
-    bool active = false;
+    bool done = false;       // the query ended; guarded by Session::prefetch_mu
     std::vector<Value> key;  // the last row of the page before it
     BuiltQuery page;
     std::unique_ptr<sql::Statement> stmt;
     std::unique_ptr<sql::ResultSet> rs;
     std::exception_ptr error;
+    // Full, but kPagesAhead were queued already: the key the page after it
+    // starts at. Guarded by Session::prefetch_mu.
+    std::optional<std::vector<Value>> next_key;
   };
-  Prefetch next_;
+  // Pages queried ahead at most (MySQL has no second query in flight on a
+  // connection; these are queued back to back).
+  static constexpr size_t kPagesAhead = 2;
+  // This stream's pages queried ahead, in order; pushed by either thread,
+  // popped by the reader. Guarded by Session::prefetch_mu.
+  std::deque<std::unique_ptr<Prefetch>> ahead_;
+  bool dropping_ = false;  // DropPrefetch waits: nothing more is queued; guarded as ahead_
   RowSchema schema_;
   Row row_, hidden_;
   std::vector<bool> sets_;  // per visible column: a SET
