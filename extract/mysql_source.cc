@@ -874,7 +874,7 @@ class MySqlRowStream : public RowStream {
   };
   // Pages queried ahead at most (MySQL has no second query in flight on a
   // connection; these are queued back to back).
-  static constexpr size_t kPagesAhead = 2;
+  static constexpr size_t kPagesAhead = 4;
   // This stream's pages queried ahead, in order; pushed by either thread,
   // popped by the reader. Guarded by Session::prefetch_mu.
   std::deque<std::unique_ptr<Prefetch>> ahead_;
