@@ -18,6 +18,12 @@ namespace {
 
 constexpr size_t kWriteBufferBytes = 1 << 20;
 constexpr size_t kReadBufferBytes = 256 << 10;
+// A merge's read buffers together: each run's is this over the runs merged
+// (at least kMinReadBufferBytes, at most kReadBufferBytes), so that the
+// memory of a merge does not grow with the number of runs, that is with
+// the table.
+constexpr size_t kMergeReadBytes = 16 << 20;
+constexpr size_t kMinReadBufferBytes = 64 << 10;
 
 std::string TempDir(const std::string& dir) {
   if (!dir.empty()) return dir;
@@ -82,12 +88,13 @@ inline const char* GetVarint(const char* p, const char* end, uint32_t* v) {
 // One run: an unlinked file written once, then read once from the start.
 struct CellRuns::Run {
   int fd = -1;
-  std::string path;       // for messages (the name is unlinked at once)
-  uint64_t size = 0;      // bytes written
-  std::string buffer;     // write buffer, then read buffer
-  size_t pos = 0;         // read: next record's offset in buffer
-  uint64_t file_pos = 0;  // read: file offset of buffer's end
-  CellView cell;          // read: the current record (row and family in row/family)
+  std::string path;                      // for messages (the name is unlinked at once)
+  uint64_t size = 0;                     // bytes written
+  std::string buffer;                    // write buffer, then read buffer
+  size_t read_bytes = kReadBufferBytes;  // read: bytes read at a time (MergeRuns sets it)
+  size_t pos = 0;                        // read: next record's offset in buffer
+  uint64_t file_pos = 0;                 // read: file offset of buffer's end
+  CellView cell;                         // read: the current record (row and family in row/family)
   bool valid = false;
   bool written = false;  // its cells are in the target already
   // The previous cell's row, family and timestamp (writing and reading).
@@ -169,7 +176,7 @@ struct CellRuns::Run {
     if (buffer.size() - pos >= bytes) return true;
     buffer.erase(0, pos);
     pos = 0;
-    const size_t want = std::max(bytes, kReadBufferBytes);
+    const size_t want = std::max(bytes, read_bytes);
     while (buffer.size() < want && file_pos < size) {
       const size_t old = buffer.size();
       const size_t chunk = static_cast<size_t>(std::min<uint64_t>(want - old, size - file_pos));
@@ -349,7 +356,12 @@ Status CellRuns::MergeOldest(size_t count) {
 
 Status CellRuns::MergeRuns(std::vector<std::unique_ptr<Run>> runs, const MergeFn& fn,
                            const std::atomic<bool>* cancel) {
-  for (auto& r : runs) WIDEN_RETURN_IF_ERROR(r->StartReading());
+  const size_t read_bytes = std::clamp(kMergeReadBytes / std::max<size_t>(runs.size(), 1),
+                                       kMinReadBufferBytes, kReadBufferBytes);
+  for (auto& r : runs) {
+    r->read_bytes = read_bytes;
+    WIDEN_RETURN_IF_ERROR(r->StartReading());
+  }
   // Smallest cell first; for equal cells, the earlier run.
   auto later = [&runs](size_t a, size_t b) {
     const int c = CompareCells(runs[a]->cell, runs[b]->cell);

@@ -12,11 +12,12 @@
 // stored as its shared prefix with the previous row plus the rest, so a
 // run of sorted cells takes about half the bytes of the cells themselves.
 //
-// Memory: writing buffers 1 MiB; merging reads each run through a 256 KiB
-// buffer (larger only for a record that does not fit). At most kMaxRuns runs
-// are kept: when Add would go beyond, the oldest kMergeWidth runs are first
-// merged into one, so merging needs at most kMaxRuns buffers (32 MiB)
-// whatever the amount of data.
+// Memory: writing buffers 1 MiB; merging reads each run through a buffer
+// of 16 MiB over the number of runs merged, 64 KiB to 256 KiB (larger only
+// for a record that does not fit), so a merge's buffers take at most 16 MiB
+// however many runs the table gave. At most kMaxRuns runs are kept: when
+// Add would go beyond, the oldest kMergeWidth runs are first merged into
+// one.
 //
 // Equal cells (same row, family, qualifier, timestamp and type) leave Merge
 // in the order they were added — a cell of an earlier run first — so the last
