@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -336,7 +337,7 @@ void TableFileWriter::WaitOldestSync() {
 }
 
 Status TableFileWriter::Fail(const std::string& what, const std::string& detail) {
-  status_ = Status::LocalIo(what + " '" + current_.path + "': " + detail);
+  status_ = Status::LocalIo(what + " in '" + dir_ + "': " + detail);
   if (builder_ != nullptr) builder_->Abandon();
   builder_.reset();
   file_.reset();
@@ -354,7 +355,7 @@ Status TableFileWriter::Add(std::string_view internal_key, std::string_view valu
     leveldb::WritableFile* raw = nullptr;
     leveldb::Status s = env_->NewWritableFile(current_.path, &raw);
     if (!s.ok()) {
-      status_ = FromLevelDb(s, "cannot create table file '" + current_.path + "'");
+      status_ = FromLevelDb(s, "cannot create a new table file in '" + dir_ + "'");
       return status_;
     }
     file_.reset(raw);
@@ -371,7 +372,7 @@ Status TableFileWriter::Add(std::string_view internal_key, std::string_view valu
 Status TableFileWriter::CheckWrites() {
   if (builder_ == nullptr) return status_;
   const leveldb::Status s = builder_->status();
-  if (!s.ok()) return Fail("cannot write table file", s.ToString());
+  if (!s.ok()) return Fail("cannot write a new table file", s.ToString());
   return Status::OK();
 }
 
@@ -382,7 +383,7 @@ Status TableFileWriter::EndFile() {
   current_.size_bytes = builder_->FileSize();
   current_.entries = builder_->NumEntries();
   builder_.reset();  // finished, even when it failed: not to be abandoned
-  if (!s.ok()) return Fail("cannot write table file", s.ToString());
+  if (!s.ok()) return Fail("cannot write a new table file", s.ToString());
   // Synced and closed beside the next file's writing.
   if (syncs_.size() >= kSyncsInFlight) WaitOldestSync();
   syncs_.push_back(std::async(
@@ -391,7 +392,8 @@ Status TableFileWriter::EndFile() {
         leveldb::Status synced = file->Sync();
         if (synced.ok()) synced = file->Close();
         if (synced.ok()) return Status::OK();
-        return Status::LocalIo("cannot write table file '" + path + "': " + synced.ToString());
+        return Status::LocalIo("cannot write a new table file ('" + path + "', removed): " +
+                               synced.ToString());
       }));
   finished_.push_back(std::move(current_));
   current_ = BuiltTable();
@@ -742,17 +744,48 @@ Status RestoreCurrent(leveldb::Env* env, const std::string& dir, const std::stri
   return SetCurrent(env, dir, manifest_name, &switched);
 }
 
-int RemovePending(leveldb::Env* env, const std::string& dir) {
+int RemoveLeftovers(leveldb::Env* env, const std::string& dir) {
   std::vector<std::string> children;
   if (!env->GetChildren(dir, &children).ok()) return 0;
-  int removed = 0;
-  for (const std::string& c : children) {
-    if (c.compare(0, kPendingPrefix.size(), kPendingPrefix) == 0 &&
-        env->RemoveFile(PathIn(dir, c)).ok()) {
-      ++removed;
+  // The live MANIFEST's number; a MANIFEST numbered above it is one an
+  // add wrote before it was cut short (LevelDB keeps such a file).
+  uint64_t live = 0;
+  std::string current;
+  if (leveldb::ReadFileToString(env, PathIn(dir, "CURRENT"), &current).ok() &&
+      !current.empty() && current.back() == '\n') {
+    current.pop_back();
+    if (lfiles::KindOf(current) == lfiles::FileKind::kManifest &&
+        env->FileExists(PathIn(dir, current))) {
+      live = lfiles::NumberOf(current);
     }
   }
+  int removed = 0;
+  for (const std::string& c : children) {
+    const bool pending = c.compare(0, kPendingPrefix.size(), kPendingPrefix) == 0;
+    const bool manifest_above = live != 0 && lfiles::KindOf(c) == lfiles::FileKind::kManifest &&
+                                lfiles::NumberOf(c) > live;
+    if ((pending || manifest_above) && env->RemoveFile(PathIn(dir, c)).ok()) ++removed;
+  }
   return removed;
+}
+
+Result<std::vector<std::string>> UnlistedTables(leveldb::Env* env, const std::string& dir) {
+  WIDEN_ASSIGN_OR_RETURN(ManifestState state, ReadManifest(env, dir));
+  std::set<uint64_t> listed;
+  for (const auto& level : state.levels) {
+    for (const LiveFile& f : level) listed.insert(f.number);
+  }
+  std::vector<std::string> children;
+  leveldb::Status s = env->GetChildren(dir, &children);
+  if (!s.ok()) return FromLevelDb(s, "cannot list '" + dir + "'");
+  std::vector<std::string> out;
+  for (const std::string& c : children) {
+    if (lfiles::KindOf(c) == lfiles::FileKind::kTable && listed.count(lfiles::NumberOf(c)) == 0) {
+      out.push_back(c);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace leveldb_ingest

@@ -190,6 +190,8 @@ class ParallelTableWriter {
   /// EndSegment, waits until every segment is written, then hands over the
   /// files in key order (as AddTables takes them).
   Result<std::vector<BuiltTable>> TakeFinished();
+  /// Bytes (keys and values) of the segment being filled.
+  size_t filling_bytes() const { return filling_.bytes.size(); }
 
  private:
   struct Segment {
@@ -280,9 +282,18 @@ Status ForEachEntry(leveldb::Env* env, const BuiltTable& table,
 /// replaced by rename, the directory synced).
 Status RestoreCurrent(leveldb::Env* env, const std::string& dir, const std::string& manifest_name);
 
-/// Removes the files named kPendingPrefix... in `dir` (left by a run that
-/// ended before adding them). Returns how many were removed.
-int RemovePending(leveldb::Env* env, const std::string& dir);
+/// Removes what an add cut short leaves in database directory `dir` (a
+/// run killed, or a machine that stopped): the files named
+/// kPendingPrefix..., and a MANIFEST numbered above the one CURRENT names
+/// (LevelDB would keep it for good). REQUIRES: nothing has the database
+/// open. Returns how many files were removed.
+int RemoveLeftovers(leveldb::Env* env, const std::string& dir);
+
+/// The table files of `dir` (names) that the MANIFEST CURRENT names does
+/// not list: not the database's (LevelDB removes them when it opens it),
+/// written by a compaction or an add that was cut short. ReadManifest's
+/// errors when the MANIFEST does not read back.
+Result<std::vector<std::string>> UnlistedTables(leveldb::Env* env, const std::string& dir);
 
 }  // namespace leveldb_ingest
 }  // namespace widen

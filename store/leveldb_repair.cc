@@ -16,12 +16,14 @@
 #include <system_error>
 
 #include <leveldb/db.h>
+#include <leveldb/env.h>
 #include <leveldb/iterator.h>
 #include <leveldb/options.h>
 
 #include "common/table_descriptor.h"
 #include "store/leveldb_create_internal.h"
 #include "store/leveldb_files_internal.h"
+#include "store/leveldb_ingest_internal.h"
 #include "store/leveldb_format_internal.h"
 #include "store/leveldb_marker_internal.h"
 #include "store/leveldb_store.h"
@@ -338,6 +340,21 @@ Result<RepairReport> RepairLevelDbStore(const std::string& from, const std::stri
   if (no_marker) {
     report.damage.push_back("file '" + (fs::path(from) / lmarker::kMarkerFile).string() +
                             "' is missing: the store's seal could not be checked; written again");
+  }
+  // When the MANIFEST reads back, the table files it does not list are not
+  // the store's (LevelDB removes them when it opens the store): a
+  // compaction's or a table-file load's that was cut short. RepairDB would
+  // take them in; they are set aside instead, as the store holds them.
+  Result<std::vector<std::string>> unlisted =
+      leveldb_ingest::UnlistedTables(leveldb::Env::Default(), temp->path());
+  if (unlisted.ok() && !unlisted->empty()) {
+    const fs::path lost = fs::path(temp->path()) / "lost";
+    fs::create_directories(lost, ec);
+    if (ec) return LocalIoError("creating '" + lost.string() + "'", ec.value());
+    for (const std::string& name : *unlisted) {
+      fs::rename(fs::path(temp->path()) / name, lost / name, ec);
+      if (ec) return LocalIoError("setting aside '" + name + "'", ec.value());
+    }
   }
   WIDEN_RETURN_IF_ERROR(FindDamage(from, temp->path(), &report));
 

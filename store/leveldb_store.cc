@@ -158,6 +158,10 @@ struct Database {
   std::string path;             // the store directory
   leveldb::Env* env = nullptr;  // LevelDB's Env (borrowed)
   int lock_fd = -1;             // the directory, flock()ed; -1: none
+  // flock() took the directory's lock. Without it (a file system without
+  // flock) only LevelDB's own lock keeps other processes out, and LevelDB
+  // is never closed while the store is open: no table files are added.
+  bool flock_held = false;
   bool seal_on_close = false;   // set once LevelDB opened the directory
   std::unique_ptr<leveldb::Cache> block_cache;
   // The open database. Every use of it (a call, a live iterator) holds
@@ -245,12 +249,19 @@ struct Database {
     std::string previous;
     Result<std::vector<lingest::AddedTable>> added =
         lingest::AddTables(env, path, tables, &previous);
-    const std::string context = "opening store '" + path + "' again";
+    std::string context = "opening store '" + path + "' again";
     leveldb::Status opened = OpenLevelDb();
     if (!opened.ok() && !previous.empty()) {
-      if (lingest::RestoreCurrent(env, path, previous).ok() && OpenLevelDb().ok()) {
-        return FromLevelDb(opened, context + " with table files added (they were left out)");
+      const Status restored = lingest::RestoreCurrent(env, path, previous);
+      if (restored.ok() && OpenLevelDb().ok()) {
+        return FromLevelDb(opened, context + " with new table files added (they were left out)");
       }
+      context += " after new table files were added to it (" +
+                 (restored.ok() ? std::string("its MANIFEST from before did not open either")
+                                 : "its MANIFEST from before could not be put back: " +
+                                       restored.message()) +
+                 "; the store is left as it is, marked open: open it again (widen scan), or "
+                 "copy it with widen repair)";
     }
     if (!opened.ok()) {
       db.reset(new ClosedDb(opened.ToString()));
@@ -603,6 +614,12 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
       if (held_) {  // the first cell added of this batch
         if (held_key_ != key_) files_->Add(held_key_, held_value_);
         held_ = false;
+        // The batch before, with its last cell, goes to a thread of its
+        // own, once the segment is worth its own table files.
+        if (files_->filling_bytes() >= kSegmentBytes) {
+          WIDEN_RETURN_IF_ERROR(
+              files_->EndSegment().WithContext("writing table " + Quoted(full_name_)));
+        }
       }
       if (i + 1 == n) {
         held_key_.assign(key_);
@@ -613,8 +630,11 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
       }
     }
     ++file_batches_;
-    return files_->EndSegment();
+    return Status::OK();
   }
+
+  // Bytes (keys and values) of a segment handed to a thread of table files.
+  static constexpr size_t kSegmentBytes = 4 << 20;
 
   // Ends the table file being written and adds the finished ones to the
   // database. When the database holds keys within their key ranges (a
@@ -627,7 +647,9 @@ class LevelDbSink final : public BufferedCellSink, private CellBatch::Handler {
       files_->Add(held_key_, held_value_);
       held_ = false;
     }
-    WIDEN_ASSIGN_OR_RETURN(std::vector<lingest::BuiltTable> tables, files_->TakeFinished());
+    Result<std::vector<lingest::BuiltTable>> taken = files_->TakeFinished();
+    if (!taken.ok()) return taken.status().WithContext("writing table " + Quoted(full_name_));
+    std::vector<lingest::BuiltTable> tables = std::move(taken).value();
     file_batches_ = 0;
     Result<std::vector<lingest::AddedTable>> added = db_->AddTables(tables);
     if (added.ok()) return Status::OK();
@@ -1519,6 +1541,8 @@ Status LockDirectory(Database* db) {
     }
     // A file system without flock: LevelDB's own lock still keeps other
     // processes out of the database.
+  } else {
+    db->flock_held = true;
   }
   db->lock_fd = fd;
   return Status::OK();
@@ -1562,9 +1586,9 @@ Result<std::shared_ptr<Database>> OpenExisting(const std::string& path, leveldb:
   open_marker.format = marker->format;
   WIDEN_RETURN_IF_ERROR(lmarker::WriteText(path, lmarker::Encode(open_marker)));
 
-  // Table files a run wrote and never added (it ended first) are not the
-  // database's.
-  lingest::RemovePending(db->env, path);
+  // Table files a run wrote and never added, and a MANIFEST it wrote and
+  // never made live (it ended first), are not the database's.
+  lingest::RemoveLeftovers(db->env, path);
   leveldb::Status s = db->OpenLevelDb();
   if (!s.ok()) {
     // LevelDB changed no file it had: the marker's seal still holds.
@@ -1748,8 +1772,10 @@ Result<std::unique_ptr<CellSink>> LevelDbStore::NewSink(const std::string& full_
   db_->KeepApart(Database::kSinkCells);
   // Into a table that holds no cell, cells in key order go straight into
   // table files of LevelDB's size (max_file_size).
+  // Adding them closes LevelDB for a moment: only while the directory's
+  // lock keeps other processes out.
   std::unique_ptr<lingest::ParallelTableWriter> files;
-  if (empty && options_.write_table_files) {
+  if (empty && options_.write_table_files && db_->flock_held) {
     const leveldb::Options lo = lf::StoreOptions(nullptr);
     files = std::make_unique<lingest::ParallelTableWriter>(db_->env, db_->path, lo,
                                                            lo.max_file_size, kTableFileThreads);

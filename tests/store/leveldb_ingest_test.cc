@@ -35,6 +35,8 @@
 #include "store/leveldb_files_internal.h"
 #include "store/leveldb_format_internal.h"
 #include "store/leveldb_ingest_internal.h"
+#include "store/leveldb_marker_internal.h"
+#include "store/leveldb_repair.h"
 #include "store/leveldb_store.h"
 #include "store/store.h"
 #include "tests/store/full_disk_env.h"
@@ -689,6 +691,118 @@ TEST_F(IngestSinkTest, TheSinkWaitsForAReaderAnotherThreadHolds) {
   release.join();
   EXPECT_GE(waited, 0.25);
   EXPECT_EQ(ReadAll(store.get(), "t").size(), 500u);
+}
+
+// The store as a run killed while it added table files leaves it: marked
+// open (not sealed).
+void MarkOpen(const std::string& dir) {
+  leveldb_marker::Marker open;
+  open.format = leveldb_format::kFormatVersion;
+  ASSERT_TRUE(leveldb_marker::WriteText(dir, leveldb_marker::Encode(open)).ok());
+}
+
+// A run killed after it renamed its table files to their numbers, before
+// CURRENT named the MANIFEST that lists them: the files are not the
+// store's. Opening the store drops them (LevelDB), and so does widen
+// repair (it sets them aside), so the repaired store holds what the store
+// held and no more.
+TEST_F(IngestSinkTest, TableFilesNoManifestListsAreNotTheStoresNorTheRepairs) {
+  Cells first, second;
+  for (int r = 0; r < 300; ++r) first.emplace_back("r" + std::to_string(1000 + r), "q", 1, "a");
+  for (int r = 0; r < 300; ++r) second.emplace_back("r" + std::to_string(2000 + r), "q", 1, "b");
+  {
+    std::unique_ptr<LevelDbStore> a = OpenStore("a", true);
+    ASSERT_TRUE(a);
+    Load(a.get(), first);
+    std::unique_ptr<LevelDbStore> b = OpenStore("b", true);
+    ASSERT_TRUE(b);
+    Load(b.get(), second);
+  }
+  // b's largest table file (its cells) into a under a number above them all.
+  std::string largest;
+  uintmax_t size = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir_ + "/b")) {
+    if (e.path().extension() == ".ldb" && e.file_size() > size) {
+      size = e.file_size();
+      largest = e.path().string();
+    }
+  }
+  ASSERT_FALSE(largest.empty());
+  std::filesystem::copy_file(largest, dir_ + "/a/099999.ldb");
+  MarkOpen(dir_ + "/a");
+
+  Result<RepairReport> report = RepairLevelDbStore(dir_ + "/a", dir_ + "/repaired");
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_NE(std::find(report->set_aside.begin(), report->set_aside.end(), "099999.ldb"),
+            report->set_aside.end());
+  {
+    StoreOptions o;
+    o.create_if_missing = false;
+    Result<std::unique_ptr<LevelDbStore>> repaired = LevelDbStore::Open(dir_ + "/repaired", o);
+    ASSERT_TRUE(repaired.ok()) << repaired.status().ToString();
+    const std::vector<std::string> got = ReadAll(repaired->get(), "t");
+    ASSERT_EQ(got.size(), 300u);
+    EXPECT_EQ(got.front(), "r1000/q/1=a");
+  }
+  std::unique_ptr<LevelDbStore> a = OpenStore("a", true);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(ReadAll(a.get(), "t").size(), 300u);
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/a/099999.ldb"));
+}
+
+// A MANIFEST an add wrote and never made live (numbered above the one
+// CURRENT names) is removed when the store opens, with the files a run
+// wrote and never added; LevelDB alone would keep it, and it would stay in
+// the store's seal.
+TEST_F(IngestSinkTest, AManifestNeverMadeLiveIsRemovedAtOpen) {
+  Cells cells;
+  for (int r = 0; r < 300; ++r) cells.emplace_back("r" + std::to_string(1000 + r), "q", 1, "a");
+  {
+    std::unique_ptr<LevelDbStore> s = OpenStore("s", true);
+    ASSERT_TRUE(s);
+    Load(s.get(), cells);
+  }
+  const std::string dir = dir_ + "/s";
+  std::ofstream(dir + "/MANIFEST-999998") << "never made live";
+  std::ofstream(dir + "/" + std::string(li::kPendingPrefix) + "1-1.ldb") << "never added";
+  MarkOpen(dir);
+  {
+    std::unique_ptr<LevelDbStore> s = OpenStore("s", true);
+    ASSERT_TRUE(s);
+    EXPECT_EQ(ReadAll(s.get(), "t").size(), 300u);
+  }
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    EXPECT_NE(name, "MANIFEST-999998");
+    EXPECT_NE(name.rfind(li::kPendingPrefix, 0), 0u) << name;
+  }
+  std::ifstream marker(dir + "/" + leveldb_marker::kMarkerFile);
+  const std::string sealed((std::istreambuf_iterator<char>(marker)),
+                           std::istreambuf_iterator<char>());
+  EXPECT_EQ(sealed.find("MANIFEST-999998"), std::string::npos);
+  EXPECT_NE(sealed.find("closed"), std::string::npos);
+}
+
+// The last cell of each batch waits for the next batch (a later cell of
+// the same coordinates would replace it): at the end it goes with the
+// batch before it, not into a table file of its own.
+TEST_F(IngestSinkTest, NoTableFileOfOneCell) {
+  std::unique_ptr<LevelDbStore> s = OpenStore("s", true);
+  ASSERT_TRUE(s);
+  Cells cells;
+  for (int r = 0; r < 5000; ++r) {
+    cells.emplace_back("r" + std::to_string(100000 + r), "q", 1, std::string(100, 'v'));
+  }
+  Load(s.get(), cells, {999, 2999});  // three flushes, each adding files
+  s.reset();
+  Result<li::ManifestState> state = li::ReadManifest(leveldb::Env::Default(), dir_ + "/s");
+  ASSERT_TRUE(state.ok()) << state.status().ToString();
+  ASSERT_FALSE(state->levels[6].empty());
+  for (const li::LiveFile& f : state->levels[6]) {
+    // The cells' files hold hundreds of cells; a one-cell file is ~150 bytes.
+    if (li::UserKey(f.smallest).rfind(std::string(1, leveldb_format::kCellTag), 0) != 0) continue;
+    EXPECT_NE(li::UserKey(f.smallest), li::UserKey(f.largest)) << "file " << f.number;
+  }
 }
 
 }  // namespace
